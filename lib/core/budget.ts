@@ -1,0 +1,87 @@
+/**
+ * The output budget: the one place results are cut. Cuts never split a UTF-8 sequence or a
+ * surrogate pair, every cut says `[truncated: …]` with what was left out and how to get it, and an
+ * oversized result is spilled whole to a file under the OS temp dir that read_file may read.
+ * Runs wherever a tool runs (worker or main thread).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ToolResult } from './tool.ts';
+
+/** Default budget for a tool result's content, in UTF-8 bytes. */
+export const DEFAULT_RESULT_BYTES = 256 * 1024;
+
+export interface Budget {
+  maxBytes?: number;
+  /** Where spill files go; default `<tmpdir>/mewcode-spill`. */
+  spillDir?: string;
+}
+
+/** The one marker style for anything cut from a result. */
+export const truncationMarker = (what: string, how: string) => `[truncated: ${what}; ${how}]`;
+
+/** The directory spill files go to by default (resolved, so the path gate can compare real paths). */
+export function defaultSpillDir(): string {
+  const dir = path.join(tmpdir(), 'mewcode-spill');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return realpathSync(dir);
+}
+
+/**
+ * The longest prefix of `text` whose UTF-8 encoding fits in `maxBytes`, cut on a code point.
+ * Returns the prefix and its byte length.
+ */
+export function utf8Prefix(text: string, maxBytes: number): { text: string; bytes: number } {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= maxBytes) return { text, bytes: buf.length };
+  let cut = Math.max(0, maxBytes);
+  // Step back over continuation bytes (10xxxxxx) so the cut lands before a lead byte.
+  while (cut > 0 && ((buf[cut] ?? 0) & 0xc0) === 0x80) cut--;
+  return { text: buf.subarray(0, cut).toString('utf8'), bytes: cut };
+}
+
+/** The longest prefix of `text` of at most `maxChars` UTF-16 units that does not split a surrogate pair. */
+export function charPrefix(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  let cut = maxChars;
+  const c = text.charCodeAt(cut - 1);
+  if (c >= 0xd800 && c <= 0xdbff) cut--; // a high surrogate whose partner would be cut off
+  return text.slice(0, cut);
+}
+
+/** Cuts a result's content to the budget, spilling the whole text to a file when it does. */
+export function applyBudget(result: ToolResult, budget: Budget = {}): ToolResult {
+  const maxBytes = budget.maxBytes ?? DEFAULT_RESULT_BYTES;
+  const totalBytes = Buffer.byteLength(result.content, 'utf8');
+  if (totalBytes <= maxBytes) return result;
+  const spillPath = spill(result.content, budget.spillDir);
+  // Leave room for the marker inside the budget, then prefer ending on a whole line.
+  let { text } = utf8Prefix(result.content, Math.max(0, maxBytes - 512));
+  const nl = text.lastIndexOf('\n');
+  if (nl > text.length * 0.9) text = text.slice(0, nl + 1);
+  const shownBytes = Buffer.byteLength(text, 'utf8');
+  const how = spillPath
+    ? `the whole output is in "${spillPath}"; read the rest with read_file (file_path "${spillPath}", offset = the next line)`
+    : 'the rest could not be saved; narrow the request';
+  const marker = truncationMarker(`showing ${fmtInt(shownBytes)} of ${fmtInt(totalBytes)} bytes`, how);
+  return {
+    ...result,
+    content: `${text}${text.endsWith('\n') ? '' : '\n'}${marker}`,
+    meta: { ...result.meta, truncated: { shownBytes, totalBytes, ...(spillPath ? { spillPath } : {}) } },
+  };
+}
+
+function spill(content: string, dir?: string): string | undefined {
+  try {
+    const target = dir ?? defaultSpillDir();
+    const file = path.join(target, `${Date.now()}-${randomBytes(6).toString('hex')}.txt`);
+    writeFileSync(file, content, { mode: 0o600, flag: 'wx' });
+    return file;
+  } catch {
+    return undefined; // A full disk must not turn a result into a crash; the marker says so.
+  }
+}
+
+export const fmtInt = (n: number) => n.toLocaleString('en-US');

@@ -1,0 +1,115 @@
+/**
+ * The tool registry: tools in a stable registration order (prompt-cache friendly), looked up by exact
+ * name, executed as parse → access → authorize → run. The tool table is copy-on-write, so a tool
+ * registered or replaced while calls are in flight (an MCP server coming online) never disturbs them:
+ * each call holds the tool it looked up. Main thread.
+ */
+import type { CheckedPath } from '../policy/sandbox.ts';
+import type { McpToolName, ToolName } from '../tools/mod.ts';
+import type { Budget } from './budget.ts';
+import type { Result } from './result.ts';
+import { type Access, type AnyTool, fail, type JsonSchemaObject, type ToolResult } from './tool.ts';
+
+/** A provider-neutral tool definition; `lib/llm` turns it into each provider's wire form. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: JsonSchemaObject;
+  readOnly: boolean;
+  system: boolean;
+}
+
+/** What a call needs from its caller: the root, cancellation, and the one authorisation step. */
+export interface ExecuteEnv {
+  root: string;
+  signal?: AbortSignal;
+  budget?: Budget;
+  /**
+   * The policy's single call site: sees only the tool and what `access()` declared, and returns the
+   * checked paths (in access order) or the result that answers a refusal.
+   */
+  authorize(
+    tool: AnyTool,
+    access: readonly Access[],
+  ): Promise<Result<CheckedPath[], ToolResult>> | Result<CheckedPath[], ToolResult>;
+}
+
+export type AllowedName = ToolName | McpToolName;
+
+export class Registry {
+  #tools: ReadonlyMap<string, AnyTool> = new Map();
+
+  constructor(tools: readonly AnyTool[] = []) {
+    for (const t of tools) this.register(t);
+  }
+
+  /** Adds a tool at the end. Replacing one must be explicit and keeps its position. */
+  register(tool: AnyTool, options: { replace?: boolean } = {}): void {
+    const exists = this.#tools.has(tool.name);
+    if (exists && !options.replace)
+      throw new Error(`tool "${tool.name}" is already registered; pass { replace: true } to replace it`);
+    if (!exists && options.replace) throw new Error(`tool "${tool.name}" is not registered, so it cannot be replaced`);
+    const next = new Map(this.#tools); // Map.set on an existing key keeps its insertion position
+    next.set(tool.name, tool);
+    this.#tools = next;
+  }
+
+  unregister(name: string): boolean {
+    if (!this.#tools.has(name)) return false;
+    const next = new Map(this.#tools);
+    next.delete(name);
+    this.#tools = next;
+    return true;
+  }
+
+  /** Exact lookup; a Map, so `__proto__` or `constructor` never reach anything. */
+  get(name: string): AnyTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  definitions(): ToolDefinition[] {
+    return [...this.#tools.values()].map(toDefinition);
+  }
+
+  /** Plan mode: only the read-only tools. */
+  readOnlyDefinitions(): ToolDefinition[] {
+    return this.definitions().filter((d) => d.readOnly);
+  }
+
+  /** The allowed tools plus the system tools; an empty list means all. */
+  definitionsFiltered(allowed: readonly AllowedName[]): ToolDefinition[] {
+    if (allowed.length === 0) return this.definitions();
+    const set = new Set<string>(allowed);
+    return this.definitions().filter((d) => d.system || set.has(d.name));
+  }
+
+  async execute(name: string, input: unknown, env: ExecuteEnv): Promise<ToolResult> {
+    const tool = this.#tools.get(name);
+    if (!tool) {
+      return fail(
+        'unknown_tool',
+        `There is no tool named ${JSON.stringify(name)}. Available tools: ${this.names().join(', ')}.`,
+      );
+    }
+    const parsed = tool.parse(input);
+    if (!parsed.ok) return parsed.error;
+    const access = tool.access(parsed.value);
+    const granted = await env.authorize(tool, access);
+    if (!granted.ok) return granted.error;
+    const signal = env.signal ?? new AbortController().signal;
+    if (signal.aborted) return fail('cancelled', `${tool.name} was cancelled before it started.`);
+    return tool.invoke(parsed.value, { root: env.root, paths: granted.value, signal }, env.budget);
+  }
+}
+
+const toDefinition = (t: AnyTool): ToolDefinition => ({
+  name: t.name,
+  description: t.description,
+  inputSchema: t.inputSchema,
+  readOnly: t.readOnly,
+  system: t.system ?? false,
+});

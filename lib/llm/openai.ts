@@ -1,0 +1,90 @@
+/**
+ * OpenAI wire forms of our tools: function tools carrying the whole JSON Schema, and the `strict`
+ * form that structured outputs require (every property required, optional ones nullable,
+ * `additionalProperties: false`). Keywords strict mode cannot express are moved into the property's
+ * description, so the model still learns them and nothing is lost silently. Main thread.
+ */
+import type { ToolDefinition } from '../core/registry.ts';
+
+export interface OpenAITool {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown>; strict?: boolean };
+}
+
+export function toOpenAITools(defs: readonly ToolDefinition[], options: { strict?: boolean } = {}): OpenAITool[] {
+  return defs.map((d) => ({
+    type: 'function',
+    function: options.strict
+      ? { name: d.name, description: d.description, parameters: strictSchema(d.inputSchema), strict: true }
+      : { name: d.name, description: d.description, parameters: structuredClone(d.inputSchema) },
+  }));
+}
+
+/** Keywords strict mode accepts, by JSON type, besides the structural ones. */
+const STRUCTURAL = new Set([
+  'type',
+  'description',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'anyOf',
+  'const',
+  '$ref',
+  '$defs',
+]);
+const SUPPORTED: Record<string, ReadonlySet<string>> = {
+  string: new Set(['pattern', 'format']),
+  number: new Set(['multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum']),
+  integer: new Set(['multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum']),
+  array: new Set(['minItems', 'maxItems']),
+};
+
+const PHRASES: Record<string, (v: unknown) => string> = {
+  default: (v) => `default ${JSON.stringify(v)}`,
+  minLength: (v) => `at least ${v} character${v === 1 ? '' : 's'}`,
+  maxLength: (v) => `at most ${v} character${v === 1 ? '' : 's'}`,
+  minProperties: (v) => `at least ${v} keys`,
+  maxProperties: (v) => `at most ${v} keys`,
+  uniqueItems: () => 'items unique',
+};
+
+/** The strict-mode form of a JSON Schema object (pure; the input is not changed). */
+export function strictSchema(schema: Record<string, unknown>, optional = false): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const notes: string[] = [];
+  const type = schema.type;
+  const supported = typeof type === 'string' ? (SUPPORTED[type] ?? new Set<string>()) : new Set<string>();
+  for (const [key, value] of Object.entries(schema)) {
+    if (STRUCTURAL.has(key) || supported.has(key)) out[key] = structuredClone(value);
+    else notes.push((PHRASES[key] ?? ((v: unknown) => `${key} ${JSON.stringify(v)}`))(value));
+  }
+  if (type === 'object' && schema.properties && typeof schema.properties === 'object') {
+    const props = schema.properties as Record<string, Record<string, unknown>>;
+    const required = new Set((schema.required as string[] | undefined) ?? []);
+    out.properties = Object.fromEntries(Object.entries(props).map(([k, p]) => [k, strictSchema(p, !required.has(k))]));
+    out.required = Object.keys(props);
+    out.additionalProperties = false;
+  }
+  if (type === 'array' && schema.items && typeof schema.items === 'object') {
+    out.items = strictSchema(schema.items as Record<string, unknown>);
+  }
+  if (notes.length) out.description = `${out.description ? `${out.description} ` : ''}(${notes.join('; ')})`;
+  if (optional) {
+    if (typeof out.type === 'string') out.type = [out.type, 'null'];
+    if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+    if (Array.isArray(out.anyOf)) out.anyOf = [...out.anyOf, { type: 'null' }];
+  }
+  return out;
+}
+
+/**
+ * Arguments from a strict-mode call back into our schema's shape: a `null` for a key the original
+ * schema does not require means "not given".
+ */
+export function fromStrictArgs(schema: { required?: string[] }, args: unknown): unknown {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+  const required = new Set(schema.required ?? []);
+  return Object.fromEntries(Object.entries(args).filter(([k, v]) => !(v === null && !required.has(k))));
+}

@@ -1,0 +1,106 @@
+/**
+ * File helpers private to the tools: binary sniffing, byte-order marks and "did you mean" names for a
+ * missing path. Accept only checked paths. Run in whichever lane the calling tool runs in.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { TextEncoding } from '../lane/ledger.ts';
+import { type CheckedPath, inside } from '../policy/sandbox.ts';
+
+/** Bytes examined to decide whether a file is text. */
+export const SNIFF_BYTES = 8192;
+
+/** The encoding a byte-order mark announces, and its length; none means UTF-8 without a BOM. */
+export function detectBom(head: Uint8Array): { encoding: TextEncoding; bomBytes: number } | undefined {
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return { encoding: 'utf-8', bomBytes: 3 };
+  if (head[0] === 0xff && head[1] === 0xfe) return { encoding: 'utf-16le', bomBytes: 2 };
+  if (head[0] === 0xfe && head[1] === 0xff) return { encoding: 'utf-16be', bomBytes: 2 };
+  return undefined;
+}
+
+/**
+ * A file without a BOM is binary when its head holds a NUL byte or mostly control bytes (the test
+ * git and ripgrep use, plus a ratio for NUL-free formats). Latin-1 and other 8-bit text stays text.
+ */
+export function looksBinary(head: Uint8Array): boolean {
+  if (head.length === 0) return false;
+  let control = 0;
+  for (const b of head) {
+    if (b === 0) return true;
+    // Controls other than \t \n \v \f \r and ESC (colour codes in logs).
+    if (b < 0x20 && b !== 9 && b !== 10 && b !== 11 && b !== 12 && b !== 13 && b !== 27) control++;
+  }
+  return control / head.length > 0.1;
+}
+
+/** Up to `max` names near a missing path that look like what was meant, shown relative to the root. */
+export function similarNames(root: string, missing: CheckedPath, max = 3): string[] {
+  // Walk up to the nearest directory that exists; the component below it is what was misspelt.
+  let dir = path.dirname(missing);
+  let wanted = path.basename(missing);
+  while (!isDir(dir) && inside(path.dirname(dir), root) && dir !== root) {
+    wanted = path.basename(dir);
+    dir = path.dirname(dir);
+  }
+  if (!inside(dir, root) || !isDir(dir)) return [];
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true }).slice(0, 10_000);
+  } catch {
+    return [];
+  }
+  const scored: { name: string; score: number }[] = [];
+  for (const e of entries) {
+    const score = similarity(wanted, e.name);
+    if (score < Number.POSITIVE_INFINITY) scored.push({ name: e.name + (e.isDirectory() ? '/' : ''), score });
+  }
+  scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name));
+  return scored.slice(0, max).map((s) => {
+    const rel = path.relative(root, path.join(dir, s.name)).split(path.sep).join('/');
+    return s.name.endsWith('/') && !rel.endsWith('/') ? `${rel}/` : rel;
+  });
+}
+
+/** Lower is closer; infinity means unrelated. */
+function similarity(wanted: string, name: string): number {
+  const a = wanted.toLowerCase();
+  const b = name.toLowerCase();
+  if (a === b) return 0;
+  const stem = (s: string) => (s.lastIndexOf('.') > 0 ? s.slice(0, s.lastIndexOf('.')) : s);
+  if (stem(a) === stem(b)) return 1; // same name, other extension
+  const d = levenshtein(a, b, 8);
+  const allowed = Math.max(2, Math.floor(Math.min(a.length, b.length) / 3));
+  if (d <= allowed) return 1 + d;
+  if (b.startsWith(a) || a.startsWith(b)) return 10;
+  return Number.POSITIVE_INFINITY;
+}
+
+/** Edit distance, giving up (returning `cap + 1`) once it must exceed `cap`. */
+export function levenshtein(a: string, b: string, cap: number): number {
+  if (Math.abs(a.length - b.length) > cap) return cap + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(
+        (prev[j] ?? 0) + 1,
+        (cur[j - 1] ?? 0) + 1,
+        (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      cur.push(v);
+      rowMin = Math.min(rowMin, v);
+    }
+    if (rowMin > cap) return cap + 1;
+    prev = cur;
+  }
+  return prev[b.length] ?? cap + 1;
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * read_file: a cat -n style numbered window of a text file, streamed so the head of a multi-GB file
+ * costs what the window costs. Records the read (size, times, inode, sha256, encoding, BOM, line
+ * endings) in its result for the write lane's ledger. Read lane.
+ */
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import * as v from 'valibot';
+import { fmtInt, truncationMarker } from '../core/budget.ts';
+import { quote } from '../core/text.ts';
+import { defineTool, describeError, fail, ok, type ToolResult } from '../core/tool.ts';
+import type { ReadRecord } from '../lane/ledger.ts';
+import { displayPath } from '../policy/sandbox.ts';
+import { similarNames } from './_files.ts';
+import { readWindow } from './_line_window.ts';
+import { FILE_PATH } from './_params.ts';
+
+export const MAX_LINES = 2000;
+export const MAX_LINE_CHARS = 2000;
+export const MAX_OUTPUT_BYTES = 256 * 1024;
+/** Files up to this size are hashed whole on every read; larger ones rely on size, times and inode. */
+export const HASH_LIMIT_BYTES = 64 * 1024 * 1024;
+
+const params = v.strictObject({
+  file_path: FILE_PATH,
+  offset: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.description('1-based number of the first line to show (default 1)'),
+    ),
+  ),
+  limit: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(1), v.description(`Number of lines to show (default ${MAX_LINES})`)),
+  ),
+});
+
+export const readFile = defineTool({
+  name: 'read_file',
+  readOnly: true,
+  params,
+  maxOutputBytes: MAX_OUTPUT_BYTES + 4096,
+  description:
+    `Reads a text file and returns its lines numbered like cat -n (6-wide number, tab, text). ` +
+    `Shows up to ${MAX_LINES} lines from \`offset\` (1-based); lines longer than ${MAX_LINE_CHARS} characters are cut, ` +
+    `and the output stops at ${MAX_OUTPUT_BYTES / 1024} KiB. When more lines remain, the last line says which offset to continue from. ` +
+    `Decodes UTF-8 and UTF-16 with a byte-order mark; CRLF endings are shown without the CR. ` +
+    `Binary files, directories and missing files are errors (a missing file lists similar names). ` +
+    `Reading a file is required before write_file or edit_file may change it; partial reads count.`,
+  access: (a) => [{ kind: 'read', path: a.file_path }],
+  async run(a, ctx): Promise<ToolResult> {
+    const file = ctx.paths[0];
+    if (file === undefined) return fail('io', 'read_file received no checked path');
+    const shown = displayPath(ctx.root, file);
+    let fh: import('node:fs/promises').FileHandle;
+    try {
+      // O_NOFOLLOW: the gate resolved every link, so a link here was swapped in since; O_NONBLOCK: a
+      // FIFO swapped in must not hang the open.
+      fh = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch (e) {
+      return openError(e, a.file_path, shown, ctx.root, file);
+    }
+    try {
+      const st = await fh.stat({ bigint: true });
+      if (st.isDirectory()) {
+        return fail(
+          'is_directory',
+          `Cannot read ${quote(shown)}: it is a directory. List its files with glob (pattern "*", path ${quote(shown)}).`,
+        );
+      }
+      if (!st.isFile()) return fail('not_a_file', `Cannot read ${quote(shown)}: it is not a regular file.`);
+      const size = Number(st.size);
+      const offset = a.offset ?? 1;
+      const w = await readWindow(
+        fh,
+        {
+          offset,
+          limit: a.limit ?? MAX_LINES,
+          maxLineChars: MAX_LINE_CHARS,
+          maxOutputBytes: MAX_OUTPUT_BYTES,
+          hashLimit: HASH_LIMIT_BYTES,
+          signal: ctx.signal,
+        },
+        size,
+      );
+      if (w.kind === 'cancelled') return fail('cancelled', `Reading ${quote(shown)} was cancelled.`);
+      if (w.kind === 'binary') {
+        return fail(
+          'binary',
+          `Cannot read ${quote(shown)}: it is a binary file (${fmtInt(size)} bytes), not text. Inspect it with bash (e.g. xxd or file).`,
+        );
+      }
+      const record: ReadRecord = {
+        path: file,
+        size,
+        mtimeMs: Number(st.mtimeMs),
+        mtimeNs: String(st.mtimeNs),
+        ctimeNs: String(st.ctimeNs),
+        ino: Number(st.ino),
+        sha256: w.sha256,
+        encoding: w.encoding,
+        bom: w.bom,
+        eol: w.eol,
+        partial: true,
+        readAt: Date.now(),
+      };
+      if (size === 0 || w.totalLines === 0) {
+        return ok(`File ${quote(shown)} is empty (${fmtInt(size)} bytes).`, { read: { ...record, partial: false } });
+      }
+      if (w.lines.length === 0 && w.totalLines !== null && offset > w.totalLines) {
+        return fail(
+          'invalid_args',
+          `offset ${offset} is past the end of ${quote(shown)}, which has ${fmtInt(w.totalLines)} lines; use an offset from 1 to ${w.totalLines}.`,
+          { read: record },
+        );
+      }
+      const last = w.first + w.lines.length - 1;
+      const more = w.totalLines === null ? w.stop !== 'eof' : last < w.totalLines;
+      record.partial = more || w.first > 1;
+      let text = w.lines.join('\n');
+      if (more) {
+        const of = w.totalLines === null ? `of a ${fmtInt(size)}-byte file` : `of ${fmtInt(w.totalLines)}`;
+        const why = w.stop === 'budget' ? ` (output limit of ${MAX_OUTPUT_BYTES / 1024} KiB reached)` : '';
+        text += `\n${truncationMarker(`showing lines ${w.first}-${last} ${of}${why}`, `continue with offset=${last + 1}`)}`;
+      }
+      return ok(text, { read: record, lines: { first: w.first, last, total: w.totalLines, cut: w.cutLines } });
+    } finally {
+      await fh.close().catch(() => {});
+    }
+  },
+});
+
+function openError(
+  e: unknown,
+  input: string,
+  shown: string,
+  root: string,
+  file: import('../policy/sandbox.ts').CheckedPath,
+): ToolResult {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') {
+    const near = similarNames(root, file);
+    const hint = near.length ? ` Similar names: ${near.map(quote).join(', ')}.` : ' Find files with glob.';
+    return fail('not_found', `Cannot read ${quote(shown)}: no such file.${hint}`);
+  }
+  if (code === 'EACCES' || code === 'EPERM')
+    return fail('permission_denied', `Cannot read ${quote(shown)}: the operating system denied access (${code}).`);
+  if (code === 'ELOOP')
+    return fail('io', `Cannot read ${quote(input)}: it became a symbolic link after it was checked; try again.`);
+  return fail('io', `Cannot read ${quote(shown)}: ${describeError(e)}`);
+}

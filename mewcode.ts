@@ -1,0 +1,37 @@
+#!/usr/bin/env -S npx tsx
+/**
+ * MewCode's entry point: parse argv, hand the command to lib/cli, print, exit. No tool logic here.
+ * Commands load lazily so `--version` and `--help` cost only Node's start-up.
+ */
+import { readFileSync } from 'node:fs';
+import { HELP, parseCli, UsageError } from './lib/cli/args.ts';
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseCli(argv);
+  if (args.values.version) {
+    const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+    process.stdout.write(`mewcode ${pkg.version}\n`);
+    return 0;
+  }
+  if (args.values.help || args.command === undefined) {
+    (args.command === undefined && !args.values.help ? process.stderr : process.stdout).write(HELP);
+    return args.values.help ? 0 : 2;
+  }
+  const { runCommand } = await import('./lib/cli/main.ts');
+  return runCommand(args);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    if (e instanceof UsageError) {
+      process.stderr.write(`mewcode: ${e.message}\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`mewcode: internal error: ${(e as Error)?.stack ?? e}\n`);
+      process.exitCode = 70;
+    }
+  },
+);
