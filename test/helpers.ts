@@ -29,3 +29,6 @@ export function runtimeAt(root: string, options: Omit<RuntimeOptions, 'root'> = 
 
 /** The repository's own directory. */
 export const REPO = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '..');
+
+/** `--import` value that loads tsx from this repository, whatever the child's cwd. */
+export const TSX = import.meta.resolve('tsx');

@@ -41,6 +41,9 @@ export interface PathGate {
 /** Kernel interfaces, not files: reading them can leak the environment or memory (Deno's "special" files). */
 const SPECIAL_PREFIXES = ['/proc', '/sys'] as const;
 const MAX_LINK_HOPS = 40;
+/** Linux PATH_MAX and NAME_MAX, in bytes: longer paths fail in the kernel anyway, so fail early and clearly. */
+const PATH_MAX = 4096;
+const NAME_MAX = 255;
 
 export function createGate(options: GateOptions): Result<PathGate, GateError> {
   const given = path.resolve(options.root);
@@ -95,6 +98,9 @@ export function createGate(options: GateOptions): Result<PathGate, GateError> {
 
     let real: string;
     try {
+      if (Buffer.byteLength(abs) >= PATH_MAX || abs.split(path.sep).some((c) => Buffer.byteLength(c) > NAME_MAX)) {
+        throw Object.assign(new Error('ENAMETOOLONG'), { code: 'ENAMETOOLONG' });
+      }
       real = resolveReal(abs, 0);
     } catch (e) {
       const code = errCode(e);

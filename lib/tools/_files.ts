@@ -68,9 +68,12 @@ function similarity(wanted: string, name: string): number {
   if (a === b) return 0;
   const stem = (s: string) => (s.lastIndexOf('.') > 0 ? s.slice(0, s.lastIndexOf('.')) : s);
   if (stem(a) === stem(b)) return 1; // same name, other extension
-  const d = levenshtein(a, b, 8);
+  // A misspelt stem with any extension counts too (`mian.ts` → `main.tsx`).
   const allowed = Math.max(2, Math.floor(Math.min(a.length, b.length) / 3));
+  const d = levenshtein(a, b, 8);
   if (d <= allowed) return 1 + d;
+  const ds = levenshtein(stem(a), stem(b), 8);
+  if (ds <= allowed) return 2 + ds;
   if (b.startsWith(a) || a.startsWith(b)) return 10;
   return Number.POSITIVE_INFINITY;
 }

@@ -47,7 +47,7 @@ export const readFile = defineTool({
     `and the output stops at ${MAX_OUTPUT_BYTES / 1024} KiB. When more lines remain, the last line says which offset to continue from. ` +
     `Decodes UTF-8 and UTF-16 with a byte-order mark; CRLF endings are shown without the CR. ` +
     `Binary files, directories and missing files are errors (a missing file lists similar names). ` +
-    `Reading a file is required before write_file or edit_file may change it; partial reads count.`,
+    `Each read is recorded: tools that change a file require that it was read first and not changed since; partial reads count.`,
   access: (a) => [{ kind: 'read', path: a.file_path }],
   async run(a, ctx): Promise<ToolResult> {
     const file = ctx.paths[0];
