@@ -6,12 +6,14 @@
 import { defaultSpillDir } from './core/budget.ts';
 import { Registry, type ToolDefinition } from './core/registry.ts';
 import { errValue, okValue, type Result } from './core/result.ts';
-import { type Access, fail, type ToolResult } from './core/tool.ts';
+import { type Access, type AnyTool, fail, type ToolContext, type ToolResult } from './core/tool.ts';
 import { Ledger } from './lane/ledger.ts';
 import { type AnthropicTool, toAnthropicTools } from './llm/anthropic.ts';
 import { type OpenAITool, toOpenAITools } from './llm/openai.ts';
 import { type CheckedPath, createGate, type PathGate } from './policy/sandbox.ts';
-import { TOOLS } from './tools/mod.ts';
+import { createReadPool, defaultWorkers } from './pool/pool.ts';
+import type { ShardRunner } from './search/parallel.ts';
+import { type ReadToolName, TOOLS } from './tools/mod.ts';
 
 export const DEFINITION_FORMATS = ['anthropic', 'openai', 'openai-strict'] as const;
 export type DefinitionFormat = (typeof DEFINITION_FORMATS)[number];
@@ -23,7 +25,13 @@ export interface RuntimeOptions {
   allowWrite?: boolean;
   /** Paths refused for every tool, relative to the root or absolute. */
   deny?: readonly string[];
+  /** Worker threads of the read lane (default: available cores); 0 runs every read tool inline. */
+  workers?: number;
+  /** Deadline of one read-lane call, in ms (default 60 s). */
+  readTimeoutMs?: number;
 }
+
+export const DEFAULT_READ_TIMEOUT_MS = 60_000;
 
 export interface Runtime {
   readonly root: string;
@@ -49,6 +57,27 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   const gate = gateResult.value;
   const registry = new Registry(TOOLS);
   const ledger = new Ledger();
+  const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
+  const timeoutMs = options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
+
+  // Read-only tools run in the pool under a deadline; glob and grep run here and fan out shards.
+  const dispatch = async (tool: AnyTool, args: unknown, ctx: ToolContext): Promise<ToolResult> => {
+    if (!tool.readOnly || !pool) return tool.invoke(args, ctx);
+    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
+    if (tool.fansOut) {
+      const shards: ShardRunner = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
+      return tool.invoke(args, { ...ctx, shards });
+    }
+    const out = await pool.run<ToolResult>(
+      { kind: 'tool', name: tool.name as ReadToolName, args, root: ctx.root, paths: [...ctx.paths] },
+      signal,
+    );
+    if (out.ok) return out.value;
+    if (out.reason === 'timeout')
+      return fail('timeout', `${tool.name} stopped at its deadline of ${timeoutMs / 1000} s.`);
+    if (out.reason === 'cancelled') return fail('cancelled', `${tool.name} was cancelled.`);
+    return fail('io', `${tool.name} failed in the worker pool: ${out.message}`);
+  };
 
   const authorize = (_tool: unknown, access: readonly Access[]): Result<CheckedPath[], ToolResult> => {
     const paths: CheckedPath[] = [];
@@ -80,13 +109,20 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     ledger,
     gate,
     async call(name, input, callOptions = {}) {
-      const result = await registry.execute(name, input, { root: gate.root, signal: callOptions.signal, authorize });
+      const result = await registry.execute(name, input, {
+        root: gate.root,
+        signal: callOptions.signal,
+        authorize,
+        dispatch,
+      });
       if (result.meta?.read) ledger.record(result.meta.read);
       return result;
     },
     definitions: ((format: DefinitionFormat = 'anthropic') =>
       definitionsAs(registry.definitions(), format)) as Runtime['definitions'],
-    async close() {},
+    async close() {
+      await pool?.close();
+    },
   };
   return okValue(runtime);
 }

@@ -53,7 +53,10 @@ test('cli: read takes --offset and --limit, and --root', () => {
 });
 
 test('cli: tools lists the tools and prints each provider format', () => {
-  assert.match(cli(['tools']).out, /^read_file {2}read {3}Reads a text file/);
+  assert.match(
+    cli(['tools']).out,
+    /^read_file {2}read {3}Reads a text file.*\nglob {7}read {3}Finds files.*\ngrep {7}read {3}Searches file contents/,
+  );
   for (const format of ['anthropic', 'openai', 'openai-strict']) {
     const r = cli(['tools', '--format', format]);
     assert.equal(r.code, 0);
@@ -75,7 +78,10 @@ test('cli: --version and --help', () => {
 
 const usageErrors: [string[], RegExp][] = [
   [[], /^Usage:/m],
-  [['frobnicate'], /^mewcode: Unknown command "frobnicate"\. Commands: call, read, tools\. See mewcode --help\.\n$/],
+  [
+    ['frobnicate'],
+    /^mewcode: Unknown command "frobnicate"\. Commands: call, read, grep, glob, tools\. See mewcode --help\.\n$/,
+  ],
   [['read', 'a.txt', '--bogus'], /^mewcode: Unknown option '--bogus'\. See mewcode --help\.\n$/],
   [
     ['read', 'a.txt', '--format', 'x'],
@@ -84,7 +90,7 @@ const usageErrors: [string[], RegExp][] = [
   [['read', 'a.txt', '--offset', '0'], /^mewcode: --offset must be a positive integer, not "0"\.\n$/],
   [['read', 'a.txt', '--limit', 'ten'], /^mewcode: --limit must be a positive integer, not "ten"\.\n$/],
   [['read'], /^mewcode: read needs a file path\.\n$/],
-  [['call'], /^mewcode: call needs a tool name\. Tools: read_file\.\n$/],
+  [['call'], /^mewcode: call needs a tool name\. Tools: read_file, glob, grep\.\n$/],
   [['call', 'read_file', '{nope'], /^mewcode: The arguments for read_file are not valid JSON: /],
   [['call', 'read_file', '{}', 'extra'], /^mewcode: call takes a tool name and one JSON argument; unexpected "extra"/],
   [
@@ -105,7 +111,7 @@ for (const [args, message] of usageErrors) {
 test('cli: an unknown tool is an error result listing the tools, exit 1', () => {
   assert.deepEqual(cli(['call', 'nope', '{}']), {
     code: 1,
-    out: 'There is no tool named "nope". Available tools: read_file.\n',
+    out: 'There is no tool named "nope". Available tools: read_file, glob, grep.\n',
     err: '',
   });
 });

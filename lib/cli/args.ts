@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 
-export const COMMANDS = ['call', 'read', 'tools'] as const;
+export const COMMANDS = ['call', 'read', 'grep', 'glob', 'tools'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const FLAGS = {
@@ -17,13 +17,42 @@ const FLAGS = {
   offset: { type: 'string' },
   limit: { type: 'string' },
   format: { type: 'string' },
+  workers: { type: 'string' },
+  'ignore-case': { type: 'boolean', short: 'i' },
+  'fixed-strings': { type: 'boolean', short: 'F' },
+  multiline: { type: 'boolean', short: 'U' },
+  glob: { type: 'string' },
+  'output-mode': { type: 'string' },
+  'files-with-matches': { type: 'boolean', short: 'l' },
+  count: { type: 'boolean', short: 'c' },
+  context: { type: 'string', short: 'C' },
+  before: { type: 'string', short: 'B' },
+  after: { type: 'string', short: 'A' },
+  'head-limit': { type: 'string' },
+  'include-ignored': { type: 'boolean' },
+  sort: { type: 'string' },
 } as const;
 type Flag = keyof typeof FLAGS;
 
-const GLOBAL_FLAGS: readonly Flag[] = ['root', 'json', 'help', 'version', 'allow-write'];
+const GLOBAL_FLAGS: readonly Flag[] = ['root', 'json', 'help', 'version', 'allow-write', 'workers'];
 const COMMAND_FLAGS: Record<Command, readonly Flag[]> = {
   call: [],
   read: ['offset', 'limit'],
+  grep: [
+    'ignore-case',
+    'fixed-strings',
+    'multiline',
+    'glob',
+    'output-mode',
+    'files-with-matches',
+    'count',
+    'context',
+    'before',
+    'after',
+    'head-limit',
+    'include-ignored',
+  ],
+  glob: ['sort', 'limit', 'include-ignored'],
   tools: ['format'],
 };
 
@@ -60,11 +89,11 @@ export function parseCli(argv: readonly string[]): ParsedArgs {
   return { command, positionals: rest, values: parsed.values as ParsedArgs['values'] };
 }
 
-/** A flag value that must be a positive integer. */
-export function positiveInt(flag: string, value: string | undefined): number | undefined {
+/** A flag value that must be a positive integer (or, with `zero`, a non-negative one). */
+export function positiveInt(flag: string, value: string | undefined, zero = false): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw new UsageError(`--${flag} must be a positive integer, not "${value}".`);
+  if (!(zero ? /^(0|[1-9][0-9]*)$/ : /^[1-9][0-9]*$/).test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`--${flag} must be a ${zero ? 'non-negative' : 'positive'} integer, not "${value}".`);
   }
   return Number(value);
 }
@@ -74,14 +103,19 @@ export const HELP = `mewcode — the tools a coding agent uses, as a runtime and
 Usage:
   mewcode call <tool> '<json>'              run any tool; '-' reads the JSON from stdin
   mewcode read <file> [--offset N] [--limit N]
+  mewcode grep <pattern> [path] [-i] [-F] [-U] [--glob G] [-l | -c | --output-mode M]
+               [-A N] [-B N] [-C N] [--head-limit N (0: all)] [--include-ignored]
+  mewcode glob <pattern> [path] [--sort path|mtime] [--limit N] [--include-ignored]
   mewcode tools [--format anthropic|openai|openai-strict]
 
 Options:
   --root DIR       the directory tools work in (default: the current directory)
+  --workers N      read-lane worker threads (default: available cores; 0 runs inline)
   --json           print the whole result object as JSON
   --allow-write    let write tools change files inside the root
   -h, --help       show this help
   -V, --version    show the version
 
 Exit status: 0 success, 1 the tool returned an error, 2 a usage error.
+grep and glob exit like ripgrep: 0 found, 1 nothing found, 2 an error.
 `;

@@ -8,7 +8,9 @@ import { createRuntime, DEFINITION_FORMATS, type DefinitionFormat, type Runtime 
 import { type ParsedArgs, positiveInt, UsageError } from './args.ts';
 
 export async function runCommand(args: ParsedArgs): Promise<number> {
-  const made = createRuntime({ root: args.values.root, allowWrite: args.values['allow-write'] ?? false });
+  const workers =
+    args.values.workers === undefined ? undefined : (positiveInt('workers', args.values.workers, true) as number);
+  const made = createRuntime({ root: args.values.root, allowWrite: args.values['allow-write'] ?? false, workers });
   if (!made.ok) throw new UsageError(made.error);
   const runtime = made.value;
   try {
@@ -19,6 +21,10 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
         return await read(runtime, args);
       case 'tools':
         return tools(runtime, args);
+      case 'grep':
+        return await search(runtime, args, 'grep');
+      case 'glob':
+        return await search(runtime, args, 'glob');
       default:
         throw new UsageError('No command given. See mewcode --help.');
     }
@@ -55,6 +61,52 @@ async function read(runtime: Runtime, args: ParsedArgs): Promise<number> {
   if (offset !== undefined) input.offset = offset;
   if (limit !== undefined) input.limit = limit;
   return print(await runtime.call('read_file', input), args);
+}
+
+async function search(runtime: Runtime, args: ParsedArgs, tool: 'grep' | 'glob'): Promise<number> {
+  const [pattern, dir, ...extra] = args.positionals;
+  if (pattern === undefined) throw new UsageError(`${tool} needs a pattern.`);
+  if (extra.length)
+    throw new UsageError(`${tool} takes a pattern and one path; unexpected "${extra[0]}". Quote the pattern.`);
+  const f = args.values;
+  const input: Record<string, unknown> = { pattern };
+  if (dir !== undefined) input.path = dir;
+  if (f['include-ignored']) input.include_ignored = true;
+  if (tool === 'glob') {
+    if (f.sort !== undefined && f.sort !== 'path' && f.sort !== 'mtime')
+      throw new UsageError(`--sort must be path or mtime, not "${f.sort}".`);
+    if (f.sort !== undefined) input.sort = f.sort;
+    const limit = positiveInt('limit', f.limit);
+    if (limit !== undefined) input.limit = limit;
+  } else {
+    const modes = [f['files-with-matches'] && 'files_with_matches', f.count && 'count', f['output-mode']].filter(
+      Boolean,
+    );
+    if (modes.length > 1) throw new UsageError('Give one output mode: -l, -c or --output-mode.');
+    if (modes[0] !== undefined) {
+      if (!['content', 'files_with_matches', 'count'].includes(modes[0] as string)) {
+        throw new UsageError(`--output-mode must be content, files_with_matches or count, not "${modes[0]}".`);
+      }
+      input.output_mode = modes[0];
+    }
+    if (f['ignore-case']) input.case_insensitive = true;
+    if (f['fixed-strings']) input.fixed_strings = true;
+    if (f.multiline) input.multiline = true;
+    if (f.glob !== undefined) input.glob = f.glob;
+    for (const [flag, key] of [
+      ['context', 'context'],
+      ['before', 'before'],
+      ['after', 'after'],
+      ['head-limit', 'head_limit'],
+    ] as const) {
+      const n = positiveInt(flag, f[flag], true);
+      if (n !== undefined) input[key] = n;
+    }
+  }
+  const result = await runtime.call(tool, input);
+  print(result, args);
+  if (result.isError) return 2;
+  return Number(result.meta?.[tool === 'grep' ? 'files' : 'total'] ?? 0) > 0 ? 0 : 1;
 }
 
 function tools(runtime: Runtime, args: ParsedArgs): number {

@@ -8,7 +8,7 @@ import type { CheckedPath } from '../policy/sandbox.ts';
 import type { McpToolName, ToolName } from '../tools/mod.ts';
 import type { Budget } from './budget.ts';
 import type { Result } from './result.ts';
-import { type Access, type AnyTool, fail, type JsonSchemaObject, type ToolResult } from './tool.ts';
+import { type Access, type AnyTool, fail, type JsonSchemaObject, type ToolContext, type ToolResult } from './tool.ts';
 
 /** A provider-neutral tool definition; `lib/llm` turns it into each provider's wire form. */
 export interface ToolDefinition {
@@ -32,6 +32,8 @@ export interface ExecuteEnv {
     tool: AnyTool,
     access: readonly Access[],
   ): Promise<Result<CheckedPath[], ToolResult>> | Result<CheckedPath[], ToolResult>;
+  /** Where the checked call runs (the read lane's pool, the write lane); default: right here. */
+  dispatch?(tool: AnyTool, args: unknown, ctx: ToolContext): Promise<ToolResult>;
 }
 
 export type AllowedName = ToolName | McpToolName;
@@ -102,7 +104,8 @@ export class Registry {
     if (!granted.ok) return granted.error;
     const signal = env.signal ?? new AbortController().signal;
     if (signal.aborted) return fail('cancelled', `${tool.name} was cancelled before it started.`);
-    return tool.invoke(parsed.value, { root: env.root, paths: granted.value, signal }, env.budget);
+    const ctx: ToolContext = { root: env.root, paths: granted.value, signal };
+    return env.dispatch ? env.dispatch(tool, parsed.value, ctx) : tool.invoke(parsed.value, ctx, env.budget);
   }
 }
 

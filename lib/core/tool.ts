@@ -69,6 +69,8 @@ export interface ToolContext {
   paths: readonly CheckedPath[];
   /** Aborted on cancel or deadline; long-running tools must stop promptly. */
   signal: AbortSignal;
+  /** Runs search shards across the worker pool; absent where the tool must run them inline. */
+  shards?: import('../search/parallel.ts').ShardRunner;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a schema's input type is unconstrained on purpose
@@ -84,6 +86,8 @@ export interface ToolSpec<N extends string, S extends ParamsSchema, R extends bo
   system?: boolean;
   /** Output budget for `content`, in UTF-8 bytes. */
   maxOutputBytes?: number;
+  /** Runs on the main thread and fans its work out to the pool as shards (glob, grep). */
+  fansOut?: boolean;
   access(args: v.InferOutput<S>): Access[];
   run(args: v.InferOutput<S>, ctx: ToolContext): Promise<ToolResult>;
 }

@@ -3,7 +3,9 @@
  * so a write tool's module is never loaded in a worker.
  */
 import type { Tool } from '../core/tool.ts';
+import { glob } from './glob.ts';
+import { grep } from './grep.ts';
 import { readFile } from './read_file.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the list is checked against the read-only tool shape
-export const READ_TOOLS = [readFile] as const satisfies readonly Tool<string, any, true>[];
+export const READ_TOOLS = [readFile, glob, grep] as const satisfies readonly Tool<string, any, true>[];

@@ -1,0 +1,67 @@
+/**
+ * The read lane's worker pool (Piscina), created on first use. Every task runs under a deadline: past
+ * it Piscina terminates the worker (the only way to stop a runaway regex) and starts a fresh one, so
+ * the pool keeps serving. Workers get a heap limit. Main thread.
+ */
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { PoolResult, PoolTask } from './protocol.ts';
+
+/** Heap limit of each worker, in MiB. */
+export const WORKER_HEAP_MB = 512;
+
+// '.ts' when this module runs from source under tsx, '.js' or '.mjs' when it runs built.
+const ext = path.extname(fileURLToPath(import.meta.url));
+const workerFile = new URL(`./worker${ext}`, import.meta.url).href;
+
+export type TaskOutcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; reason: 'timeout' | 'cancelled' | 'failed'; message: string };
+
+export interface ReadPool {
+  readonly size: number;
+  /** Runs a task; never rejects. */
+  run<T extends PoolResult>(task: PoolTask, signal: AbortSignal): Promise<TaskOutcome<T>>;
+  close(): Promise<void>;
+}
+
+export const defaultWorkers = () => Math.max(1, availableParallelism());
+
+export function createReadPool(options: { workers?: number; heapMb?: number } = {}): ReadPool {
+  const size = Math.max(1, options.workers ?? defaultWorkers());
+  let piscina: Piscina | undefined;
+  const get = () => {
+    piscina ??= new Piscina({
+      filename: workerFile,
+      minThreads: size,
+      maxThreads: size,
+      idleTimeout: 30_000,
+      resourceLimits: { maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB },
+    });
+    return piscina;
+  };
+  return {
+    size,
+    async run<T extends PoolResult>(task: PoolTask, signal: AbortSignal): Promise<TaskOutcome<T>> {
+      try {
+        return { ok: true, value: (await get().run(task, { signal })) as T };
+      } catch (e) {
+        if (signal.aborted) {
+          const timedOut = (signal.reason as Error)?.name === 'TimeoutError';
+          return {
+            ok: false,
+            reason: timedOut ? 'timeout' : 'cancelled',
+            message: String((signal.reason as Error)?.message ?? 'aborted'),
+          };
+        }
+        return { ok: false, reason: 'failed', message: (e as Error)?.message ?? String(e) };
+      }
+    },
+    async close() {
+      await piscina?.destroy();
+      piscina = undefined;
+    },
+  };
+}

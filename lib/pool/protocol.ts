@@ -1,0 +1,20 @@
+/**
+ * What crosses the main-thread/worker boundary: plain data only (no classes, no functions), so
+ * structured clone carries it intact. A task is a whole read-only tool call or one search shard.
+ */
+import type { ToolResult } from '../core/tool.ts';
+import type { ShardResult, ShardTask } from '../search/shards.ts';
+import type { ReadToolName } from '../tools/mod.ts';
+
+export interface ToolTask {
+  kind: 'tool';
+  name: ReadToolName;
+  /** Arguments already parsed and checked on the main thread. */
+  args: unknown;
+  root: string;
+  /** Checked paths, in access order. */
+  paths: string[];
+}
+
+export type PoolTask = ToolTask | ShardTask;
+export type PoolResult = ToolResult | ShardResult;

@@ -1,0 +1,24 @@
+/**
+ * The worker entry of the read lane. It imports the read-only tools and the search shards, nothing
+ * that writes: a write tool's module is never loaded in a worker.
+ */
+import v8 from 'node:v8';
+import type { CheckedPath } from '../policy/sandbox.ts';
+import { runShard } from '../search/shards.ts';
+import { READ_TOOLS } from '../tools/read_tools.ts';
+import type { PoolResult, PoolTask } from './protocol.ts';
+
+// Lets V8 fall back to its linear engine when a regex backtracks excessively (not for /i, /u,
+// backreferences or lookarounds: for those the task deadline is what stops a runaway pattern).
+v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+
+const neverAborted = new AbortController().signal;
+
+export default async function run(task: PoolTask): Promise<PoolResult> {
+  if (task.kind !== 'tool') return runShard(task);
+  const tool = READ_TOOLS.find((t) => t.name === task.name);
+  if (!tool)
+    return { content: `The worker has no read-only tool named "${task.name}".`, isError: true, code: 'unknown_tool' };
+  // biome-ignore lint/suspicious/noExplicitAny: arguments were validated by this tool's schema on the main thread
+  return tool.invoke(task.args as any, { root: task.root, paths: task.paths as CheckedPath[], signal: neverAborted });
+}

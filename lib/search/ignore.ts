@@ -1,0 +1,85 @@
+/**
+ * Ignore rules as git applies them: one layer per ignore file per directory; a deeper layer overrides
+ * a shallower one, and within a directory `.mewcodeignore` overrides `.ignore`, which overrides
+ * `.gitignore` (ripgrep's order, plus ours on top). `.git/info/exclude` at the root is the lowest
+ * layer. `.gitignore` applies with or without a git repository (ripgrep's `--no-require-git`); the
+ * user's global excludes file is not read. The walker never enters an ignored directory, so a file
+ * under one cannot be re-included — as in git. Runs in workers and inline.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+
+/** Ignore files by precedence, highest first. */
+export const IGNORE_FILES = ['.mewcodeignore', '.ignore', '.gitignore'] as const;
+export type IgnoreSource = (typeof IGNORE_FILES)[number] | '.git/info/exclude';
+
+interface Layer {
+  /** Directory of the rules, relative to the walk root with `/`, '' for the root. */
+  dir: string;
+  source: IgnoreSource;
+  rules: Ignore;
+}
+
+/** Rules for one walk root; layers are loaded once per directory and cached. */
+export class IgnoreRules {
+  readonly #root: string;
+  readonly #layers = new Map<string, Layer[]>();
+
+  constructor(root: string) {
+    this.#root = root;
+    const exclude = readRules(path.join(root, '.git', 'info', 'exclude'));
+    this.#layers.set('\0root', exclude ? [{ dir: '', source: '.git/info/exclude', rules: exclude }] : []);
+  }
+
+  /** The layers a directory adds (read on first use), highest precedence first. */
+  layersOf(dir: string): Layer[] {
+    let layers = this.#layers.get(dir);
+    if (layers === undefined) {
+      layers = [];
+      for (const source of IGNORE_FILES) {
+        const rules = readRules(path.join(this.#root, dir, source));
+        if (rules) layers.push({ dir, source, rules });
+      }
+      this.#layers.set(dir, layers);
+    }
+    return layers;
+  }
+
+  /** The layers that apply inside `dir`, deepest and highest precedence first. */
+  stackFor(dir: string): Layer[] {
+    const dirs = [''];
+    if (dir !== '') {
+      const parts = dir.split('/');
+      for (let i = 1; i <= parts.length; i++) dirs.push(parts.slice(0, i).join('/'));
+    }
+    const stack: Layer[] = [];
+    for (let i = dirs.length - 1; i >= 0; i--) stack.push(...this.layersOf(dirs[i] ?? ''));
+    stack.push(...(this.#layers.get('\0root') ?? []));
+    return stack;
+  }
+
+  /**
+   * Which file ignores `rel` (relative to the walk root, `/`-separated), or undefined when none does.
+   * `stack` is `stackFor(dirname(rel))`.
+   */
+  static decide(stack: readonly Layer[], rel: string, isDir: boolean): IgnoreSource | undefined {
+    for (const layer of stack) {
+      const sub = layer.dir === '' ? rel : rel.slice(layer.dir.length + 1);
+      const r = layer.rules.test(isDir ? `${sub}/` : sub);
+      if (r.ignored) return layer.source;
+      if (r.unignored) return undefined;
+    }
+    return undefined;
+  }
+}
+
+function readRules(file: string): Ignore | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined; // missing, a directory, or unreadable: no rules from it
+  }
+  return ignore({ allowRelativePaths: true }).add(text);
+}

@@ -1,0 +1,120 @@
+/**
+ * Splits one search into shards and runs them: inline for small trees (no dispatch cost), otherwise
+ * across the worker pool, several shards per worker so a big directory does not leave the others
+ * idle. Results come back in task order; callers merge them by path. Main thread.
+ */
+import type { TaskOutcome } from '../pool/pool.ts';
+import { IgnoreRules } from './ignore.ts';
+import { runShard, type ShardResult, type ShardTask, type SkipCounts } from './shards.ts';
+import { type Entry, planShards, type SkipReason, type WalkOptions } from './walk.ts';
+
+/** Trees with at most this many files found while planning run inline: dispatch would cost more. */
+export const INLINE_MAX_FILES = 2000;
+/** Loose files per task. */
+const FILES_PER_TASK = 512;
+/** Shards per worker: enough to balance uneven directories, few enough to keep dispatch cheap. */
+const SHARDS_PER_WORKER = 4;
+
+export interface ShardRunner {
+  parallelism: number;
+  run<T extends ShardResult>(task: ShardTask): Promise<TaskOutcome<T>>;
+}
+
+export const inlineRunner: ShardRunner = {
+  parallelism: 1,
+  async run<T extends ShardResult>(task: ShardTask): Promise<TaskOutcome<T>> {
+    try {
+      return { ok: true, value: runShard(task) as T };
+    } catch (e) {
+      return { ok: false, reason: 'failed', message: (e as Error).message };
+    }
+  },
+};
+
+type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type ShardTemplate = OmitEach<ShardTask, 'root' | 'walk' | 'dirs' | 'files'>;
+
+export interface SearchRun<T> {
+  results: T[];
+  /** What planning skipped (the shards report the rest). */
+  skipped: SkipCounts;
+  inline: boolean;
+  tasks: number;
+}
+
+export async function runSharded<T extends ShardResult>(
+  root: string,
+  start: string,
+  walk: WalkOptions,
+  template: ShardTemplate,
+  runner: ShardRunner | undefined,
+  inlineAllowed: boolean,
+  /** Which skipped entries to count (glob counts only files its pattern matches). */
+  counts: (rel: string, isDir: boolean) => boolean = () => true,
+): Promise<TaskOutcome<SearchRun<T>>> {
+  const make = (dirs: string[], files: Entry[]) => ({ ...template, root, walk, dirs, files }) as ShardTask;
+  if (!runner || runner.parallelism <= 1) {
+    const r = await (runner ?? inlineRunner).run<T>(make([start], []));
+    return r.ok ? { ok: true, value: { results: [r.value], skipped: {}, inline: !runner, tasks: 1 } } : r;
+  }
+  const skipped: SkipCounts = {};
+  const note = (rel: string, isDir: boolean, reason: SkipReason) => {
+    if (!counts(rel, isDir)) return;
+    const c = skipped[reason] ?? { dirs: 0, files: 0 };
+    if (isDir) c.dirs++;
+    else c.files++;
+    skipped[reason] = c;
+  };
+  const target = runner.parallelism * SHARDS_PER_WORKER;
+  const plan = planShards(walk, start, target, { skipped: note }, new IgnoreRules(root));
+  const small = plan.dirs.length === 0 && plan.files.length <= INLINE_MAX_FILES;
+  const tasks: ShardTask[] = [];
+  // Loose files and directories go to separate shards, so each shard's output is in path order.
+  for (let i = 0; i < plan.files.length; i += FILES_PER_TASK)
+    tasks.push(make([], plan.files.slice(i, i + FILES_PER_TASK)));
+  const groups = Math.min(plan.dirs.length, target);
+  for (let g = 0; g < groups; g++)
+    tasks.push(
+      make(
+        plan.dirs.filter((_, i) => i % groups === g),
+        [],
+      ),
+    );
+  const use = small && inlineAllowed ? inlineRunner : runner;
+  const outcomes = await Promise.all(tasks.map((t) => use.run<T>(t)));
+  const results: T[] = [];
+  for (const o of outcomes) {
+    if (!o.ok) return o;
+    results.push(o.value);
+  }
+  return { ok: true, value: { results, skipped, inline: use === inlineRunner, tasks: tasks.length } };
+}
+
+/** Adds skip counts together. */
+export function mergeSkipped(all: readonly SkipCounts[]): SkipCounts {
+  const out: SkipCounts = {};
+  for (const s of all) {
+    for (const [k, c] of Object.entries(s) as [SkipReason, { dirs: number; files: number }][]) {
+      const t = out[k] ?? { dirs: 0, files: 0 };
+      t.dirs += c.dirs;
+      t.files += c.files;
+      out[k] = t;
+    }
+  }
+  return out;
+}
+
+/** A one-line account of what was skipped, or '' when nothing was. */
+export function describeSkipped(s: SkipCounts, verb: string): string {
+  const parts: string[] = [];
+  for (const [reason, c] of Object.entries(s) as [SkipReason, { dirs: number; files: number }][]) {
+    const what = [
+      c.dirs ? `${c.dirs} director${c.dirs === 1 ? 'y' : 'ies'}` : '',
+      c.files ? `${c.files} file${c.files === 1 ? '' : 's'}` : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
+    if (what) parts.push(`${what} ${reason === 'hidden' ? 'hidden' : `by ${reason}`}`);
+  }
+  return parts.length ? `${verb} ${parts.join('; ')}` : '';
+}

@@ -1,0 +1,166 @@
+/**
+ * Shard tasks: one piece of a glob or grep (a few directories walked fully, or a list of loose files),
+ * as plain data so it runs the same inline or in a worker. Each shard yields its results in path
+ * order and stops once it has `maxResults`, which keeps a head-limited search cheap and its merge exact:
+ * the global first N are always among the shards' first N.
+ */
+import { lstatSync } from 'node:fs';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { IgnoreRules } from './ignore.ts';
+import { compileGlob, compileRegex } from './matcher.ts';
+import { type Line, searchFile } from './search.ts';
+import { comparePaths, type Entry, type SkipReason, type WalkOptions, walk } from './walk.ts';
+
+export interface SkipCount {
+  dirs: number;
+  files: number;
+}
+export type SkipCounts = Partial<Record<SkipReason, SkipCount>>;
+
+interface ShardBase {
+  root: string;
+  walk: WalkOptions;
+  dirs: string[];
+  files: Entry[];
+  maxResults: number;
+}
+
+export interface GlobShard extends ShardBase {
+  kind: 'glob';
+  pattern: string;
+  withMtime: boolean;
+}
+
+export interface GlobShardResult {
+  paths: string[];
+  mtimes: number[];
+  skipped: SkipCounts;
+}
+
+export type GrepMode = 'content' | 'files_with_matches' | 'count';
+
+export interface GrepShard extends ShardBase {
+  kind: 'grep';
+  pattern: string;
+  ignoreCase: boolean;
+  fixedStrings: boolean;
+  multiline: boolean;
+  before: number;
+  after: number;
+  mode: GrepMode;
+  /** Filter on file paths (ripgrep's --glob: without a slash it matches the name at any depth). */
+  glob?: string;
+}
+
+export interface GrepFileResult {
+  rel: string;
+  lines: Line[];
+  matches: number;
+}
+
+export interface GrepShardResult {
+  files: GrepFileResult[];
+  binary: number;
+  unreadable: { rel: string; error: string }[];
+  skipped: SkipCounts;
+  /** Results held (output lines in content mode, files otherwise). */
+  results: number;
+}
+
+export type ShardTask = GlobShard | GrepShard;
+export type ShardResult = GlobShardResult | GrepShardResult;
+
+function counter() {
+  const skipped: SkipCounts = {};
+  return {
+    skipped,
+    add(reason: SkipReason, isDir: boolean) {
+      const c = skipped[reason] ?? { dirs: 0, files: 0 };
+      if (isDir) c.dirs++;
+      else c.files++;
+      skipped[reason] = c;
+    },
+  };
+}
+
+export function runGlobShard(t: GlobShard): GlobShardResult {
+  const matcher = compileGlob(t.pattern);
+  if (!matcher.ok) throw new Error(matcher.error); // validated before dispatch: a bug if it fails here
+  const { match } = matcher.value;
+  const paths: string[] = [];
+  const count = counter();
+  const visit = (e: Entry) => {
+    if (match(e.rel)) paths.push(e.rel);
+    return paths.length >= t.maxResults;
+  };
+  const rules = new IgnoreRules(t.root);
+  const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
+  for (const f of files) if (visit(f)) break;
+  if (paths.length < t.maxResults) {
+    walk(
+      t.walk,
+      t.dirs,
+      { file: visit, skipped: (rel, isDir, reason) => (isDir || match(rel) ? count.add(reason, isDir) : undefined) },
+      rules,
+    );
+  }
+  const mtimes = t.withMtime ? paths.map((p) => mtimeOf(path.join(t.root, p))) : [];
+  return { paths, mtimes, skipped: count.skipped };
+}
+
+function mtimeOf(abs: string): number {
+  try {
+    return lstatSync(abs).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+export function runGrepShard(t: GrepShard): GrepShardResult {
+  const spec = compileRegex(t.pattern, { ignoreCase: t.ignoreCase, fixedStrings: t.fixedStrings });
+  if (!spec.ok) throw new Error(spec.error);
+  const filter = t.glob ? picomatch(t.glob, { dot: true, basename: !t.glob.includes('/') }) : undefined;
+  const out: GrepShardResult = { files: [], binary: 0, unreadable: [], skipped: {}, results: 0 };
+  const count = counter();
+  const visit = (e: Entry): boolean => {
+    if (e.kind !== 'file') return false; // symlinks are not followed, as in ripgrep
+    if (filter && !filter(e.rel)) return false;
+    const left = t.maxResults - out.results;
+    const r = searchFile(path.join(t.root, e.rel), {
+      spec: spec.value,
+      multiline: t.multiline,
+      before: t.before,
+      after: t.after,
+      firstOnly: t.mode === 'files_with_matches',
+      maxLines: t.mode === 'content' ? left : Number.POSITIVE_INFINITY,
+      countOnly: t.mode === 'count',
+    });
+    if (r.kind === 'binary') out.binary++;
+    else if (r.kind === 'unreadable') out.unreadable.push({ rel: e.rel, error: r.error });
+    else if (r.matches > 0) {
+      out.files.push({ rel: e.rel, lines: r.lines, matches: r.matches });
+      out.results += t.mode === 'content' ? r.lines.length : 1;
+    }
+    return out.results >= t.maxResults;
+  };
+  const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
+  let stopped = false;
+  for (const f of files) {
+    stopped = visit(f);
+    if (stopped) break;
+  }
+  if (!stopped)
+    walk(
+      t.walk,
+      t.dirs,
+      { file: visit, skipped: (_rel, isDir, reason) => count.add(reason, isDir) },
+      new IgnoreRules(t.root),
+    );
+  out.skipped = count.skipped;
+  return out;
+}
+
+export function runShard(t: ShardTask): ShardResult {
+  return t.kind === 'glob' ? runGlobShard(t) : runGrepShard(t);
+}

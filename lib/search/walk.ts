@@ -1,0 +1,162 @@
+/**
+ * The walker: a depth-first walk in name order (so results come out sorted without a global sort),
+ * never following directory symlinks, always skipping `.git`, skipping hidden entries unless asked,
+ * and never entering a directory the ignore rules exclude. `planShards` expands the top of a tree
+ * breadth-first into independent pieces for the worker pool. Synchronous: it runs inside one worker
+ * task (or inline for small trees), where blocking is what we want.
+ */
+import { type Dirent, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { IgnoreRules, type IgnoreSource } from './ignore.ts';
+
+export interface WalkOptions {
+  /** Absolute real path of the search root. */
+  root: string;
+  /** Apply .gitignore / .ignore / .mewcodeignore. */
+  useIgnore: boolean;
+  /** Enter hidden directories and yield hidden files. */
+  hidden: boolean;
+  /** Deepest level to yield files at (root entries are depth 1). */
+  maxDepth: number;
+}
+
+export type SkipReason = IgnoreSource | 'hidden';
+
+export interface Entry {
+  /** Path relative to the root, `/`-separated. */
+  rel: string;
+  kind: 'file' | 'symlink';
+}
+
+export interface Visitor {
+  file(entry: Entry): boolean | undefined; // true stops the walk
+  skipped?(rel: string, isDir: boolean, reason: SkipReason): void;
+}
+
+/** Walks the given directories (relative to the root, in order) and the given loose files. */
+export function walk(
+  o: WalkOptions,
+  dirs: readonly string[],
+  visitor: Visitor,
+  rules = new IgnoreRules(o.root),
+): boolean {
+  for (const dir of dirs) if (walkDir(o, dir, visitor, rules)) return true;
+  return false;
+}
+
+function walkDir(o: WalkOptions, start: string, visitor: Visitor, rules: IgnoreRules): boolean {
+  // An explicit stack keeps deep trees off the call stack; entries are pushed in reverse name order.
+  const stack: string[] = [start];
+  while (stack.length > 0) {
+    const dir = stack.pop() as string;
+    const depth = dir === '' ? 0 : dir.split('/').length;
+    const entries = readEntries(o.root, dir);
+    const ignoreStack = o.useIgnore ? rules.stackFor(dir) : [];
+    const subdirs: string[] = [];
+    for (const e of entries) {
+      const rel = dir === '' ? e.name : `${dir}/${e.name}`;
+      const isDir = e.isDirectory();
+      if (isDir && e.name === '.git') continue;
+      if (!o.hidden && e.name.startsWith('.')) {
+        visitor.skipped?.(rel, isDir, 'hidden');
+        continue;
+      }
+      if (o.useIgnore) {
+        const source = IgnoreRules.decide(ignoreStack, rel, isDir);
+        if (source) {
+          visitor.skipped?.(rel, isDir, source);
+          continue;
+        }
+      }
+      if (isDir) {
+        if (depth + 1 < o.maxDepth) subdirs.push(rel);
+        continue;
+      }
+      if (depth + 1 > o.maxDepth) continue;
+      const kind = e.isFile() ? 'file' : e.isSymbolicLink() ? 'symlink' : undefined;
+      if (kind === undefined) continue; // FIFOs, sockets, devices: never files to read
+      // Files of this directory come before its subdirectories only where names sort that way:
+      // interleave by visiting subdirectories that sort before this file first.
+      while (subdirs.length > 0 && (subdirs[0] as string) < rel) {
+        if (walkDir(o, subdirs.shift() as string, visitor, rules)) return true;
+      }
+      if (visitor.file({ rel, kind })) return true;
+    }
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as string);
+  }
+  return false;
+}
+
+function readEntries(root: string, dir: string): Dirent[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir === '' ? root : path.join(root, dir), { withFileTypes: true });
+  } catch {
+    return []; // vanished or unreadable while walking: carry on, as ripgrep does
+  }
+  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+export interface ShardPlan {
+  /** Files met while planning, in walk order. */
+  files: Entry[];
+  /** Directories to walk fully, in name order. */
+  dirs: string[];
+}
+
+/**
+ * Expands the tree breadth-first until there are at least `target` directories to hand out (or the
+ * tree is exhausted), applying the same filters as the walk.
+ */
+export function planShards(
+  o: WalkOptions,
+  start: string,
+  target: number,
+  visitor: Pick<Visitor, 'skipped'>,
+  rules: IgnoreRules,
+): ShardPlan {
+  const files: Entry[] = [];
+  let frontier = [start];
+  for (let level = 0; frontier.length > 0 && frontier.length < target && level < 4; level++) {
+    const next: string[] = [];
+    for (const dir of frontier) {
+      const depth = dir === '' ? 0 : dir.split('/').length;
+      const ignoreStack = o.useIgnore ? rules.stackFor(dir) : [];
+      for (const e of readEntries(o.root, dir)) {
+        const rel = dir === '' ? e.name : `${dir}/${e.name}`;
+        const isDir = e.isDirectory();
+        if (isDir && e.name === '.git') continue;
+        if (!o.hidden && e.name.startsWith('.')) {
+          visitor.skipped?.(rel, isDir, 'hidden');
+          continue;
+        }
+        const source = o.useIgnore ? IgnoreRules.decide(ignoreStack, rel, isDir) : undefined;
+        if (source) {
+          visitor.skipped?.(rel, isDir, source);
+          continue;
+        }
+        if (isDir) {
+          if (depth + 1 < o.maxDepth) next.push(rel);
+        } else if (depth + 1 <= o.maxDepth && (e.isFile() || e.isSymbolicLink())) {
+          files.push({ rel, kind: e.isFile() ? 'file' : 'symlink' });
+        }
+      }
+    }
+    frontier = next;
+  }
+  return { files, dirs: frontier.sort(comparePaths) };
+}
+
+/** Orders paths the way a name-ordered walk visits them: component by component. */
+export function comparePaths(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x === 47) return -1; // '/' ends a component: the shorter name sorts first
+    if (y === 47) return 1;
+    return x - y;
+  }
+  return a.length - b.length;
+}

@@ -1,0 +1,148 @@
+/**
+ * glob: file paths matching a glob pattern under a directory, honouring ignore files, sorted by path
+ * (or newest first) over all matches before the limit cuts. Runs on the main thread and fans the walk
+ * out to the read lane's pool on big trees.
+ */
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+import * as v from 'valibot';
+import { fmtInt, truncationMarker } from '../core/budget.ts';
+import { quote } from '../core/text.ts';
+import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
+import { displayPath, inside } from '../policy/sandbox.ts';
+import { noteLine, showPath } from '../search/format.ts';
+import { compileGlob } from '../search/matcher.ts';
+import { describeSkipped, mergeSkipped, runSharded } from '../search/parallel.ts';
+import type { GlobShardResult } from '../search/shards.ts';
+import { comparePaths } from '../search/walk.ts';
+import { outcomeError, targetOf } from './_search_common.ts';
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 100_000;
+
+const params = v.strictObject({
+  pattern: v.pipe(
+    v.string(),
+    v.minLength(1, 'pattern is empty'),
+    v.description(
+      'Glob relative to `path`: `**` for any depth, `{a,b}`, `[abc]`, extglob. `*.ts` matches only the top level; use `**/*.ts` for all',
+    ),
+  ),
+  path: v.optional(
+    v.pipe(v.string(), v.minLength(1), v.description('Directory to search, relative to the root (default: the root)')),
+  ),
+  sort: v.optional(
+    v.pipe(
+      v.picklist(['path', 'mtime']),
+      v.description('Order: by path (default), or by modification time, newest first'),
+    ),
+  ),
+  limit: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(MAX_LIMIT),
+      v.description(`Most paths to return (default ${DEFAULT_LIMIT})`),
+    ),
+  ),
+  include_ignored: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        'Also list files excluded by .gitignore, .ignore and .mewcodeignore, and hidden ones (default false)',
+      ),
+    ),
+  ),
+});
+
+export const glob = defineTool({
+  name: 'glob',
+  readOnly: true,
+  fansOut: true,
+  params,
+  description:
+    `Finds files whose path matches a glob \`pattern\`, relative to \`path\` (default: the root), and lists them ` +
+    `relative to the root, one per line, sorted by path (or by mtime, newest first, with \`sort\`). ` +
+    `Returns at most \`limit\` paths (default ${DEFAULT_LIMIT}); the note then gives the total. ` +
+    `Files excluded by .gitignore, .ignore or .mewcodeignore, hidden files and .git are skipped and counted; ` +
+    `\`include_ignored\` lists them too, and a pattern naming a dot directory (\`.github/**\`) searches it. ` +
+    `Directory symlinks are never followed. No match is not an error.`,
+  access: (a) => [{ kind: 'read', path: a.path ?? '.' }],
+  async run(a, ctx): Promise<ToolResult> {
+    const dir = ctx.paths[0];
+    if (dir === undefined) return fail('io', 'glob received no checked path');
+    const shown = displayPath(ctx.root, dir);
+    const target = targetOf(dir, shown);
+    if (target.kind === 'error') return target.result;
+    if (target.kind === 'file')
+      return fail(
+        'invalid_args',
+        `path ${quote(shown)} is a file; glob searches a directory. Read the file with read_file.`,
+      );
+    const matcher = compileGlob(a.pattern);
+    if (!matcher.ok) return fail('invalid_args', matcher.error);
+    const { base, maxDepth, namesHidden } = matcher.value;
+    const limit = a.limit ?? DEFAULT_LIMIT;
+    const none = () => noMatch(a.pattern, shown, '');
+    // Start at the pattern's literal base; it must be a real directory inside the search directory.
+    if (base !== '') {
+      try {
+        if (!inside(realpathSync(path.join(dir, base)), dir)) return none();
+      } catch {
+        return none();
+      }
+    }
+    const includeAll = a.include_ignored ?? false;
+    const walk = {
+      root: dir,
+      useIgnore: !includeAll,
+      hidden: includeAll || namesHidden,
+      maxDepth: (base === '' ? 0 : base.split('/').length) + maxDepth,
+    };
+    const run = await runSharded<GlobShardResult>(
+      dir,
+      base,
+      walk,
+      { kind: 'glob', pattern: a.pattern, withMtime: a.sort === 'mtime', maxResults: Number.POSITIVE_INFINITY },
+      ctx.shards,
+      true,
+      (rel, isDir) => isDir || matcher.value.match(rel),
+    );
+    if (!run.ok) return outcomeError(run, 'glob', 'the tree is too large for the deadline; narrow path or pattern.');
+    const all: { rel: string; mtime: number }[] = [];
+    for (const r of run.value.results) {
+      for (const [i, rel] of r.paths.entries()) all.push({ rel, mtime: r.mtimes[i] ?? 0 });
+    }
+    if (a.sort === 'mtime') all.sort((x, y) => y.mtime - x.mtime || comparePaths(x.rel, y.rel));
+    else all.sort((x, y) => comparePaths(x.rel, y.rel));
+    const skipped = describeSkipped(
+      mergeSkipped([run.value.skipped, ...run.value.results.map((r) => r.skipped)]),
+      'skipped',
+    );
+    const skippedNote = skipped ? noteLine(`${skipped}; pass include_ignored: true to include them`) : '';
+    if (all.length === 0) return noMatch(a.pattern, shown, skippedNote);
+    const lines = all.slice(0, limit).map((p) => showPath(ctx.root, dir, p.rel));
+    if (all.length > limit) {
+      lines.push(
+        truncationMarker(
+          `showing ${fmtInt(limit)} of ${fmtInt(all.length)} paths`,
+          'raise limit or narrow the pattern',
+        ),
+      );
+    }
+    if (skippedNote) lines.push(skippedNote);
+    return ok(lines.join('\n'), { total: all.length, shown: Math.min(limit, all.length), inline: run.value.inline });
+  },
+});
+
+function noMatch(pattern: string, shown: string, note: string): ToolResult {
+  const hint =
+    !pattern.includes('/') && !pattern.startsWith('**')
+      ? ` A pattern without "/" matches only the top level; try "**/${pattern}".`
+      : '';
+  return ok(`No files match ${quote(pattern)} in ${quote(shown)}.${hint}${note ? `\n${note}` : ''}`, {
+    total: 0,
+    shown: 0,
+  });
+}

@@ -1,0 +1,221 @@
+/**
+ * grep: lines matching a JavaScript regex in the files under a path, ripgrep-style: ignore files
+ * honoured, binary files skipped and counted, results sorted by path then line whatever the number of
+ * workers. Runs on the main thread and fans the search out to the read lane's pool, where a pattern
+ * that runs past its deadline is stopped with its worker.
+ */
+import path from 'node:path';
+import picomatch from 'picomatch';
+import * as v from 'valibot';
+import { fmtInt, truncationMarker } from '../core/budget.ts';
+import { quote } from '../core/text.ts';
+import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
+import { displayPath } from '../policy/sandbox.ts';
+import type { TaskOutcome } from '../pool/pool.ts';
+import { cutLine, MAX_MATCH_LINE_CHARS, noteLine, showPath } from '../search/format.ts';
+import { compileRegex } from '../search/matcher.ts';
+import {
+  describeSkipped,
+  inlineRunner,
+  mergeSkipped,
+  runSharded,
+  type SearchRun,
+  type ShardRunner,
+} from '../search/parallel.ts';
+import type { GrepFileResult, GrepShard, GrepShardResult } from '../search/shards.ts';
+import { comparePaths } from '../search/walk.ts';
+import { outcomeError, targetOf } from './_search_common.ts';
+
+export const DEFAULT_HEAD_LIMIT = 100;
+export const MAX_CONTEXT = 50;
+
+const count = (what: string) =>
+  v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_CONTEXT), v.description(what)));
+
+const params = v.strictObject({
+  pattern: v.pipe(
+    v.string(),
+    v.minLength(1, 'pattern is empty'),
+    v.description('JavaScript regular expression (or a literal with `fixed_strings`)'),
+  ),
+  path: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.description('File or directory to search, relative to the root (default: the root)'),
+    ),
+  ),
+  glob: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.description('Only files matching this glob, e.g. "*.ts" (any depth) or "src/**/*.{js,ts}"'),
+    ),
+  ),
+  output_mode: v.optional(
+    v.pipe(
+      v.picklist(['content', 'files_with_matches', 'count']),
+      v.description('content (default): matching lines; files_with_matches: paths; count: matches per file'),
+    ),
+  ),
+  case_insensitive: v.optional(v.pipe(v.boolean(), v.description('Ignore case (default false)'))),
+  fixed_strings: v.optional(
+    v.pipe(v.boolean(), v.description('Treat pattern as a literal string, not a regex (default false)')),
+  ),
+  context: count('Lines of context before and after each match (content mode)'),
+  before: count('Lines of context before each match; overrides context'),
+  after: count('Lines of context after each match; overrides context'),
+  multiline: v.optional(
+    v.pipe(v.boolean(), v.description('Let matches span lines; `.` still stops at a newline (default false)')),
+  ),
+  head_limit: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(0),
+      v.description(`Most results (lines, or files) to return; 0 means no limit (default ${DEFAULT_HEAD_LIMIT})`),
+    ),
+  ),
+  include_ignored: v.optional(
+    v.pipe(v.boolean(), v.description('Also search files excluded by ignore files, and hidden ones (default false)')),
+  ),
+});
+
+export const grep = defineTool({
+  name: 'grep',
+  readOnly: true,
+  fansOut: true,
+  params,
+  description:
+    `Searches file contents for a JavaScript regular expression \`pattern\` under \`path\` (a file or directory; default: the root). ` +
+    `\`output_mode\` content (default) prints "path:line: text" for matches and "path-line- text" for context lines; ` +
+    `files_with_matches prints paths; count prints "path:N". Results are sorted by path then line; at most \`head_limit\` ` +
+    `(default ${DEFAULT_HEAD_LIMIT}, 0 for all), with a note only when more exist. Lines over ${MAX_MATCH_LINE_CHARS} characters are cut. ` +
+    `Files excluded by .gitignore, .ignore or .mewcodeignore, hidden files and binary files are skipped and counted; ` +
+    `\`include_ignored\` searches them too. \`glob\` filters files ("*.ts" matches at any depth). ` +
+    `A pattern that backtracks catastrophically is stopped at a deadline and reported as a timeout.`,
+  access: (a) => [{ kind: 'read', path: a.path ?? '.' }],
+  async run(a, ctx): Promise<ToolResult> {
+    const targetPath = ctx.paths[0];
+    if (targetPath === undefined) return fail('io', 'grep received no checked path');
+    const shown = displayPath(ctx.root, targetPath);
+    const target = targetOf(targetPath, shown);
+    if (target.kind === 'error') return target.result;
+    const spec = compileRegex(a.pattern, {
+      ignoreCase: a.case_insensitive ?? false,
+      fixedStrings: a.fixed_strings ?? false,
+    });
+    if (!spec.ok)
+      return fail(
+        'invalid_args',
+        `Invalid pattern ${quote(a.pattern)}: ${spec.error}. Escape special characters, or pass fixed_strings: true.`,
+      );
+    if (a.glob !== undefined) {
+      try {
+        picomatch(a.glob, { strictBrackets: true });
+      } catch (e) {
+        return fail('invalid_args', `Invalid glob ${quote(a.glob)}: ${(e as Error).message}`);
+      }
+    }
+    const mode = a.output_mode ?? 'content';
+    const headLimit = a.head_limit === 0 ? Number.POSITIVE_INFINITY : (a.head_limit ?? DEFAULT_HEAD_LIMIT);
+    const includeAll = a.include_ignored ?? false;
+    const before = mode === 'content' ? (a.before ?? a.context ?? 0) : 0;
+    const after = mode === 'content' ? (a.after ?? a.context ?? 0) : 0;
+    const isFile = target.kind === 'file';
+    const dir = isFile ? path.dirname(targetPath) : targetPath;
+    const template = {
+      kind: 'grep' as const,
+      pattern: a.pattern,
+      ignoreCase: a.case_insensitive ?? false,
+      fixedStrings: a.fixed_strings ?? false,
+      multiline: a.multiline ?? false,
+      before,
+      after,
+      mode,
+      ...(a.glob !== undefined && !isFile ? { glob: a.glob } : {}),
+      maxResults: headLimit + 1,
+    };
+    const walk = { root: dir, useIgnore: !includeAll, hidden: includeAll, maxDepth: Number.POSITIVE_INFINITY };
+    const inlineAllowed = template.fixedStrings || !/[)\]][*+{]|\\[1-9]|\(\?<?[=!]/.test(a.pattern);
+    const run = isFile
+      ? await searchOneFile(
+          { ...template, root: dir, walk, dirs: [], files: [{ rel: path.basename(targetPath), kind: 'file' }] },
+          ctx.shards ?? inlineRunner,
+        )
+      : await runSharded<GrepShardResult>(dir, '', walk, template, ctx.shards, inlineAllowed);
+    if (!run.ok) {
+      return outcomeError(
+        run,
+        'grep',
+        'the pattern may backtrack catastrophically (nested quantifiers such as (a+)+, or overlapping alternatives); simplify it, use fixed_strings, or narrow path and glob.',
+      );
+    }
+    const files: GrepFileResult[] = run.value.results
+      .flatMap((r) => r.files)
+      .sort((x, y) => comparePaths(x.rel, y.rel));
+    const binary = run.value.results.reduce((n, r) => n + r.binary, 0);
+    const unreadable = run.value.results.flatMap((r) => r.unreadable);
+    const show = (rel: string) => showPath(ctx.root, dir, rel);
+    const out: string[] = [];
+    let results = 0;
+    let more = false;
+    let matchedLines = 0;
+    outer: for (const f of files) {
+      matchedLines += f.matches;
+      if (mode !== 'content') {
+        if (results >= headLimit) {
+          more = true;
+          break;
+        }
+        out.push(mode === 'count' ? `${show(f.rel)}:${f.matches}` : show(f.rel));
+        results++;
+        continue;
+      }
+      let prev = -1;
+      for (const l of f.lines) {
+        if (results >= headLimit) {
+          more = true;
+          break outer;
+        }
+        if ((before || after) && prev !== -1 && l.n !== prev + 1) out.push('--');
+        else if ((before || after) && prev === -1 && out.length > 0) out.push('--');
+        out.push(`${show(f.rel)}${l.match ? ':' : '-'}${l.n}${l.match ? ':' : '-'} ${cutLine(l.text)}`);
+        prev = l.n;
+        results++;
+      }
+    }
+    const notes: string[] = [];
+    if (more)
+      notes.push(
+        truncationMarker(
+          `showing the first ${fmtInt(headLimit)} results; more exist`,
+          'raise head_limit (0 for all) or narrow pattern, path or glob',
+        ),
+      );
+    const skipped = describeSkipped(
+      mergeSkipped([run.value.skipped, ...run.value.results.map((r) => r.skipped)]),
+      'skipped',
+    );
+    if (skipped) notes.push(noteLine(`${skipped}; pass include_ignored: true to search them`));
+    if (binary) notes.push(noteLine(`${binary} binary file${binary === 1 ? '' : 's'} skipped`));
+    if (unreadable.length)
+      notes.push(
+        noteLine(
+          `could not read ${unreadable
+            .slice(0, 5)
+            .map((u) => `${show(u.rel)} (${u.error})`)
+            .join(', ')}${unreadable.length > 5 ? `, and ${unreadable.length - 5} more` : ''}`,
+        ),
+      );
+    const meta = { files: files.length, matches: matchedLines, inline: run.value.inline };
+    if (out.length === 0)
+      return ok([`No matches for ${quote(a.pattern)} in ${quote(shown)}.`, ...notes].join('\n'), meta);
+    return ok([...out, ...notes].join('\n'), meta);
+  },
+});
+
+async function searchOneFile(task: GrepShard, runner: ShardRunner): Promise<TaskOutcome<SearchRun<GrepShardResult>>> {
+  const r = await runner.run<GrepShardResult>(task);
+  return r.ok ? { ok: true, value: { results: [r.value], skipped: {}, inline: runner === inlineRunner, tasks: 1 } } : r;
+}
