@@ -15,21 +15,48 @@ export const IGNORE_FILES = ['.mewcodeignore', '.ignore', '.gitignore'] as const
 export type IgnoreSource = (typeof IGNORE_FILES)[number] | '.git/info/exclude';
 
 interface Layer {
-  /** Directory of the rules, relative to the walk root with `/`, '' for the root. */
+  /** Directory of the rules, relative to the walk root with `/`, '' for the root and its ancestors. */
   dir: string;
+  /** For a layer above the walk root: the walk root's path relative to the layer's directory, plus '/'. */
+  up: string;
   source: IgnoreSource;
   rules: Ignore;
 }
 
-/** Rules for one walk root; layers are loaded once per directory and cached. */
+/**
+ * Rules for one walk root; layers are loaded once per directory and cached. Ignore files between
+ * `base` (the runtime root) and the walk root apply too, as ripgrep applies parents' ignore files.
+ */
 export class IgnoreRules {
   readonly #root: string;
   readonly #layers = new Map<string, Layer[]>();
 
-  constructor(root: string) {
+  constructor(root: string, base: string = root) {
     this.#root = root;
-    const exclude = readRules(path.join(root, '.git', 'info', 'exclude'));
-    this.#layers.set('\0root', exclude ? [{ dir: '', source: '.git/info/exclude', rules: exclude }] : []);
+    const outer: Layer[] = [];
+    const rel = path.relative(base, root);
+    if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) {
+      const parts = rel.split(path.sep);
+      // Ancestors from nearest to farthest, each with the walk root's path below it.
+      for (let i = parts.length - 1; i >= 0; i--) {
+        const dir = path.join(base, ...parts.slice(0, i));
+        const up = `${parts.slice(i).join('/')}/`;
+        for (const source of IGNORE_FILES) {
+          const rules = readRules(path.join(dir, source));
+          if (rules) outer.push({ dir: '', up, source, rules });
+        }
+      }
+    }
+    const top = rel === '' || rel.startsWith('..') ? root : base;
+    const exclude = readRules(path.join(top, '.git', 'info', 'exclude'));
+    if (exclude)
+      outer.push({
+        dir: '',
+        up: top === root ? '' : `${rel.split(path.sep).join('/')}/`,
+        source: '.git/info/exclude',
+        rules: exclude,
+      });
+    this.#layers.set('\0outer', outer);
   }
 
   /** The layers a directory adds (read on first use), highest precedence first. */
@@ -39,7 +66,7 @@ export class IgnoreRules {
       layers = [];
       for (const source of IGNORE_FILES) {
         const rules = readRules(path.join(this.#root, dir, source));
-        if (rules) layers.push({ dir, source, rules });
+        if (rules) layers.push({ dir, up: '', source, rules });
       }
       this.#layers.set(dir, layers);
     }
@@ -55,7 +82,7 @@ export class IgnoreRules {
     }
     const stack: Layer[] = [];
     for (let i = dirs.length - 1; i >= 0; i--) stack.push(...this.layersOf(dirs[i] ?? ''));
-    stack.push(...(this.#layers.get('\0root') ?? []));
+    stack.push(...(this.#layers.get('\0outer') ?? []));
     return stack;
   }
 
@@ -65,7 +92,7 @@ export class IgnoreRules {
    */
   static decide(stack: readonly Layer[], rel: string, isDir: boolean): IgnoreSource | undefined {
     for (const layer of stack) {
-      const sub = layer.dir === '' ? rel : rel.slice(layer.dir.length + 1);
+      const sub = layer.up + (layer.dir === '' ? rel : rel.slice(layer.dir.length + 1));
       const r = layer.rules.test(isDir ? `${sub}/` : sub);
       if (r.ignored) return layer.source;
       if (r.unignored) return undefined;

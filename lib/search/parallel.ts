@@ -66,7 +66,7 @@ export async function runSharded<T extends ShardResult>(
     skipped[reason] = c;
   };
   const target = runner.parallelism * SHARDS_PER_WORKER;
-  const plan = planShards(walk, start, target, { skipped: note }, new IgnoreRules(root));
+  const plan = planShards(walk, start, target, { skipped: note }, new IgnoreRules(root, walk.ignoreBase));
   const small = plan.dirs.length === 0 && plan.files.length <= INLINE_MAX_FILES;
   const tasks: ShardTask[] = [];
   // Loose files and directories go to separate shards, so each shard's output is in path order.

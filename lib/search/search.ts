@@ -141,7 +141,8 @@ function lineHits(text: string, spec: RegexSpec, firstOnly: boolean): Hit[] {
       at = m ? m.index : -1;
     }
     if (at === -1) break;
-    const start = text.lastIndexOf('\n', at - 1) + 1;
+    const start = lineStart(text, at);
+    if (start === text.length) break; // after the final newline (or in an empty file) there is no line
     let end = text.indexOf('\n', at);
     if (end === -1) end = text.length;
     const line = text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end);
@@ -160,9 +161,10 @@ function multilineHits(text: string, spec: RegexSpec): Hit[] {
   const re = spec.scan;
   re.lastIndex = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    const start = text.lastIndexOf('\n', m.index - 1) + 1;
+    if (m.index === text.length && (text.length === 0 || text.endsWith('\n'))) break;
+    const start = lineStart(text, m.index);
     const last = m.index + m[0].length;
-    const lastStart = text.lastIndexOf('\n', Math.max(m.index, last - 1) - 1) + 1;
+    const lastStart = lineStart(text, Math.max(m.index, last - 1));
     const prev = hits.at(-1);
     if (prev && start <= prev.lastStart) prev.lastStart = Math.max(prev.lastStart, lastStart);
     else hits.push({ start, lastStart: Math.max(start, lastStart) });
@@ -208,7 +210,7 @@ function emit(
     const ctx: Line[] = [];
     let s = hit.start;
     for (let k = 1; k <= o.before && first - k > lastEmitted && s > 0; k++) {
-      const ps = text.lastIndexOf('\n', s - 2) + 1;
+      const ps = lineStart(text, s - 1);
       ctx.unshift({ n: first - k, text: lineText(text, ps), match: false });
       s = ps;
     }
@@ -235,6 +237,11 @@ function emit(
     if (o.firstOnly) return true;
   }
   return false;
+}
+
+/** Start of the line holding offset `i` (lastIndexOf clamps a negative start to 0, hence the guard). */
+function lineStart(text: string, i: number): number {
+  return i <= 0 ? 0 : text.lastIndexOf('\n', i - 1) + 1;
 }
 
 function lineText(text: string, start: number): string {

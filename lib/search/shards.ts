@@ -94,7 +94,7 @@ export function runGlobShard(t: GlobShard): GlobShardResult {
     if (match(e.rel)) paths.push(e.rel);
     return paths.length >= t.maxResults;
   };
-  const rules = new IgnoreRules(t.root);
+  const rules = new IgnoreRules(t.root, t.walk.ignoreBase);
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
   for (const f of files) if (visit(f)) break;
   if (paths.length < t.maxResults) {
@@ -155,7 +155,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
       t.walk,
       t.dirs,
       { file: visit, skipped: (_rel, isDir, reason) => count.add(reason, isDir) },
-      new IgnoreRules(t.root),
+      new IgnoreRules(t.root, t.walk.ignoreBase),
     );
   out.skipped = count.skipped;
   return out;

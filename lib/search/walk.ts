@@ -18,6 +18,8 @@ export interface WalkOptions {
   hidden: boolean;
   /** Deepest level to yield files at (root entries are depth 1). */
   maxDepth: number;
+  /** The runtime root: ignore files between it and `root` apply too. */
+  ignoreBase?: string;
 }
 
 export type SkipReason = IgnoreSource | 'hidden';
@@ -38,7 +40,7 @@ export function walk(
   o: WalkOptions,
   dirs: readonly string[],
   visitor: Visitor,
-  rules = new IgnoreRules(o.root),
+  rules = new IgnoreRules(o.root, o.ignoreBase),
 ): boolean {
   for (const dir of dirs) if (walkDir(o, dir, visitor, rules)) return true;
   return false;

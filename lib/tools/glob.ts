@@ -99,6 +99,7 @@ export const glob = defineTool({
       useIgnore: !includeAll,
       hidden: includeAll || namesHidden,
       maxDepth: (base === '' ? 0 : base.split('/').length) + maxDepth,
+      ignoreBase: ctx.root,
     };
     const run = await runSharded<GlobShardResult>(
       dir,

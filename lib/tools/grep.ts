@@ -136,7 +136,13 @@ export const grep = defineTool({
       ...(a.glob !== undefined && !isFile ? { glob: a.glob } : {}),
       maxResults: headLimit + 1,
     };
-    const walk = { root: dir, useIgnore: !includeAll, hidden: includeAll, maxDepth: Number.POSITIVE_INFINITY };
+    const walk = {
+      root: dir,
+      useIgnore: !includeAll,
+      hidden: includeAll,
+      maxDepth: Number.POSITIVE_INFINITY,
+      ignoreBase: ctx.root,
+    };
     const inlineAllowed = template.fixedStrings || !/[)\]][*+{]|\\[1-9]|\(\?<?[=!]/.test(a.pattern);
     const run = isFile
       ? await searchOneFile(
