@@ -11,7 +11,9 @@ export const MAX_MATCH_LINE_CHARS = 500;
 export const showPath = (root: string, dir: string, rel: string) =>
   escapeControl(displayPath(root, path.join(dir, rel)));
 
-export function cutLine(text: string): string {
+export function cutLine(text: string, partial = false): string {
+  if (partial)
+    return `${charPrefix(text, MAX_MATCH_LINE_CHARS)} … [truncated: the line is longer than the search buffer]`;
   if (text.length <= MAX_MATCH_LINE_CHARS) return text;
   return `${charPrefix(text, MAX_MATCH_LINE_CHARS)} … [truncated: line has ${fmtInt(text.length)} characters]`;
 }

@@ -19,7 +19,7 @@ export interface GlobMatcher {
   match(rel: string): boolean;
 }
 
-export function compileGlob(pattern: string): Result<GlobMatcher, string> {
+export function compileGlob(pattern: string, options: { dot?: boolean } = {}): Result<GlobMatcher, string> {
   if (pattern === '') return errValue('The glob pattern is empty');
   if (pattern.startsWith('/'))
     return errValue(
@@ -29,7 +29,7 @@ export function compileGlob(pattern: string): Result<GlobMatcher, string> {
     return errValue(`The glob pattern "${pattern}" climbs out with ".."; set path to the directory to search instead`);
   let isMatch: (s: string) => boolean;
   try {
-    isMatch = picomatch(pattern, { dot: false, strictBrackets: true, strictSlashes: false });
+    isMatch = picomatch(pattern, { dot: options.dot ?? false, strictBrackets: true, strictSlashes: false });
   } catch (e) {
     return errValue(`Invalid glob pattern "${pattern}": ${(e as Error).message}`);
   }

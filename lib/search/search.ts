@@ -31,12 +31,24 @@ export interface Line {
   text: string;
   /** A matching line, or context. */
   match: boolean;
+  /** Only the beginning of a line longer than the read buffer. */
+  partial?: boolean;
 }
 
 export type FileOutcome =
   | { kind: 'binary' }
   | { kind: 'unreadable'; error: string }
   | { kind: 'ok'; lines: Line[]; matches: number };
+
+/** Characters kept of a line that is longer than the read buffer. */
+const MAX_HEAD_CHARS = 1000;
+
+interface Collected {
+  lines: Line[];
+  matches: number;
+  /** Number of the last line counted as a match (a long line spans several pieces). */
+  lastMatch: number;
+}
 
 let shared = Buffer.allocUnsafe(1024 * 1024);
 const reuse = (n: number) => {
@@ -54,10 +66,14 @@ export function searchFile(abs: string, o: SearchOptions): FileOutcome {
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) return { kind: 'ok', lines: [], matches: 0 };
-    const out: FileOutcome & { kind: 'ok' } = { kind: 'ok', lines: [], matches: 0 };
+    const out: Collected = { lines: [], matches: 0, lastMatch: 0 };
+    const result = () => ({ kind: 'ok' as const, lines: out.lines, matches: out.matches });
     let base = 1; // line number of the first line in the buffer
     let carry = 0; // bytes of an unfinished line kept at the front of the buffer
     let pos = 0;
+    // A line longer than the buffer is searched piece by piece; its first characters are kept so
+    // a match in a later piece still prints the line's beginning.
+    let head: string | undefined;
     const whole = st.size <= WHOLE_FILE_BYTES;
     for (;;) {
       const want = whole ? Math.max(st.size, 1) + 1 : CHUNK_BYTES; // +1 notices a file that grew
@@ -65,14 +81,19 @@ export function searchFile(abs: string, o: SearchOptions): FileOutcome {
       const got = readFull(fd, buf, carry, want, pos);
       pos += got;
       const end = carry + got;
-      const nul = buf.subarray(0, end).indexOf(0, carry);
-      if (nul !== -1) return { kind: 'binary' };
+      if (buf.subarray(0, end).indexOf(0, carry) !== -1) {
+        // Binary: skipped. Counted only when it could have matched, so the note is about real hits.
+        return mayMatch(buf.subarray(0, end), o.spec) ? { kind: 'binary' } : { kind: 'ok', lines: [], matches: 0 };
+      }
       const eof = got < want;
       // Search up to the last newline; an unfinished line waits for the next chunk unless it fills the buffer.
       let cut = eof ? end : buf.lastIndexOf(10, end - 1) + 1;
-      if (cut <= 0) cut = end;
-      const done = searchRegion(buf, cut, base, o, out);
-      if (done || eof) return out;
+      const piece = cut <= 0;
+      if (piece) cut = end;
+      const done = searchRegion(buf, cut, base, o, out, head);
+      if (done || eof) return result();
+      if (piece) head ??= buf.toString('utf8', 0, Math.min(end, 4 * MAX_HEAD_CHARS)).slice(0, MAX_HEAD_CHARS);
+      else head = undefined;
       base += countNewlines(buf, 0, cut);
       carry = end - cut;
       buf.copy(buf, 0, cut, end);
@@ -100,22 +121,25 @@ function searchRegion(
   end: number,
   base: number,
   o: SearchOptions,
-  out: { lines: Line[]; matches: number },
+  out: Collected,
+  head: string | undefined,
 ): boolean {
   const { spec } = o;
   const bytes = buf.subarray(0, end);
   // Bytes first: a required literal missing from the raw bytes rules the region out undecoded.
-  if (spec.literal && bytes.indexOf(spec.literal) === -1) return false;
-  if (spec.literalFolded && !foldedRe(spec.literalFolded).test(bytes.toString('latin1'))) return false;
+  if (!mayMatch(bytes, spec)) return false;
   const text = bytes.toString('utf8');
   const hits = o.multiline ? multilineHits(text, spec) : lineHits(text, spec, o.firstOnly);
+  // A first line that began in an earlier piece may already have matched there.
+  if (head !== undefined && hits[0]?.start === 0 && out.lastMatch === base) hits.shift();
   if (hits.length === 0) return false;
   if (o.countOnly) {
     for (const h of hits)
       out.matches += 1 + (h.lastStart === h.start ? 0 : countNewlinesText(text, h.start, h.lastStart));
+    out.lastMatch = base + countNewlinesText(text, 0, (hits.at(-1) as Hit).lastStart);
     return false;
   }
-  return emit(text, base, hits, o, out);
+  return emit(text, base, hits, o, out, head);
 }
 
 interface Hit {
@@ -192,7 +216,8 @@ function emit(
   base: number,
   hits: Hit[],
   o: SearchOptions,
-  out: { lines: Line[]; matches: number },
+  out: Collected,
+  head: string | undefined,
 ): boolean {
   let counted = 0; // text offset up to which newlines are counted
   let lineNo = base;
@@ -206,6 +231,7 @@ function emit(
     const first = numberAt(hit.start);
     const last = hit.lastStart === hit.start ? first : first + countNewlinesText(text, hit.start, hit.lastStart);
     out.matches += last - first + 1;
+    out.lastMatch = last;
     // Before-context: walk back from the hit, but never over lines already printed.
     const ctx: Line[] = [];
     let s = hit.start;
@@ -217,7 +243,8 @@ function emit(
     const block: Line[] = [...ctx];
     let e = hit.start;
     for (let n = first; n <= last; n++) {
-      block.push({ n, text: lineText(text, e), match: true });
+      const piece = head !== undefined && e === 0;
+      block.push(piece ? { n, text: head, match: true, partial: true } : { n, text: lineText(text, e), match: true });
       const nl = text.indexOf('\n', e);
       e = nl === -1 ? text.length : nl + 1;
     }
@@ -242,6 +269,13 @@ function emit(
 /** Start of the line holding offset `i` (lastIndexOf clamps a negative start to 0, hence the guard). */
 function lineStart(text: string, i: number): number {
   return i <= 0 ? 0 : text.lastIndexOf('\n', i - 1) + 1;
+}
+
+/** Whether a region can hold a match at all, judged on raw bytes by the required literal. */
+function mayMatch(bytes: Buffer, spec: RegexSpec): boolean {
+  if (spec.literal) return bytes.indexOf(spec.literal) !== -1;
+  if (spec.literalFolded) return foldedRe(spec.literalFolded).test(bytes.toString('latin1'));
+  return true;
 }
 
 function lineText(text: string, start: number): string {

@@ -29,6 +29,8 @@ interface ShardBase {
 export interface GlobShard extends ShardBase {
   kind: 'glob';
   pattern: string;
+  /** Let `*` match a leading dot (include_ignored lists hidden files too). */
+  dot: boolean;
   withMtime: boolean;
 }
 
@@ -85,9 +87,11 @@ function counter() {
 }
 
 export function runGlobShard(t: GlobShard): GlobShardResult {
-  const matcher = compileGlob(t.pattern);
-  if (!matcher.ok) throw new Error(matcher.error); // validated before dispatch: a bug if it fails here
+  const matcher = compileGlob(t.pattern, { dot: t.dot });
+  const counting = compileGlob(t.pattern, { dot: true });
+  if (!matcher.ok || !counting.ok) throw new Error('invalid glob'); // validated before dispatch: a bug if it fails here
   const { match } = matcher.value;
+  const wouldMatch = counting.value.match;
   const paths: string[] = [];
   const count = counter();
   const visit = (e: Entry) => {
@@ -101,7 +105,10 @@ export function runGlobShard(t: GlobShard): GlobShardResult {
     walk(
       t.walk,
       t.dirs,
-      { file: visit, skipped: (rel, isDir, reason) => (isDir || match(rel) ? count.add(reason, isDir) : undefined) },
+      {
+        file: visit,
+        skipped: (rel, isDir, reason) => (isDir || wouldMatch(rel) ? count.add(reason, isDir) : undefined),
+      },
       rules,
     );
   }

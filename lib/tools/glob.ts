@@ -83,6 +83,9 @@ export const glob = defineTool({
     const matcher = compileGlob(a.pattern);
     if (!matcher.ok) return fail('invalid_args', matcher.error);
     const { base, maxDepth, namesHidden } = matcher.value;
+    // Skipped hidden files are counted when they would match with hidden files included.
+    const dotted = compileGlob(a.pattern, { dot: true });
+    const wouldMatch = dotted.ok ? dotted.value.match : matcher.value.match;
     const limit = a.limit ?? DEFAULT_LIMIT;
     const none = () => noMatch(a.pattern, shown, '');
     // Start at the pattern's literal base; it must be a real directory inside the search directory.
@@ -105,10 +108,16 @@ export const glob = defineTool({
       dir,
       base,
       walk,
-      { kind: 'glob', pattern: a.pattern, withMtime: a.sort === 'mtime', maxResults: Number.POSITIVE_INFINITY },
+      {
+        kind: 'glob',
+        pattern: a.pattern,
+        dot: includeAll,
+        withMtime: a.sort === 'mtime',
+        maxResults: Number.POSITIVE_INFINITY,
+      },
       ctx.shards,
       true,
-      (rel, isDir) => isDir || matcher.value.match(rel),
+      (rel, isDir) => isDir || wouldMatch(rel),
     );
     if (!run.ok) return outcomeError(run, 'glob', 'the tree is too large for the deadline; narrow path or pattern.');
     const all: { rel: string; mtime: number }[] = [];

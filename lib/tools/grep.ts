@@ -166,9 +166,10 @@ export const grep = defineTool({
     const out: string[] = [];
     let results = 0;
     let more = false;
-    let matchedLines = 0;
+    // What the answer shows: files and matching lines (the shards may have found more than that).
+    let shownFiles = 0;
+    let shownMatches = 0;
     outer: for (const f of files) {
-      matchedLines += f.matches;
       if (mode !== 'content') {
         if (results >= headLimit) {
           more = true;
@@ -176,6 +177,8 @@ export const grep = defineTool({
         }
         out.push(mode === 'count' ? `${show(f.rel)}:${f.matches}` : show(f.rel));
         results++;
+        shownFiles++;
+        shownMatches += mode === 'count' ? f.matches : 1;
         continue;
       }
       let prev = -1;
@@ -184,9 +187,10 @@ export const grep = defineTool({
           more = true;
           break outer;
         }
-        if ((before || after) && prev !== -1 && l.n !== prev + 1) out.push('--');
-        else if ((before || after) && prev === -1 && out.length > 0) out.push('--');
-        out.push(`${show(f.rel)}${l.match ? ':' : '-'}${l.n}${l.match ? ':' : '-'} ${cutLine(l.text)}`);
+        if ((before || after) && out.length > 0 && (prev === -1 || l.n !== prev + 1)) out.push('--');
+        out.push(`${show(f.rel)}${l.match ? ':' : '-'}${l.n}${l.match ? ':' : '-'} ${cutLine(l.text, l.partial)}`);
+        if (prev === -1) shownFiles++;
+        if (l.match) shownMatches++;
         prev = l.n;
         results++;
       }
@@ -199,12 +203,16 @@ export const grep = defineTool({
           'raise head_limit (0 for all) or narrow pattern, path or glob',
         ),
       );
-    const skipped = describeSkipped(
-      mergeSkipped([run.value.skipped, ...run.value.results.map((r) => r.skipped)]),
-      'skipped',
-    );
-    if (skipped) notes.push(noteLine(`${skipped}; pass include_ignored: true to search them`));
-    if (binary) notes.push(noteLine(`${binary} binary file${binary === 1 ? '' : 's'} skipped`));
+    // Skip and binary counts are only complete when the search ran to the end; a head-limited search
+    // stops early (differently for each worker count), so its counts would be partial and unstable.
+    if (!more) {
+      const skipped = describeSkipped(
+        mergeSkipped([run.value.skipped, ...run.value.results.map((r) => r.skipped)]),
+        'skipped',
+      );
+      if (skipped) notes.push(noteLine(`${skipped}; pass include_ignored: true to search them`));
+      if (binary) notes.push(noteLine(`skipped ${binary} binary file${binary === 1 ? '' : 's'} that may match`));
+    }
     if (unreadable.length)
       notes.push(
         noteLine(
@@ -214,7 +222,7 @@ export const grep = defineTool({
             .join(', ')}${unreadable.length > 5 ? `, and ${unreadable.length - 5} more` : ''}`,
         ),
       );
-    const meta = { files: files.length, matches: matchedLines, inline: run.value.inline };
+    const meta = { files: shownFiles, matches: shownMatches, inline: run.value.inline };
     if (out.length === 0)
       return ok([`No matches for ${quote(a.pattern)} in ${quote(shown)}.`, ...notes].join('\n'), meta);
     return ok([...out, ...notes].join('\n'), meta);
