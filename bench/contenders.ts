@@ -46,7 +46,11 @@ function exec(cmd: string, args: string[], cwd: string): Promise<string> {
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     child.stderr.resume();
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 || code === 1 ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(new Error(`${cmd} exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 || code === 1
+        ? resolve(Buffer.concat(chunks).toString('utf8'))
+        : reject(new Error(`${cmd} exited ${code}`)),
+    );
   });
 }
 
@@ -54,7 +58,10 @@ export const which = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`
 const lines = (s: string) => s.split('\n').filter((l) => l !== '');
 const clean = (p: string) => (p.startsWith('./') ? p.slice(2) : p);
 /** "path:count" lines without zero counts (GNU grep prints them). */
-const counts = (s: string) => lines(s).map(clean).filter((l) => !l.endsWith(':0'));
+const counts = (s: string) =>
+  lines(s)
+    .map(clean)
+    .filter((l) => !l.endsWith(':0'));
 
 function rgBinaries(): { name: string; path: string }[] {
   const out: { name: string; path: string }[] = [];
@@ -68,7 +75,8 @@ function rgBinaries(): { name: string; path: string }[] {
   }
   return out;
 }
-const version = (bin: string) => /(\d+\.\d+\.\d+)/.exec(spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout)?.[1] ?? '?';
+const version = (bin: string) =>
+  /(\d+\.\d+\.\d+)/.exec(spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout)?.[1] ?? '?';
 
 /** MewCode called through a runtime kept open, as an agent loop or an MCP server calls it. */
 export function mewcodeWarm(label: string, runtime: Runtime, c: BenchCase): Contender {
@@ -77,7 +85,13 @@ export function mewcodeWarm(label: string, runtime: Runtime, c: BenchCase): Cont
     async run() {
       const input =
         c.kind === 'grep'
-          ? { pattern: c.pattern, output_mode: 'count', head_limit: 0, case_insensitive: c.ignoreCase, include_ignored: !c.ignore }
+          ? {
+              pattern: c.pattern,
+              output_mode: 'count',
+              head_limit: 0,
+              case_insensitive: c.ignoreCase,
+              include_ignored: !c.ignore,
+            }
           : { pattern: c.pattern, limit: 100_000, include_ignored: !c.ignore };
       const r = await runtime.call(c.kind, input);
       if (r.isError) throw new Error(r.content);
@@ -90,36 +104,69 @@ export function mewcodeWarm(label: string, runtime: Runtime, c: BenchCase): Cont
 /** MewCode as a one-shot CLI process per call. */
 function mewcodeCli(c: BenchCase): Contender {
   const tsx = path.join(repo, 'node_modules', '.bin', 'tsx');
-  const args = c.kind === 'grep' ? ['grep', c.pattern, '-c', '--head-limit', '0', ...(c.ignoreCase ? ['-i'] : [])] : ['glob', c.pattern, '--limit', '100000'];
+  const args =
+    c.kind === 'grep'
+      ? ['grep', c.pattern, '-c', '--head-limit', '0', ...(c.ignoreCase ? ['-i'] : [])]
+      : ['glob', c.pattern, '--limit', '100000'];
   if (!c.ignore) args.push('--include-ignored');
   return {
     name: 'mewcode CLI (tsx, one-shot)',
-    run: async (root) => lines(await exec(tsx, [path.join(repo, 'mewcode.ts'), '--root', root, ...args], root)).filter((l) => !l.startsWith('[') && !l.startsWith('No ')),
+    run: async (root) =>
+      lines(await exec(tsx, [path.join(repo, 'mewcode.ts'), '--root', root, ...args], root)).filter(
+        (l) => !l.startsWith('[') && !l.startsWith('No '),
+      ),
   };
 }
 
 export function grepContenders(c: GrepCase): Contender[] {
   const list: Contender[] = [mewcodeCli(c)];
   for (const rg of rgBinaries()) {
-    const args = ['--no-config', '-c', ...(c.ignoreCase ? ['-i'] : []), ...(c.ignore ? [] : ['-uu', '-g', '!.git']), c.pattern, '.'];
+    const args = [
+      '--no-config',
+      '-c',
+      ...(c.ignoreCase ? ['-i'] : []),
+      ...(c.ignore ? [] : ['-uu', '-g', '!.git']),
+      c.pattern,
+      '.',
+    ];
     list.push({ name: rg.name, run: async (root) => counts(await exec(rg.path, args, root)) });
   }
   const flags = `-rcIE${c.ignoreCase ? 'i' : ''}`;
   list.push(
     c.ignore
       ? { name: 'GNU grep -r', missing: 'no ignore-file support', run: async () => [] }
-      : { name: 'GNU grep -r', run: async (root) => counts(await exec('grep', [flags, '--exclude-dir=.git', c.pattern, '.'], root)) },
+      : {
+          name: 'GNU grep -r',
+          run: async (root) => counts(await exec('grep', [flags, '--exclude-dir=.git', c.pattern, '.'], root)),
+        },
   );
   const git = which('git');
   list.push(
     c.ignore && git
-      ? { name: 'git grep --untracked', run: async (root) => counts(await exec('git', ['grep', '--untracked', '-c', '-I', '-E', ...(c.ignoreCase ? ['-i'] : []), c.pattern], root)) }
-      : { name: 'git grep --untracked', missing: git ? 'always applies ignore files' : 'git not installed', run: async () => [] },
+      ? {
+          name: 'git grep --untracked',
+          run: async (root) =>
+            counts(
+              await exec(
+                'git',
+                ['grep', '--untracked', '-c', '-I', '-E', ...(c.ignoreCase ? ['-i'] : []), c.pattern],
+                root,
+              ),
+            ),
+        }
+      : {
+          name: 'git grep --untracked',
+          missing: git ? 'always applies ignore files' : 'git not installed',
+          run: async () => [],
+        },
   );
   list.push(
     c.ignore
       ? { name: 'naive serial JS (seed)', missing: 'no ignore-file support', run: async () => [] }
-      : { name: 'naive serial JS (seed)', run: async (root) => naiveGrepCounts(root, new RegExp(c.pattern, c.ignoreCase ? 'i' : '')) },
+      : {
+          name: 'naive serial JS (seed)',
+          run: async (root) => naiveGrepCounts(root, new RegExp(c.pattern, c.ignoreCase ? 'i' : '')),
+        },
   );
   return list;
 }
@@ -129,18 +176,56 @@ export async function globContenders(c: GlobCase): Promise<Contender[]> {
   const fd = which('fdfind') || which('fd');
   if (fd) {
     const args = ['-t', 'f', '-t', 'l', '-g', c.namePattern, ...(c.ignore ? [] : ['-u', '-E', '.git'])];
-    list.push({ name: `${path.basename(fd)}${c.ignore ? '' : ' -u'}`, run: async (root) => lines(await exec(fd, args, root)).map(clean) });
+    list.push({
+      name: `${path.basename(fd)}${c.ignore ? '' : ' -u'}`,
+      run: async (root) => lines(await exec(fd, args, root)).map(clean),
+    });
   } else {
     list.push({ name: 'fd', missing: 'fd-find not installed', run: async () => [] });
   }
   const rg = rgBinaries()[0];
   if (rg) {
     const args = ['--no-config', '--files', '-g', c.namePattern, ...(c.ignore ? [] : ['-uu', '-g', '!.git'])];
-    list.push({ name: `rg --files (${rg.name.split(' ')[1]})`, run: async (root) => lines(await exec(rg.path, args, root)).map(clean) });
+    list.push({
+      name: `rg --files (${rg.name.split(' ')[1]})`,
+      run: async (root) => lines(await exec(rg.path, args, root)).map(clean),
+    });
   }
   if (!c.ignore) {
-    const names = c.namePattern.startsWith('*.{') ? c.namePattern.slice(3, -1).split(',').flatMap((e, i) => [...(i ? ['-o'] : []), '-name', `*.${e}`]) : ['-name', c.namePattern];
-    list.push({ name: 'find', run: async (root) => lines(await exec('find', ['.', '-path', './.git', '-prune', '-o', '(', ...names, ')', '(', '-type', 'f', '-o', '-type', 'l', ')', '-print'], root)).map(clean) });
+    const names = c.namePattern.startsWith('*.{')
+      ? c.namePattern
+          .slice(3, -1)
+          .split(',')
+          .flatMap((e, i) => [...(i ? ['-o'] : []), '-name', `*.${e}`])
+      : ['-name', c.namePattern];
+    list.push({
+      name: 'find',
+      run: async (root) =>
+        lines(
+          await exec(
+            'find',
+            [
+              '.',
+              '-path',
+              './.git',
+              '-prune',
+              '-o',
+              '(',
+              ...names,
+              ')',
+              '(',
+              '-type',
+              'f',
+              '-o',
+              '-type',
+              'l',
+              ')',
+              '-print',
+            ],
+            root,
+          ),
+        ).map(clean),
+    });
   }
   const fg = (await import('fast-glob')).default;
   const { glob: tinyglobby } = await import('tinyglobby');
@@ -148,8 +233,21 @@ export async function globContenders(c: GlobCase): Promise<Contender[]> {
   const { globby } = await import('globby');
   const ignoreGit = ['**/.git/**'];
   if (!c.ignore) {
-    list.push({ name: 'fast-glob', run: (root) => fg(c.pattern, { cwd: root, dot: true, followSymbolicLinks: false, ignore: ignoreGit }) });
-    list.push({ name: 'tinyglobby', run: (root) => tinyglobby(c.pattern, { cwd: root, dot: true, followSymbolicLinks: false, ignore: ignoreGit, expandDirectories: false }) });
+    list.push({
+      name: 'fast-glob',
+      run: (root) => fg(c.pattern, { cwd: root, dot: true, followSymbolicLinks: false, ignore: ignoreGit }),
+    });
+    list.push({
+      name: 'tinyglobby',
+      run: (root) =>
+        tinyglobby(c.pattern, {
+          cwd: root,
+          dot: true,
+          followSymbolicLinks: false,
+          ignore: ignoreGit,
+          expandDirectories: false,
+        }),
+    });
     list.push({
       name: 'fdir + picomatch',
       run: (root) =>
@@ -160,9 +258,15 @@ export async function globContenders(c: GlobCase): Promise<Contender[]> {
           .crawl(root)
           .withPromise(),
     });
-    list.push({ name: 'globby', run: (root) => globby(c.pattern, { cwd: root, dot: true, followSymbolicLinks: false, ignore: ignoreGit }) });
+    list.push({
+      name: 'globby',
+      run: (root) => globby(c.pattern, { cwd: root, dot: true, followSymbolicLinks: false, ignore: ignoreGit }),
+    });
   } else {
-    list.push({ name: 'globby (gitignore)', run: (root) => globby(c.pattern, { cwd: root, gitignore: true, followSymbolicLinks: false }) });
+    list.push({
+      name: 'globby (gitignore)',
+      run: (root) => globby(c.pattern, { cwd: root, gitignore: true, followSymbolicLinks: false }),
+    });
   }
   return list;
 }

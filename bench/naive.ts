@@ -8,7 +8,9 @@ import path from 'node:path';
 export function naiveGrepCounts(root: string, re: RegExp): string[] {
   const out: string[] = [];
   const visit = (dir: string) => {
-    const entries = readdirSync(path.join(root, dir), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+    const entries = readdirSync(path.join(root, dir), { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    );
     for (const e of entries) {
       const rel = dir ? `${dir}/${e.name}` : e.name;
       if (e.isDirectory()) {

@@ -35,7 +35,13 @@ export async function runBench(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { quick: { type: 'boolean' }, reps: { type: 'string' }, files: { type: 'string' }, workers: { type: 'string' }, out: { type: 'string' } },
+    options: {
+      quick: { type: 'boolean' },
+      reps: { type: 'string' },
+      files: { type: 'string' },
+      workers: { type: 'string' },
+      out: { type: 'string' },
+    },
   });
   const quick = values.quick ?? false;
   const reps = Number(values.reps ?? (quick ? 2 : 5));
@@ -49,20 +55,42 @@ export async function runBench(argv: string[]): Promise<number> {
   const warm1 = open(root, 1);
   const cases: BenchCase[] = [
     { kind: 'grep', name: 'grep literal TODO', pattern: 'TODO', ignoreCase: false, ignore: true },
-    { kind: 'grep', name: 'grep regex function\\s+\\w+Handler', pattern: 'function\\s+\\w+Handler', ignoreCase: false, ignore: true },
+    {
+      kind: 'grep',
+      name: 'grep regex function\\s+\\w+Handler',
+      pattern: 'function\\s+\\w+Handler',
+      ignoreCase: false,
+      ignore: true,
+    },
     { kind: 'grep', name: 'grep -i error', pattern: 'error', ignoreCase: true, ignore: true },
     { kind: 'grep', name: 'grep literal TODO, no ignore', pattern: 'TODO', ignoreCase: false, ignore: false },
-    { kind: 'grep', name: 'grep regex function\\s+\\w+Handler, no ignore', pattern: 'function\\s+\\w+Handler', ignoreCase: false, ignore: false },
+    {
+      kind: 'grep',
+      name: 'grep regex function\\s+\\w+Handler, no ignore',
+      pattern: 'function\\s+\\w+Handler',
+      ignoreCase: false,
+      ignore: false,
+    },
     { kind: 'grep', name: 'grep -i error, no ignore', pattern: 'error', ignoreCase: true, ignore: false },
     { kind: 'glob', name: 'glob **/*.ts', pattern: '**/*.ts', namePattern: '*.ts', ignore: true },
     { kind: 'glob', name: 'glob **/*.{js,ts}', pattern: '**/*.{js,ts}', namePattern: '*.{js,ts}', ignore: true },
     { kind: 'glob', name: 'glob **/*.ts, no ignore', pattern: '**/*.ts', namePattern: '*.ts', ignore: false },
-    { kind: 'glob', name: 'glob **/*.{js,ts}, no ignore', pattern: '**/*.{js,ts}', namePattern: '*.{js,ts}', ignore: false },
+    {
+      kind: 'glob',
+      name: 'glob **/*.{js,ts}, no ignore',
+      pattern: '**/*.{js,ts}',
+      namePattern: '*.{js,ts}',
+      ignore: false,
+    },
   ];
   const results: { case: string; rows: Row[] }[] = [];
   for (const c of cases) {
     const external = c.kind === 'grep' ? grepContenders(c) : await globContenders(c);
-    const contenders = [mewcodeWarm(`mewcode warm (${workers} workers)`, warmN, c), mewcodeWarm('mewcode warm (1 worker)', warm1, c), ...external];
+    const contenders = [
+      mewcodeWarm(`mewcode warm (${workers} workers)`, warmN, c),
+      mewcodeWarm('mewcode warm (1 worker)', warm1, c),
+      ...external,
+    ];
     log(`● ${c.name}: ${contenders.filter((x) => !x.missing).length} contenders × ${reps}`);
     results.push({ case: c.name, rows: await measure(root, contenders, reps, c.kind === 'grep' ? 2 : 2) });
   }
@@ -71,18 +99,35 @@ export async function runBench(argv: string[]): Promise<number> {
   await warmN.close();
   await warm1.close();
 
-  const report = { date: new Date().toISOString(), root, files: countFiles(root), workers, reps, node: process.version, results, overhead, rss };
+  const report = {
+    date: new Date().toISOString(),
+    root,
+    files: countFiles(root),
+    workers,
+    reps,
+    node: process.version,
+    results,
+    overhead,
+    rss,
+  };
   writeFileSync(path.join(outDir, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(
     path.join(outDir, 'results.svg'),
     barChart(
       `MewCode search benchmark — median ms per call, ${report.files} files, ${workers} workers`,
-      results.map((r) => ({ name: r.case, bars: r.rows.filter((x) => x.medianMs !== null).map((x) => ({ label: x.contender, ms: x.medianMs as number, ours: x.contender.startsWith('mewcode') })) })),
+      results.map((r) => ({
+        name: r.case,
+        bars: r.rows
+          .filter((x) => x.medianMs !== null)
+          .map((x) => ({ label: x.contender, ms: x.medianMs as number, ours: x.contender.startsWith('mewcode') })),
+      })),
     ),
   );
   process.stdout.write(formatReport(report));
   log(`results: ${path.join(outDir, 'results.json')}, chart: ${path.join(outDir, 'results.svg')}`);
-  const mismatches = results.flatMap((r) => r.rows.filter((x) => x.agrees === false && x.contender.startsWith('mewcode')));
+  const mismatches = results.flatMap((r) =>
+    r.rows.filter((x) => x.agrees === false && x.contender.startsWith('mewcode')),
+  );
   return mismatches.length > 0 ? 1 : 0;
 }
 
@@ -102,7 +147,9 @@ function ensureTree(outDir: string, files: number, quick: boolean): string {
     // A git repository, so fd and git grep apply the .gitignore files as rg and MewCode do.
     if (which('git')) execFileSync('git', ['init', '-q'], { cwd: dir });
     writeFileSync(marker, JSON.stringify(summary));
-    log(`  ${summary.files} files, ${(summary.bytes / 1e6).toFixed(1)} MB in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    log(
+      `  ${summary.files} files, ${(summary.bytes / 1e6).toFixed(1)} MB in ${((Date.now() - t) / 1000).toFixed(1)} s`,
+    );
   }
   return dir;
 }
@@ -111,7 +158,16 @@ async function measure(root: string, contenders: Contender[], reps: number, warm
   const live = contenders.filter((c) => !c.missing);
   const rows = new Map<string, Row>();
   for (const c of contenders) {
-    if (c.missing) rows.set(c.name, { contender: c.name, medianMs: null, samplesMs: [], items: 0, digest: '', agrees: null, note: c.missing });
+    if (c.missing)
+      rows.set(c.name, {
+        contender: c.name,
+        medianMs: null,
+        samplesMs: [],
+        items: 0,
+        digest: '',
+        agrees: null,
+        note: c.missing,
+      });
   }
   // First runs: the result sets (and warm-up: page cache, JIT, worker start).
   for (const c of live) {
@@ -119,9 +175,24 @@ async function measure(root: string, contenders: Contender[], reps: number, warm
       let items: string[] = [];
       for (let i = 0; i < warmups; i++) items = await c.run(root);
       const sorted = [...items].sort();
-      rows.set(c.name, { contender: c.name, medianMs: null, samplesMs: [], items: sorted.length, digest: createHash('sha256').update(sorted.join('\n')).digest('hex').slice(0, 12), agrees: null });
+      rows.set(c.name, {
+        contender: c.name,
+        medianMs: null,
+        samplesMs: [],
+        items: sorted.length,
+        digest: createHash('sha256').update(sorted.join('\n')).digest('hex').slice(0, 12),
+        agrees: null,
+      });
     } catch (e) {
-      rows.set(c.name, { contender: c.name, medianMs: null, samplesMs: [], items: 0, digest: '', agrees: null, note: `failed: ${(e as Error).message.slice(0, 80)}` });
+      rows.set(c.name, {
+        contender: c.name,
+        medianMs: null,
+        samplesMs: [],
+        items: 0,
+        digest: '',
+        agrees: null,
+        note: `failed: ${(e as Error).message.slice(0, 80)}`,
+      });
     }
   }
   const ok = live.filter((c) => !rows.get(c.name)?.note);
@@ -134,7 +205,9 @@ async function measure(root: string, contenders: Contender[], reps: number, warm
       (rows.get(c.name) as Row).samplesMs.push(Number(process.hrtime.bigint() - t) / 1e6);
     }
   }
-  const ref = [...rows.values()].find((x) => /^(rg |fd|fdfind)/.test(x.contender) && x.digest) ?? [...rows.values()].find((x) => x.digest);
+  const ref =
+    [...rows.values()].find((x) => /^(rg |fd|fdfind)/.test(x.contender) && x.digest) ??
+    [...rows.values()].find((x) => x.digest);
   for (const row of rows.values()) {
     if (row.samplesMs.length) row.medianMs = median(row.samplesMs);
     if (row.digest && ref) row.agrees = row.digest === ref.digest;
@@ -152,7 +225,10 @@ const median = (xs: number[]) => {
 async function dispatchOverhead(root: string, workers: number, calls: number) {
   const file = existsSync(path.join(root, 'README.md')) ? 'README.md' : '.';
   const out: Record<string, number> = {};
-  for (const [label, w] of [['pool', workers], ['inline', 0]] as const) {
+  for (const [label, w] of [
+    ['pool', workers],
+    ['inline', 0],
+  ] as const) {
     const rt = open(root, w);
     await rt.call('read_file', { file_path: file, limit: 5 });
     const samples: number[] = [];
@@ -173,42 +249,85 @@ function peakRss(root: string, workers: number) {
     { pattern: 'function\\s+\\w+Handler', head_limit: 0 },
     { pattern: 'error', case_insensitive: true, output_mode: 'count', head_limit: 0, include_ignored: true },
   ];
-  const probe = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(repo, 'bench/rss_probe.ts'), root, String(workers), JSON.stringify(inputs)], { encoding: 'utf8' });
+  const probe = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      import.meta.resolve('tsx'),
+      path.join(repo, 'bench/rss_probe.ts'),
+      root,
+      String(workers),
+      JSON.stringify(inputs),
+    ],
+    { encoding: 'utf8' },
+  );
   const ours = probe.status === 0 ? (JSON.parse(probe.stdout) as { maxRssKiB: number }).maxRssKiB / 1024 : null;
   let rg: number | null = null;
   const rgBin = which('rg');
   if (rgBin && existsSync('/usr/bin/time')) {
-    const t = spawnSync('/usr/bin/time', ['-f', '%M', rgBin, '-c', '-uu', 'TODO', '.'], { cwd: root, encoding: 'utf8' });
+    const t = spawnSync('/usr/bin/time', ['-f', '%M', rgBin, '-c', '-uu', 'TODO', '.'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     rg = Number(t.stderr.trim().split('\n').at(-1)) / 1024 || null;
   }
   return { 'mewcode warm grep (MiB)': ours, 'rg -uu (MiB)': rg };
 }
 
 function countFiles(root: string): number {
-  const r = spawnSync('find', ['.', '-path', './.git', '-prune', '-o', '-type', 'f', '-print'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const r = spawnSync('find', ['.', '-path', './.git', '-prune', '-o', '-type', 'f', '-print'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
   return r.stdout.split('\n').filter(Boolean).length;
 }
 
-function formatReport(report: { files: number; workers: number; reps: number; results: { case: string; rows: Row[] }[]; overhead: Record<string, number>; rss: Record<string, number | null> }): string {
-  const out: string[] = [`MewCode search benchmark: ${report.files} files, ${report.workers} workers, median of ${report.reps}`, ''];
+function formatReport(report: {
+  files: number;
+  workers: number;
+  reps: number;
+  results: { case: string; rows: Row[] }[];
+  overhead: Record<string, number>;
+  rss: Record<string, number | null>;
+}): string {
+  const out: string[] = [
+    `MewCode search benchmark: ${report.files} files, ${report.workers} workers, median of ${report.reps}`,
+    '',
+  ];
   for (const r of report.results) {
     const ours = r.rows[0]?.medianMs ?? null;
     out.push(`${r.case}`);
-    out.push(`  ${'contender'.padEnd(40)} ${'median'.padStart(10)} ${'vs warm'.padStart(8)} ${'items'.padStart(7)}  same result`);
+    out.push(
+      `  ${'contender'.padEnd(40)} ${'median'.padStart(10)} ${'vs warm'.padStart(8)} ${'items'.padStart(7)}  same result`,
+    );
     for (const row of r.rows) {
       const ms = row.medianMs === null ? '—' : `${row.medianMs.toFixed(1)} ms`;
       const ratio = row.medianMs !== null && ours ? `${(row.medianMs / ours).toFixed(2)}×` : '';
       const same = row.note ?? (row.agrees === null ? '' : row.agrees ? 'yes' : `NO (digest ${row.digest})`);
-      out.push(`  ${row.contender.padEnd(40)} ${ms.padStart(10)} ${ratio.padStart(8)} ${String(row.items).padStart(7)}  ${same}`);
+      out.push(
+        `  ${row.contender.padEnd(40)} ${ms.padStart(10)} ${ratio.padStart(8)} ${String(row.items).padStart(7)}  ${same}`,
+      );
     }
     out.push('');
   }
   const speedups = report.results
     .filter((r) => r.rows[0]?.medianMs && r.rows[1]?.medianMs)
-    .map((r) => `  ${r.case.padEnd(48)} ${((r.rows[1]?.medianMs as number) / (r.rows[0]?.medianMs as number)).toFixed(2)}×`);
+    .map(
+      (r) =>
+        `  ${r.case.padEnd(48)} ${((r.rows[1]?.medianMs as number) / (r.rows[0]?.medianMs as number)).toFixed(2)}×`,
+    );
   out.push(`pool speed-up, ${report.workers} workers over 1:`, ...speedups, '');
-  out.push('per-call dispatch overhead:', ...Object.entries(report.overhead).map(([k, v]) => `  ${k.padEnd(48)} ${v.toFixed(3)}`), '');
-  out.push('peak RSS:', ...Object.entries(report.rss).map(([k, v]) => `  ${k.padEnd(48)} ${v === null ? '—' : v.toFixed(1)}`), '');
+  out.push(
+    'per-call dispatch overhead:',
+    ...Object.entries(report.overhead).map(([k, v]) => `  ${k.padEnd(48)} ${v.toFixed(3)}`),
+    '',
+  );
+  out.push(
+    'peak RSS:',
+    ...Object.entries(report.rss).map(([k, v]) => `  ${k.padEnd(48)} ${v === null ? '—' : v.toFixed(1)}`),
+    '',
+  );
   return `${out.join('\n')}\n`;
 }
 

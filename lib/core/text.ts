@@ -15,6 +15,12 @@ export function escapeControl(s: string): string {
   });
 }
 
+/** Whether `s` holds any character `escapeControl` would escape. */
+export function hasUnsafe(s: string): boolean {
+  UNSAFE.lastIndex = 0;
+  return UNSAFE.test(s);
+}
+
 /** A name in double quotes with unsafe characters escaped: `"src/a.ts"`. */
 export const quote = (s: string) => `"${escapeControl(s)}"`;
 

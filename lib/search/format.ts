@@ -1,15 +1,20 @@
 /** Output formatting shared by glob and grep: paths for the model, cut lines, and the notes line. */
-import path from 'node:path';
 import { charPrefix, fmtInt } from '../core/budget.ts';
-import { escapeControl } from '../core/text.ts';
+import { escapeControl, hasUnsafe } from '../core/text.ts';
 import { displayPath } from '../policy/sandbox.ts';
 
 /** Matched lines longer than this many characters are cut. */
 export const MAX_MATCH_LINE_CHARS = 500;
 
-/** A result path as the model sees it: relative to the runtime root, control characters escaped. */
-export const showPath = (root: string, dir: string, rel: string) =>
-  escapeControl(displayPath(root, path.join(dir, rel)));
+/**
+ * A function that shows result paths (relative to `dir`) as the model sees them: relative to the
+ * runtime root, control characters escaped. The prefix is computed once, not per path.
+ */
+export function pathShower(root: string, dir: string): (rel: string) => string {
+  const shown = displayPath(root, dir);
+  const prefix = shown === '.' ? '' : shown.endsWith('/') ? shown : `${shown}/`;
+  return (rel) => (hasUnsafe(rel) ? escapeControl(prefix + rel) : prefix + rel);
+}
 
 export function cutLine(text: string, partial = false): string {
   if (partial)

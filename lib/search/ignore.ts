@@ -59,12 +59,17 @@ export class IgnoreRules {
     this.#layers.set('\0outer', outer);
   }
 
-  /** The layers a directory adds (read on first use), highest precedence first. */
-  layersOf(dir: string): Layer[] {
+  /**
+   * The layers a directory adds (read on first use), highest precedence first. `present` says which
+   * names the directory holds, when the caller has just listed it: a missing file is then not even
+   * opened (a failed open costs more than the listing).
+   */
+  layersOf(dir: string, present?: ReadonlySet<string>): Layer[] {
     let layers = this.#layers.get(dir);
     if (layers === undefined) {
       layers = [];
       for (const source of IGNORE_FILES) {
+        if (present && !present.has(source)) continue;
         const rules = readRules(path.join(this.#root, dir, source));
         if (rules) layers.push({ dir, up: '', source, rules });
       }
@@ -74,14 +79,15 @@ export class IgnoreRules {
   }
 
   /** The layers that apply inside `dir`, deepest and highest precedence first. */
-  stackFor(dir: string): Layer[] {
+  stackFor(dir: string, present?: ReadonlySet<string>): Layer[] {
     const dirs = [''];
     if (dir !== '') {
       const parts = dir.split('/');
       for (let i = 1; i <= parts.length; i++) dirs.push(parts.slice(0, i).join('/'));
     }
     const stack: Layer[] = [];
-    for (let i = dirs.length - 1; i >= 0; i--) stack.push(...this.layersOf(dirs[i] ?? ''));
+    for (let i = dirs.length - 1; i >= 0; i--)
+      stack.push(...this.layersOf(dirs[i] ?? '', i === dirs.length - 1 ? present : undefined));
     stack.push(...(this.#layers.get('\0outer') ?? []));
     return stack;
   }

@@ -52,6 +52,8 @@ export interface RegexSpec {
   literal?: Buffer;
   /** A pure-ASCII substring every match contains, for case-insensitive patterns. */
   literalFolded?: string;
+  /** The pattern is exactly its literal: a line matches iff it contains the literal. */
+  pure: boolean;
 }
 
 export interface RegexOptions {
@@ -75,10 +77,17 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
     return errValue((e as Error).message);
   }
   const lit = o.fixedStrings ? pattern : requiredLiteral(pattern);
-  const spec: RegexSpec = { line, scan };
+  const whole = lit !== undefined && (o.fixedStrings || (lit === pattern && !/[.*+?^${}()|[\]\\]/.test(pattern)));
+  const spec: RegexSpec = { line, scan, pure: false };
   if (lit) {
-    if (!o.ignoreCase) spec.literal = Buffer.from(lit, 'utf8');
-    else if (/^[\x20-\x7e\t]+$/.test(lit)) spec.literalFolded = lit.toLowerCase();
+    if (!o.ignoreCase) {
+      spec.literal = Buffer.from(lit, 'utf8');
+      spec.pure = whole && !lit.includes('\n');
+    } else if (/^[\x20-\x7e\t]+$/.test(lit)) {
+      // ASCII case folding on a latin1 view equals the regex's own non-unicode folding for ASCII.
+      spec.literalFolded = lit.toLowerCase();
+      spec.pure = whole;
+    }
   }
   return okValue(spec);
 }

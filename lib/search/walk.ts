@@ -53,7 +53,7 @@ function walkDir(o: WalkOptions, start: string, visitor: Visitor, rules: IgnoreR
     const dir = stack.pop() as string;
     const depth = dir === '' ? 0 : dir.split('/').length;
     const entries = readEntries(o.root, dir);
-    const ignoreStack = o.useIgnore ? rules.stackFor(dir) : [];
+    const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
     const subdirs: string[] = [];
     for (const e of entries) {
       const rel = dir === '' ? e.name : `${dir}/${e.name}`;
@@ -87,6 +87,13 @@ function walkDir(o: WalkOptions, start: string, visitor: Visitor, rules: IgnoreR
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as string);
   }
   return false;
+}
+
+/** Names starting with a dot: where ignore files can be. */
+function dotNames(entries: readonly Dirent[]): Set<string> {
+  const names = new Set<string>();
+  for (const e of entries) if (e.name.charCodeAt(0) === 46) names.add(e.name);
+  return names;
 }
 
 function readEntries(root: string, dir: string): Dirent[] {
@@ -123,8 +130,9 @@ export function planShards(
     const next: string[] = [];
     for (const dir of frontier) {
       const depth = dir === '' ? 0 : dir.split('/').length;
-      const ignoreStack = o.useIgnore ? rules.stackFor(dir) : [];
-      for (const e of readEntries(o.root, dir)) {
+      const entries = readEntries(o.root, dir);
+      const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
+      for (const e of entries) {
         const rel = dir === '' ? e.name : `${dir}/${e.name}`;
         const isDir = e.isDirectory();
         if (isDir && e.name === '.git') continue;

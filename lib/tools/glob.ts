@@ -10,7 +10,7 @@ import { fmtInt, truncationMarker } from '../core/budget.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import { displayPath, inside } from '../policy/sandbox.ts';
-import { noteLine, showPath } from '../search/format.ts';
+import { noteLine, pathShower } from '../search/format.ts';
 import { compileGlob } from '../search/matcher.ts';
 import { describeSkipped, mergeSkipped, runSharded } from '../search/parallel.ts';
 import type { GlobShardResult } from '../search/shards.ts';
@@ -132,7 +132,8 @@ export const glob = defineTool({
     );
     const skippedNote = skipped ? noteLine(`${skipped}; pass include_ignored: true to include them`) : '';
     if (all.length === 0) return noMatch(a.pattern, shown, skippedNote);
-    const lines = all.slice(0, limit).map((p) => showPath(ctx.root, dir, p.rel));
+    const show = pathShower(ctx.root, dir);
+    const lines = all.slice(0, limit).map((p) => show(p.rel));
     if (all.length > limit) {
       lines.push(
         truncationMarker(

@@ -12,7 +12,7 @@ import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import { displayPath } from '../policy/sandbox.ts';
 import type { TaskOutcome } from '../pool/pool.ts';
-import { cutLine, MAX_MATCH_LINE_CHARS, noteLine, showPath } from '../search/format.ts';
+import { cutLine, MAX_MATCH_LINE_CHARS, noteLine, pathShower } from '../search/format.ts';
 import { compileRegex } from '../search/matcher.ts';
 import {
   describeSkipped,
@@ -162,7 +162,7 @@ export const grep = defineTool({
       .sort((x, y) => comparePaths(x.rel, y.rel));
     const binary = run.value.results.reduce((n, r) => n + r.binary, 0);
     const unreadable = run.value.results.flatMap((r) => r.unreadable);
-    const show = (rel: string) => showPath(ctx.root, dir, rel);
+    const show = pathShower(ctx.root, dir);
     const out: string[] = [];
     let results = 0;
     let more = false;
