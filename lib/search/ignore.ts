@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import { GitignoreRules } from './gitignore.ts';
 
 /** Ignore files by precedence, highest first. */
 export const IGNORE_FILES = ['.mewcodeignore', '.ignore', '.gitignore'] as const;
@@ -20,7 +20,7 @@ interface Layer {
   /** For a layer above the walk root: the walk root's path relative to the layer's directory, plus '/'. */
   up: string;
   source: IgnoreSource;
-  rules: Ignore;
+  rules: GitignoreRules;
 }
 
 /**
@@ -99,20 +99,21 @@ export class IgnoreRules {
   static decide(stack: readonly Layer[], rel: string, isDir: boolean): IgnoreSource | undefined {
     for (const layer of stack) {
       const sub = layer.up + (layer.dir === '' ? rel : rel.slice(layer.dir.length + 1));
-      const r = layer.rules.test(isDir ? `${sub}/` : sub);
-      if (r.ignored) return layer.source;
-      if (r.unignored) return undefined;
+      const verdict = layer.rules.test(sub, isDir);
+      if (verdict === 'ignored') return layer.source;
+      if (verdict === 'unignored') return undefined;
     }
     return undefined;
   }
 }
 
-function readRules(file: string): Ignore | undefined {
+function readRules(file: string): GitignoreRules | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
     return undefined; // missing, a directory, or unreadable: no rules from it
   }
-  return ignore({ allowRelativePaths: true }).add(text);
+  const rules = new GitignoreRules(text);
+  return rules.size > 0 ? rules : undefined;
 }
