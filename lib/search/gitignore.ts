@@ -33,11 +33,11 @@ export class GitignoreRules {
 
   /** The verdict of the last rule matching `rel` (relative to the rules' directory, `/`-separated). */
   test(rel: string, isDir: boolean): Verdict {
-    let name: string | undefined;
+    const name = rel.slice(rel.lastIndexOf('/') + 1);
     for (let i = this.#rules.length - 1; i >= 0; i--) {
       const r = this.#rules[i] as Rule;
       if (r.dirOnly && !isDir) continue;
-      const subject = r.anchored ? rel : (name ??= rel.slice(rel.lastIndexOf('/') + 1));
+      const subject = r.anchored ? rel : name;
       if (r.test(subject)) return r.negated ? 'unignored' : 'ignored';
     }
     return undefined;
