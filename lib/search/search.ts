@@ -1,19 +1,17 @@
 /**
  * The searcher: one file at a time, bytes first. A file is read into a reused buffer (files over
- * WHOLE_FILE_BYTES in chunks of whole lines, so memory stays bounded), rejected as binary on a NUL
+ * BUFFER_BYTES in pieces cut at a newline, so memory stays bounded), rejected as binary on a NUL
  * byte, rejected on raw bytes when the pattern's required literal is absent, and only then decoded;
  * the regex runs only on candidate lines. Line-oriented like ripgrep: a line matches when the regex
  * matches its text (trailing CR removed); `multiline` lets matches span lines. Runs in workers.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { type Hit, literalHits, mayMatch, multilineHits, textHits } from './hits.ts';
 import type { RegexSpec } from './matcher.ts';
 import { ByteSource, countNewlines, type Source, TextSource } from './source.ts';
 
-/** Files up to this size are searched in one piece. */
-export const WHOLE_FILE_BYTES = 8 * 1024 * 1024;
-/** Larger files are read in chunks of this size, cut back to the last newline. */
-export const CHUNK_BYTES = 4 * 1024 * 1024;
+/** Files up to this size are searched in one piece; larger ones in pieces of it, cut at a newline. */
+export const BUFFER_BYTES = 8 * 1024 * 1024;
 
 export interface SearchOptions {
   spec: RegexSpec;
@@ -52,9 +50,10 @@ interface Collected {
   lastMatch: number;
 }
 
-let shared = Buffer.allocUnsafe(1024 * 1024);
-const reuse = (n: number) => {
-  if (shared.length < n) shared = Buffer.allocUnsafe(Math.max(n, shared.length * 2));
+// One read buffer per thread, reused for every file.
+let shared: Buffer | undefined;
+const readBuffer = () => {
+  shared ??= Buffer.allocUnsafe(BUFFER_BYTES);
   return shared;
 };
 
@@ -66,34 +65,32 @@ export function searchFile(abs: string, o: SearchOptions): FileOutcome {
     return { kind: 'unreadable', error: (e as NodeJS.ErrnoException).code ?? String(e) };
   }
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return { kind: 'ok', lines: [], matches: 0 };
+    const buf = readBuffer();
     const out: Collected = { lines: [], matches: 0, lastMatch: 0 };
-    const result = () => ({ kind: 'ok' as const, lines: out.lines, matches: out.matches });
     let base = 1; // line number of the first line in the buffer
     let carry = 0; // bytes of an unfinished line kept at the front of the buffer
     let pos = 0;
     // A line longer than the buffer is searched piece by piece; its first characters are kept so
     // a match in a later piece still prints the line's beginning.
     let head: string | undefined;
-    const whole = st.size <= WHOLE_FILE_BYTES;
     for (;;) {
-      const want = whole ? Math.max(st.size, 1) : CHUNK_BYTES; // a whole file is searched as fstat saw it
-      const buf = reuse(carry + want);
-      const got = readFull(fd, buf, carry, want, pos);
+      const want = buf.length - carry;
+      // No fstat: one read fills the buffer, and a short read of a regular file is its end. That saves
+      // a system call per file, which is most of what a search costs on a tree of small files.
+      const got = readSync(fd, buf, carry, want, pos);
       pos += got;
       const end = carry + got;
       if (buf.subarray(0, end).indexOf(0, carry) !== -1) {
         // Binary: skipped. Counted only when it could have matched, so the note is about real hits.
         return mayMatch(buf.subarray(0, end), o.spec) ? { kind: 'binary' } : { kind: 'ok', lines: [], matches: 0 };
       }
-      const eof = whole || got < want;
-      // Search up to the last newline; an unfinished line waits for the next chunk unless it fills the buffer.
+      const eof = got < want;
+      // Search up to the last newline; an unfinished line waits for the next read unless it fills the buffer.
       let cut = eof ? end : buf.lastIndexOf(10, end - 1) + 1;
       const piece = cut <= 0;
       if (piece) cut = end;
       const done = searchRegion(buf, cut, base, o, out, head);
-      if (done || eof) return result();
+      if (done || eof) return { kind: 'ok', lines: out.lines, matches: out.matches };
       if (piece) head ??= buf.toString('utf8', 0, Math.min(end, 4 * MAX_HEAD_CHARS)).slice(0, MAX_HEAD_CHARS);
       else head = undefined;
       base += countNewlines(buf, 0, cut);
@@ -105,16 +102,6 @@ export function searchFile(abs: string, o: SearchOptions): FileOutcome {
   } finally {
     closeSync(fd);
   }
-}
-
-function readFull(fd: number, buf: Buffer, offset: number, length: number, position: number): number {
-  let total = 0;
-  while (total < length) {
-    const n = readSync(fd, buf, offset + total, length - total, position + total);
-    if (n === 0) break;
-    total += n;
-  }
-  return total;
 }
 
 /** Searches buf[0, end) whose first line is number `base`; returns true when no more is wanted. */
