@@ -80,7 +80,7 @@ const usageErrors: [string[], RegExp][] = [
   [[], /^Usage:/m],
   [
     ['frobnicate'],
-    /^mewcode: Unknown command "frobnicate"\. Commands: call, read, grep, glob, tools\. See mewcode --help\.\n$/,
+    /^mewcode: Unknown command "frobnicate"\. Commands: call, read, grep, glob, tools, bench\. See mewcode --help\.\n$/,
   ],
   [['read', 'a.txt', '--bogus'], /^mewcode: Unknown option '--bogus'\. See mewcode --help\.\n$/],
   [

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 
-export const COMMANDS = ['call', 'read', 'grep', 'glob', 'tools'] as const;
+export const COMMANDS = ['call', 'read', 'grep', 'glob', 'tools', 'bench'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const FLAGS = {
@@ -31,6 +31,10 @@ const FLAGS = {
   'head-limit': { type: 'string' },
   'include-ignored': { type: 'boolean' },
   sort: { type: 'string' },
+  quick: { type: 'boolean' },
+  reps: { type: 'string' },
+  files: { type: 'string' },
+  out: { type: 'string' },
 } as const;
 type Flag = keyof typeof FLAGS;
 
@@ -54,6 +58,7 @@ const COMMAND_FLAGS: Record<Command, readonly Flag[]> = {
   ],
   glob: ['sort', 'limit', 'include-ignored'],
   tools: ['format'],
+  bench: ['quick', 'reps', 'files', 'out'],
 };
 
 export class UsageError extends Error {}
@@ -107,6 +112,8 @@ Usage:
                [-A N] [-B N] [-C N] [--head-limit N (0: all)] [--include-ignored]
   mewcode glob <pattern> [path] [--sort path|mtime] [--limit N] [--include-ignored]
   mewcode tools [--format anthropic|openai|openai-strict]
+  mewcode bench [path] [--quick] [--reps N] [--files N] [--out DIR]
+               grep/glob throughput against rg, fd, grep, find and JS libraries
 
 Options:
   --root DIR       the directory tools work in (default: the current directory)

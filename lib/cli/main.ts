@@ -8,6 +8,7 @@ import { createRuntime, DEFINITION_FORMATS, type DefinitionFormat, type Runtime 
 import { type ParsedArgs, positiveInt, UsageError } from './args.ts';
 
 export async function runCommand(args: ParsedArgs): Promise<number> {
+  if (args.command === 'bench') return bench(args);
   const workers =
     args.values.workers === undefined ? undefined : (positiveInt('workers', args.values.workers, true) as number);
   const made = createRuntime({ root: args.values.root, allowWrite: args.values['allow-write'] ?? false, workers });
@@ -61,6 +62,22 @@ async function read(runtime: Runtime, args: ParsedArgs): Promise<number> {
   if (offset !== undefined) input.offset = offset;
   if (limit !== undefined) input.limit = limit;
   return print(await runtime.call('read_file', input), args);
+}
+
+/** The benchmark lives in bench/ (not shipped in the library); it is loaded only for this command. */
+async function bench(args: ParsedArgs): Promise<number> {
+  const f = args.values;
+  const argv = [...args.positionals];
+  if (args.positionals.length > 1) throw new UsageError(`bench takes one path; unexpected "${args.positionals[1]}".`);
+  if (f.quick) argv.push('--quick');
+  for (const k of ['reps', 'files'] as const) {
+    const n = positiveInt(k, f[k]);
+    if (n !== undefined) argv.push(`--${k}`, String(n));
+  }
+  if (f.out !== undefined) argv.push('--out', f.out);
+  if (f.workers !== undefined) argv.push('--workers', String(positiveInt('workers', f.workers)));
+  const { runBench } = await import('../../bench/search.bench.ts');
+  return runBench(argv);
 }
 
 async function search(runtime: Runtime, args: ParsedArgs, tool: 'grep' | 'glob'): Promise<number> {

@@ -5,8 +5,8 @@
  * breadth-first into independent pieces for the worker pool. Synchronous: it runs inside one worker
  * task (or inline for small trees), where blocking is what we want.
  */
-import { type Dirent, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { type DirEntry, listDir } from './dircache.ts';
 import { IgnoreRules, type IgnoreSource } from './ignore.ts';
 
 export interface WalkOptions {
@@ -57,7 +57,7 @@ function walkDir(o: WalkOptions, start: string, visitor: Visitor, rules: IgnoreR
     const subdirs: string[] = [];
     for (const e of entries) {
       const rel = dir === '' ? e.name : `${dir}/${e.name}`;
-      const isDir = e.isDirectory();
+      const isDir = e.kind === 'dir';
       if (isDir && e.name === '.git') continue;
       if (!o.hidden && e.name.startsWith('.')) {
         visitor.skipped?.(rel, isDir, 'hidden');
@@ -75,8 +75,8 @@ function walkDir(o: WalkOptions, start: string, visitor: Visitor, rules: IgnoreR
         continue;
       }
       if (depth + 1 > o.maxDepth) continue;
-      const kind = e.isFile() ? 'file' : e.isSymbolicLink() ? 'symlink' : undefined;
-      if (kind === undefined) continue; // FIFOs, sockets, devices: never files to read
+      if (e.kind !== 'file' && e.kind !== 'symlink') continue; // FIFOs, sockets, devices: never files to read
+      const kind = e.kind;
       // Files of this directory come before its subdirectories only where names sort that way:
       // interleave by visiting subdirectories that sort before this file first.
       while (subdirs.length > 0 && (subdirs[0] as string) < rel) {
@@ -90,20 +90,14 @@ function walkDir(o: WalkOptions, start: string, visitor: Visitor, rules: IgnoreR
 }
 
 /** Names starting with a dot: where ignore files can be. */
-function dotNames(entries: readonly Dirent[]): Set<string> {
+function dotNames(entries: readonly DirEntry[]): Set<string> {
   const names = new Set<string>();
   for (const e of entries) if (e.name.charCodeAt(0) === 46) names.add(e.name);
   return names;
 }
 
-function readEntries(root: string, dir: string): Dirent[] {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir === '' ? root : path.join(root, dir), { withFileTypes: true });
-  } catch {
-    return []; // vanished or unreadable while walking: carry on, as ripgrep does
-  }
-  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+function readEntries(root: string, dir: string): DirEntry[] {
+  return listDir(dir === '' ? root : path.join(root, dir));
 }
 
 export interface ShardPlan {
@@ -134,7 +128,7 @@ export function planShards(
       const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
       for (const e of entries) {
         const rel = dir === '' ? e.name : `${dir}/${e.name}`;
-        const isDir = e.isDirectory();
+        const isDir = e.kind === 'dir';
         if (isDir && e.name === '.git') continue;
         if (!o.hidden && e.name.startsWith('.')) {
           visitor.skipped?.(rel, isDir, 'hidden');
@@ -147,8 +141,8 @@ export function planShards(
         }
         if (isDir) {
           if (depth + 1 < o.maxDepth) next.push(rel);
-        } else if (depth + 1 <= o.maxDepth && (e.isFile() || e.isSymbolicLink())) {
-          files.push({ rel, kind: e.isFile() ? 'file' : 'symlink' });
+        } else if (depth + 1 <= o.maxDepth && (e.kind === 'file' || e.kind === 'symlink')) {
+          files.push({ rel, kind: e.kind });
         }
       }
     }

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { listDir } from '../../lib/search/dircache.ts';
+import { tempDir } from '../helpers.ts';
+
+const old = new Date(Date.now() - 3600_000);
+const names = (dir: string) => listDir(dir).map((e) => `${e.name}:${e.kind}`);
+
+test('dircache: a cached listing follows every change to the directory', () => {
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'a.txt'), '');
+  mkdirSync(path.join(dir, 'sub'));
+  utimesSync(dir, old, old);
+  assert.deepEqual(names(dir), ['a.txt:file', 'sub:dir']);
+  assert.deepEqual(names(dir), ['a.txt:file', 'sub:dir'], 'served again');
+  writeFileSync(path.join(dir, 'b.txt'), '');
+  assert.deepEqual(names(dir), ['a.txt:file', 'b.txt:file', 'sub:dir'], 'an added file is seen');
+  utimesSync(dir, old, old);
+  names(dir);
+  renameSync(path.join(dir, 'a.txt'), path.join(dir, 'c.txt'));
+  assert.deepEqual(names(dir), ['b.txt:file', 'c.txt:file', 'sub:dir'], 'a rename is seen');
+  utimesSync(dir, old, old);
+  names(dir);
+  rmSync(path.join(dir, 'sub'), { recursive: true });
+  writeFileSync(path.join(dir, 'sub'), '');
+  assert.deepEqual(names(dir), ['b.txt:file', 'c.txt:file', 'sub:file'], 'a directory replaced by a file is seen');
+});
+
+test('dircache: a change that puts the old mtime back is still seen through ctime', () => {
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'a.txt'), '');
+  utimesSync(dir, old, old);
+  assert.deepEqual(names(dir), ['a.txt:file']);
+  writeFileSync(path.join(dir, 'sneaky.txt'), '');
+  utimesSync(dir, old, old); // mtime restored, but ctime moved
+  assert.deepEqual(names(dir), ['a.txt:file', 'sneaky.txt:file']);
+});
+
+test('dircache: a directory changed within the racy window is listed afresh every time', () => {
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'a.txt'), '');
+  assert.deepEqual(names(dir), ['a.txt:file']);
+  writeFileSync(path.join(dir, 'b.txt'), '');
+  assert.deepEqual(names(dir), ['a.txt:file', 'b.txt:file']);
+  rmSync(dir, { recursive: true });
+  assert.deepEqual(names(dir), [], 'a vanished directory lists as empty');
+});
