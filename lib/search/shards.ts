@@ -34,7 +34,15 @@ export interface GlobShard extends ShardBase {
   withMtime: boolean;
 }
 
-export interface GlobShardResult {
+/** What every shard reports besides its results: how much of the tree it walked. */
+interface ShardStats {
+  /** Files the walk yielded (after ignore and hidden filters). */
+  visited: number;
+  /** The shard stopped at maxResults before walking everything. */
+  stopped: boolean;
+}
+
+export interface GlobShardResult extends ShardStats {
   paths: string[];
   mtimes: number[];
   skipped: SkipCounts;
@@ -61,7 +69,7 @@ export interface GrepFileResult {
   matches: number;
 }
 
-export interface GrepShardResult {
+export interface GrepShardResult extends ShardStats {
   files: GrepFileResult[];
   binary: number;
   unreadable: { rel: string; error: string }[];
@@ -94,9 +102,13 @@ export function runGlobShard(t: GlobShard): GlobShardResult {
   const wouldMatch = counting.value.match;
   const paths: string[] = [];
   const count = counter();
+  let visited = 0;
+  let stopped = false;
   const visit = (e: Entry) => {
+    visited++;
     if (match(e.rel)) paths.push(e.rel);
-    return paths.length >= t.maxResults;
+    stopped = paths.length >= t.maxResults;
+    return stopped;
   };
   const rules = new IgnoreRules(t.root, t.walk.ignoreBase);
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
@@ -113,7 +125,7 @@ export function runGlobShard(t: GlobShard): GlobShardResult {
     );
   }
   const mtimes = t.withMtime ? paths.map((p) => mtimeOf(path.join(t.root, p))) : [];
-  return { paths, mtimes, skipped: count.skipped };
+  return { paths, mtimes, skipped: count.skipped, visited, stopped };
 }
 
 function mtimeOf(abs: string): number {
@@ -128,9 +140,18 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
   const spec = compileRegex(t.pattern, { ignoreCase: t.ignoreCase, fixedStrings: t.fixedStrings });
   if (!spec.ok) throw new Error(spec.error);
   const filter = t.glob ? picomatch(t.glob, { dot: true, basename: !t.glob.includes('/') }) : undefined;
-  const out: GrepShardResult = { files: [], binary: 0, unreadable: [], skipped: {}, results: 0 };
+  const out: GrepShardResult = {
+    files: [],
+    binary: 0,
+    unreadable: [],
+    skipped: {},
+    results: 0,
+    visited: 0,
+    stopped: false,
+  };
   const count = counter();
   const visit = (e: Entry): boolean => {
+    out.visited++;
     if (e.kind !== 'file') return false; // symlinks are not followed, as in ripgrep
     if (filter && !filter(e.rel)) return false;
     const left = t.maxResults - out.results;
@@ -149,7 +170,8 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
       out.files.push({ rel: e.rel, lines: r.lines, matches: r.matches });
       out.results += t.mode === 'content' ? r.lines.length : 1;
     }
-    return out.results >= t.maxResults;
+    out.stopped = out.results >= t.maxResults;
+    return out.stopped;
   };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
   let stopped = false;

@@ -108,23 +108,33 @@ export interface ShardPlan {
 }
 
 /**
- * Expands the tree breadth-first until there are at least `target` directories to hand out (or the
- * tree is exhausted), applying the same filters as the walk.
+ * Expands the tree breadth-first, applying the same filters as the walk, until there are at least
+ * `target` directories to hand out or `budget` entries have been listed (this runs on the main
+ * thread), or the tree is exhausted — in which case `dirs` is empty and `files` is all of it.
  */
 export function planShards(
   o: WalkOptions,
   start: string,
   target: number,
+  budget: number,
   visitor: Pick<Visitor, 'skipped'>,
   rules: IgnoreRules,
 ): ShardPlan {
   const files: Entry[] = [];
   let frontier = [start];
-  for (let level = 0; frontier.length > 0 && frontier.length < target && level < 4; level++) {
+  let seen = 0;
+  let unexpanded: string[] = [];
+  while (frontier.length > 0 && frontier.length < target && unexpanded.length === 0) {
     const next: string[] = [];
-    for (const dir of frontier) {
+    for (const [i, dir] of frontier.entries()) {
+      if (seen > budget) {
+        // Out of budget mid-level: the rest of this level goes to the workers as it is.
+        unexpanded = frontier.slice(i);
+        break;
+      }
       const depth = dir === '' ? 0 : dir.split('/').length;
       const entries = readEntries(o.root, dir);
+      seen += entries.length;
       const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
       for (const e of entries) {
         const rel = dir === '' ? e.name : `${dir}/${e.name}`;
@@ -148,7 +158,7 @@ export function planShards(
     }
     frontier = next;
   }
-  return { files, dirs: frontier.sort(comparePaths) };
+  return { files, dirs: [...frontier, ...unexpanded].sort(comparePaths) };
 }
 
 /** Orders paths the way a name-ordered walk visits them: component by component. */

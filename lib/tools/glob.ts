@@ -12,7 +12,7 @@ import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import { displayPath, inside } from '../policy/sandbox.ts';
 import { noteLine, pathShower } from '../search/format.ts';
 import { compileGlob } from '../search/matcher.ts';
-import { describeSkipped, mergeSkipped, runSharded } from '../search/parallel.ts';
+import { describeSkipped, INLINE_MAX_FILES, mergeSkipped, runSharded } from '../search/parallel.ts';
 import type { GlobShardResult } from '../search/shards.ts';
 import { comparePaths } from '../search/walk.ts';
 import { outcomeError, targetOf } from './_search_common.ts';
@@ -116,7 +116,7 @@ export const glob = defineTool({
         maxResults: Number.POSITIVE_INFINITY,
       },
       ctx.shards,
-      true,
+      INLINE_MAX_FILES.glob,
       (rel, isDir) => isDir || wouldMatch(rel),
     );
     if (!run.ok) return outcomeError(run, 'glob', 'the tree is too large for the deadline; narrow path or pattern.');

@@ -16,6 +16,7 @@ import { cutLine, MAX_MATCH_LINE_CHARS, noteLine, pathShower } from '../search/f
 import { compileRegex } from '../search/matcher.ts';
 import {
   describeSkipped,
+  INLINE_MAX_FILES,
   inlineRunner,
   mergeSkipped,
   runSharded,
@@ -149,7 +150,14 @@ export const grep = defineTool({
           { ...template, root: dir, walk, dirs: [], files: [{ rel: path.basename(targetPath), kind: 'file' }] },
           ctx.shards ?? inlineRunner,
         )
-      : await runSharded<GrepShardResult>(dir, '', walk, template, ctx.shards, inlineAllowed);
+      : await runSharded<GrepShardResult>(
+          dir,
+          '',
+          walk,
+          template,
+          ctx.shards,
+          inlineAllowed ? INLINE_MAX_FILES.grep : 0,
+        );
     if (!run.ok) {
       return outcomeError(
         run,
