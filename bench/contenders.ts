@@ -5,7 +5,7 @@
  * spawn, read all output, wait for exit.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Runtime } from '../lib/runtime.ts';
@@ -56,6 +56,8 @@ function exec(cmd: string, args: string[], cwd: string): Promise<string> {
 
 export const which = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).stdout.trim();
 const lines = (s: string) => s.split('\n').filter((l) => l !== '');
+/** A MewCode answer's result lines, without its notes. */
+const resultLines = (s: string) => lines(s).filter((l) => !l.startsWith('[') && !l.startsWith('No '));
 const clean = (p: string) => (p.startsWith('./') ? p.slice(2) : p);
 /** "path:count" lines without zero counts (GNU grep prints them). */
 const counts = (s: string) =>
@@ -95,8 +97,11 @@ export function mewcodeWarm(label: string, runtime: Runtime, c: BenchCase): Cont
           : { pattern: c.pattern, limit: 100_000, include_ignored: !c.ignore };
       const r = await runtime.call(c.kind, input);
       if (r.isError) throw new Error(r.content);
-      if (r.meta?.truncated) throw new Error('result over the output budget');
-      return lines(r.content).filter((l) => !l.startsWith('[') && !l.startsWith('No '));
+      // A result over the output budget is spilled whole to a file, as an agent would then read it.
+      const spill = r.meta?.truncated?.spillPath;
+      const text = spill ? readFileSync(spill, 'utf8') : r.content;
+      if (spill) rmSync(spill, { force: true });
+      return resultLines(text);
     },
   };
 }

@@ -244,10 +244,18 @@ async function dispatchOverhead(root: string, workers: number, calls: number) {
 }
 
 function peakRss(root: string, workers: number) {
+  // What an agent asks: content with the default head limit, and whole-tree counts, node_modules included.
   const inputs = [
+    { pattern: 'TODO' },
+    { pattern: 'function\\s+\\w+Handler', include_ignored: true },
     { pattern: 'TODO', output_mode: 'count', head_limit: 0, include_ignored: true },
-    { pattern: 'function\\s+\\w+Handler', head_limit: 0 },
-    { pattern: 'error', case_insensitive: true, output_mode: 'count', head_limit: 0, include_ignored: true },
+    {
+      pattern: 'error',
+      case_insensitive: true,
+      output_mode: 'files_with_matches',
+      head_limit: 0,
+      include_ignored: true,
+    },
   ];
   const probe = spawnSync(
     process.execPath,
@@ -268,6 +276,7 @@ function peakRss(root: string, workers: number) {
     const t = spawnSync('/usr/bin/time', ['-f', '%M', rgBin, '-c', '-uu', 'TODO', '.'], {
       cwd: root,
       encoding: 'utf8',
+      stdio: ['ignore', 'ignore', 'pipe'], // rg's output is large; only time's line on stderr matters
     });
     rg = Number(t.stderr.trim().split('\n').at(-1)) / 1024 || null;
   }

@@ -53,10 +53,19 @@ test('cli: read takes --offset and --limit, and --root', () => {
 });
 
 test('cli: tools lists the tools and prints each provider format', () => {
-  assert.match(
-    cli(['tools']).out,
-    /^read_file {2}read {3}Reads a text file.*\nglob {7}read {3}Finds files.*\ngrep {7}read {3}Searches file contents/,
-  );
+  const names = cli(['tools'])
+    .out.split('\n')
+    .filter(Boolean)
+    .map((l) => l.split(/\s+/).slice(0, 2).join(' '));
+  assert.deepEqual(names, [
+    'read_file read',
+    'glob read',
+    'grep read',
+    'write_file write',
+    'edit_file write',
+    'multi_edit write',
+    'apply_patch write',
+  ]);
   for (const format of ['anthropic', 'openai', 'openai-strict']) {
     const r = cli(['tools', '--format', format]);
     assert.equal(r.code, 0);
@@ -80,7 +89,7 @@ const usageErrors: [string[], RegExp][] = [
   [[], /^Usage:/m],
   [
     ['frobnicate'],
-    /^mewcode: Unknown command "frobnicate"\. Commands: call, read, grep, glob, tools, bench\. See mewcode --help\.\n$/,
+    /^mewcode: Unknown command "frobnicate"\. Commands: call, batch, read, grep, glob, tools, bench\. See mewcode --help\.\n$/,
   ],
   [['read', 'a.txt', '--bogus'], /^mewcode: Unknown option '--bogus'\. See mewcode --help\.\n$/],
   [
@@ -90,7 +99,10 @@ const usageErrors: [string[], RegExp][] = [
   [['read', 'a.txt', '--offset', '0'], /^mewcode: --offset must be a positive integer, not "0"\.\n$/],
   [['read', 'a.txt', '--limit', 'ten'], /^mewcode: --limit must be a positive integer, not "ten"\.\n$/],
   [['read'], /^mewcode: read needs a file path\.\n$/],
-  [['call'], /^mewcode: call needs a tool name\. Tools: read_file, glob, grep\.\n$/],
+  [
+    ['call'],
+    /^mewcode: call needs a tool name\. Tools: read_file, glob, grep, write_file, edit_file, multi_edit, apply_patch\.\n$/,
+  ],
   [['call', 'read_file', '{nope'], /^mewcode: The arguments for read_file are not valid JSON: /],
   [['call', 'read_file', '{}', 'extra'], /^mewcode: call takes a tool name and one JSON argument; unexpected "extra"/],
   [
@@ -111,7 +123,57 @@ for (const [args, message] of usageErrors) {
 test('cli: an unknown tool is an error result listing the tools, exit 1', () => {
   assert.deepEqual(cli(['call', 'nope', '{}']), {
     code: 1,
-    out: 'There is no tool named "nope". Available tools: read_file, glob, grep.\n',
+    out: 'There is no tool named "nope". Available tools: read_file, glob, grep, write_file, edit_file, multi_edit, apply_patch.\n',
     err: '',
   });
+});
+
+test('cli: grep and glob exit like ripgrep: 0 found, 1 nothing, 2 an error', () => {
+  const found = cli(['grep', 'two', '-C', '1']);
+  assert.deepEqual(found, { code: 0, out: 'a.txt-1- one\na.txt:2: two\na.txt-3- three\n', err: '' });
+  assert.equal(cli(['grep', 'zzz']).code, 1);
+  assert.equal(cli(['grep', '(']).code, 2);
+  assert.deepEqual(cli(['grep', 'TWO', '-i', '-l']), { code: 0, out: 'a.txt\n', err: '' });
+  assert.deepEqual(cli(['grep', 'o', '-c']), { code: 0, out: 'a.txt:2\n', err: '' });
+  assert.deepEqual(cli(['glob', '*.txt']), { code: 0, out: 'a.txt\n', err: '' });
+  assert.equal(cli(['glob', '*.nothing']).code, 1);
+  assert.equal(cli(['glob', '[bad']).code, 2);
+  assert.equal(cli(['grep', 'x', '-l', '-c']).code, 2);
+  assert.match(cli(['glob', '*', '--sort', 'size']).err, /--sort must be path or mtime/);
+});
+
+test('cli: batch runs reads together and writes in order, answering a JSON array', () => {
+  const dir = tempDir();
+  writeTree(dir, { 'b.txt': 'bee\n' });
+  const jsonl = [
+    { name: 'read_file', input: { file_path: 'b.txt' } },
+    { name: 'grep', input: { pattern: 'bee' } },
+    { name: 'edit_file', input: { file_path: 'b.txt', old_string: 'bee', new_string: 'wasp' } },
+    { name: 'read_file', input: { file_path: 'b.txt' } },
+  ]
+    .map((c) => JSON.stringify(c))
+    .join('\n');
+  const r = spawnSync(
+    process.execPath,
+    ['--import', TSX, path.join(REPO, 'mewcode.ts'), '--root', dir, 'batch', '-', '--allow-write'],
+    { encoding: 'utf8', input: jsonl },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as { name: string; content: string; isError: boolean }[];
+  assert.deepEqual(
+    out.map((o) => [o.name, o.isError, o.content.split('\n')[0]]),
+    [
+      ['read_file', false, '     1\tbee'],
+      ['grep', false, 'b.txt:1: bee'],
+      ['edit_file', false, 'Edited "b.txt": 1 replacement (line 1).'],
+      ['read_file', false, '     1\twasp'],
+    ],
+  );
+  const bad = spawnSync(process.execPath, ['--import', TSX, path.join(REPO, 'mewcode.ts'), 'batch', '-'], {
+    encoding: 'utf8',
+    input: '[{"input":{}}]',
+    cwd: dir,
+  });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /Batch item 1 must be an object \{"name": "<tool>", "input": \{\.\.\.\}\}/);
 });

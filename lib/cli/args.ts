@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 
-export const COMMANDS = ['call', 'read', 'grep', 'glob', 'tools', 'bench'] as const;
+export const COMMANDS = ['call', 'batch', 'read', 'grep', 'glob', 'tools', 'bench'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const FLAGS = {
@@ -13,7 +13,7 @@ const FLAGS = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
-  'allow-write': { type: 'boolean' },
+  'allow-write': { type: 'string' },
   offset: { type: 'string' },
   limit: { type: 'string' },
   format: { type: 'string' },
@@ -41,6 +41,7 @@ type Flag = keyof typeof FLAGS;
 const GLOBAL_FLAGS: readonly Flag[] = ['root', 'json', 'help', 'version', 'allow-write', 'workers'];
 const COMMAND_FLAGS: Record<Command, readonly Flag[]> = {
   call: [],
+  batch: [],
   read: ['offset', 'limit'],
   grep: [
     'ignore-case',
@@ -72,7 +73,9 @@ export interface ParsedArgs {
 export function parseCli(argv: readonly string[]): ParsedArgs {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof FLAGS; allowPositionals: true; strict: true }>>;
   try {
-    parsed = parseArgs({ args: [...argv], options: FLAGS, allowPositionals: true, strict: true });
+    // Deno-style: a bare --allow-write grants the whole root, --allow-write=a,b only those paths.
+    const args = argv.map((a) => (a === '--allow-write' ? '--allow-write=*' : a));
+    parsed = parseArgs({ args, options: FLAGS, allowPositionals: true, strict: true });
   } catch (e) {
     throw new UsageError(
       `${(e as Error).message.replace(/\. To specify a positional argument.*$/s, '')}. See mewcode --help.`,
@@ -94,6 +97,13 @@ export function parseCli(argv: readonly string[]): ParsedArgs {
   return { command, positionals: rest, values: parsed.values as ParsedArgs['values'] };
 }
 
+/** The --allow-write grant: undefined, everything, or a list of paths. */
+export function writeGrant(value: string | undefined): boolean | string[] {
+  if (value === undefined) return false;
+  if (value === '*' || value === '') return true;
+  return value.split(',').filter((p) => p !== '');
+}
+
 /** A flag value that must be a positive integer (or, with `zero`, a non-negative one). */
 export function positiveInt(flag: string, value: string | undefined, zero = false): number | undefined {
   if (value === undefined) return undefined;
@@ -107,6 +117,8 @@ export const HELP = `mewcode — the tools a coding agent uses, as a runtime and
 
 Usage:
   mewcode call <tool> '<json>'              run any tool; '-' reads the JSON from stdin
+  mewcode batch [file|-]                    a JSON array or JSONL of {"name","input"}: reads together,
+                                            writes one by one, results as a JSON array in request order
   mewcode read <file> [--offset N] [--limit N]
   mewcode grep <pattern> [path] [-i] [-F] [-U] [--glob G] [-l | -c | --output-mode M]
                [-A N] [-B N] [-C N] [--head-limit N (0: all)] [--include-ignored]
@@ -119,7 +131,8 @@ Options:
   --root DIR       the directory tools work in (default: the current directory)
   --workers N      read-lane worker threads (default: available cores; 0 runs inline)
   --json           print the whole result object as JSON
-  --allow-write    let write tools change files inside the root
+  --allow-write[=PATH,...]  let write tools change files (anywhere in the root, or under the PATHs);
+                   .git/ and .mewcode/settings*.json need a PATH inside them
   -h, --help       show this help
   -V, --version    show the version
 

@@ -4,14 +4,14 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ToolResult } from '../core/tool.ts';
-import { createRuntime, DEFINITION_FORMATS, type DefinitionFormat, type Runtime } from '../runtime.ts';
-import { type ParsedArgs, positiveInt, UsageError } from './args.ts';
+import { type BatchCall, createRuntime, DEFINITION_FORMATS, type DefinitionFormat, type Runtime } from '../runtime.ts';
+import { type ParsedArgs, positiveInt, UsageError, writeGrant } from './args.ts';
 
 export async function runCommand(args: ParsedArgs): Promise<number> {
   if (args.command === 'bench') return bench(args);
   const workers =
     args.values.workers === undefined ? undefined : (positiveInt('workers', args.values.workers, true) as number);
-  const made = createRuntime({ root: args.values.root, allowWrite: args.values['allow-write'] ?? false, workers });
+  const made = createRuntime({ root: args.values.root, allowWrite: writeGrant(args.values['allow-write']), workers });
   if (!made.ok) throw new UsageError(made.error);
   const runtime = made.value;
   try {
@@ -20,6 +20,8 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
         return await call(runtime, args);
       case 'read':
         return await read(runtime, args);
+      case 'batch':
+        return await batch(runtime, args);
       case 'tools':
         return tools(runtime, args);
       case 'grep':
@@ -50,6 +52,47 @@ async function call(runtime: Runtime, args: ParsedArgs): Promise<number> {
     }
   }
   return print(await runtime.call(name, input), args);
+}
+
+/** batch: a JSON array (or JSON lines) of {name, input}; answers a JSON array of results in order. */
+async function batch(runtime: Runtime, args: ParsedArgs): Promise<number> {
+  const [source = '-', ...extra] = args.positionals;
+  if (extra.length) throw new UsageError(`batch takes one file (or - for stdin); unexpected "${extra[0]}".`);
+  let text: string;
+  try {
+    text = readFileSync(source === '-' ? 0 : source, 'utf8');
+  } catch (e) {
+    throw new UsageError(
+      `Cannot read the batch from ${source === '-' ? 'stdin' : `"${source}"`}: ${(e as NodeJS.ErrnoException).code ?? e}.`,
+    );
+  }
+  const calls = parseBatch(text);
+  const results = await runtime.batch(calls);
+  const out = results.map((result, i) => ({ name: calls[i]?.name, ...result }));
+  process.stdout.write(`${JSON.stringify(out, null, args.values.json ? 2 : undefined)}\n`);
+  return results.some((r) => r.isError) ? 1 : 0;
+}
+
+function parseBatch(text: string): BatchCall[] {
+  const trimmed = text.trim();
+  let items: unknown[];
+  try {
+    items = trimmed.startsWith('[')
+      ? (JSON.parse(trimmed) as unknown[])
+      : trimmed
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => JSON.parse(l) as unknown);
+  } catch (e) {
+    throw new UsageError(`The batch is not a JSON array or JSON lines: ${(e as Error).message}.`);
+  }
+  return items.map((item, i) => {
+    const o = item as { name?: unknown; input?: unknown };
+    if (typeof o !== 'object' || o === null || typeof o.name !== 'string') {
+      throw new UsageError(`Batch item ${i + 1} must be an object {"name": "<tool>", "input": {...}}.`);
+    }
+    return { name: o.name, input: o.input };
+  });
 }
 
 async function read(runtime: Runtime, args: ParsedArgs): Promise<number> {

@@ -23,6 +23,9 @@ export const ERROR_CODES = [
   'not_unique',
   'no_change',
   'binary',
+  'not_text',
+  'exists',
+  'locked',
   'too_large',
   'timeout',
   'cancelled',
@@ -71,6 +74,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Runs search shards across the worker pool; absent where the tool must run them inline. */
   shards?: import('../search/parallel.ts').ShardRunner;
+  /** The read ledger, for tools of the write lane (which runs on the main thread). */
+  ledger?: import('../lane/ledger.ts').Ledger;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a schema's input type is unconstrained on purpose

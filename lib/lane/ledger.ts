@@ -4,6 +4,10 @@
  * thread stores it here, and the write lane compares against it before it overwrites anything.
  */
 
+import { createHash } from 'node:crypto';
+import type { BigIntStats } from 'node:fs';
+import { quote } from '../core/text.ts';
+
 export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be';
 export type LineEnding = 'lf' | 'crlf' | 'mixed' | 'none';
 
@@ -46,4 +50,67 @@ export class Ledger {
   get size(): number {
     return this.#records.size;
   }
+
+  /**
+   * Whether the file as it is now is the file that was read: same inode, size, mtime and ctime (in
+   * ns), or — when only the stat changed, as a formatter's touch does — the same sha256.
+   */
+  verify(realPath: string, shown: string, now: BigIntStats, bytes: Uint8Array): Freshness {
+    const rec = this.#records.get(realPath);
+    if (!rec) {
+      return {
+        ok: false,
+        code: 'not_read',
+        message: `${quote(shown)} has not been read in this session, so it cannot be changed yet: read it with read_file first (a partial read is enough), then retry.`,
+      };
+    }
+    const same =
+      BigInt(rec.ino) === now.ino &&
+      BigInt(rec.size) === now.size &&
+      rec.mtimeNs === String(now.mtimeNs) &&
+      rec.ctimeNs === String(now.ctimeNs);
+    if (same) return { ok: true };
+    if (rec.sha256 !== null && sha256(bytes) === rec.sha256) {
+      this.#records.set(realPath, { ...rec, ...statFields(now) });
+      return { ok: true };
+    }
+    const sizes = BigInt(rec.size) === now.size ? `${rec.size} bytes` : `${rec.size} → ${now.size} bytes`;
+    const when = new Date(Number(now.mtimeMs)).toISOString();
+    return {
+      ok: false,
+      code: 'stale',
+      message: `${quote(shown)} changed since it was last read (${sizes}; modified ${when}); nothing was written. Read it again with read_file, then redo the change on the current content.`,
+    };
+  }
+
+  /** Records the state a write left, so the next edit needs no re-read. */
+  recordWrite(
+    realPath: string,
+    now: BigIntStats,
+    bytes: Uint8Array,
+    style: Pick<ReadRecord, 'encoding' | 'bom' | 'eol'>,
+  ): void {
+    this.#records.set(realPath, {
+      path: realPath,
+      ...statFields(now),
+      sha256: sha256(bytes),
+      ...style,
+      partial: false,
+      readAt: Date.now(),
+    });
+  }
+}
+
+export type Freshness = { ok: true } | { ok: false; code: 'not_read' | 'stale'; message: string };
+
+export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+function statFields(st: BigIntStats) {
+  return {
+    size: Number(st.size),
+    mtimeMs: Number(st.mtimeMs),
+    mtimeNs: String(st.mtimeNs),
+    ctimeNs: String(st.ctimeNs),
+    ino: Number(st.ino),
+  };
 }

@@ -11,6 +11,8 @@ import type { PoolResult, PoolTask } from './protocol.ts';
 
 /** Heap limit of each worker, in MiB. */
 export const WORKER_HEAP_MB = 512;
+/** Young-generation size of each worker, in MiB. */
+export const WORKER_YOUNG_MB = 16;
 
 // '.ts' when this module runs from source under tsx, '.js' or '.mjs' when it runs built.
 const ext = path.extname(fileURLToPath(import.meta.url));
@@ -38,7 +40,12 @@ export function createReadPool(options: { workers?: number; heapMb?: number } = 
       minThreads: size,
       maxThreads: size,
       idleTimeout: 30_000,
-      resourceLimits: { maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB },
+      // A small young generation keeps each worker's RSS down (a search makes much short-lived
+      // garbage); 16 MiB cost nothing measurable in speed, 8 MiB cost ~10% on case-insensitive grep.
+      resourceLimits: {
+        maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB,
+        maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
+      },
     });
     return piscina;
   };

@@ -14,9 +14,8 @@ export interface Hit {
 }
 
 /** Candidate lines from the literal, confirmed by the line regex unless the pattern is the literal. */
-export function literalHits(bytes: Buffer, src: Source, spec: RegexSpec, firstOnly: boolean): Hit[] {
+export function literalHits(bytes: Buffer, src: Source, spec: RegexSpec, firstOnly: boolean, latin1?: string): Hit[] {
   const hits: Hit[] = [];
-  const latin1 = spec.literal ? undefined : bytes.toString('latin1');
   const folded = spec.literalFolded ? foldedRe(spec.literalFolded) : undefined;
   let from = 0;
   while (from < bytes.length) {
@@ -79,10 +78,13 @@ export function multilineHits(text: string, src: Source, spec: RegexSpec): Hit[]
   return hits;
 }
 
-/** Whether a region can hold a match at all, judged on raw bytes by the required literal. */
-export function mayMatch(bytes: Buffer, spec: RegexSpec): boolean {
+/**
+ * Whether a region can hold a match at all, judged on raw bytes by the required literal. For a
+ * case-insensitive literal, `latin1` is the region's one-byte view (made once, shared with literalHits).
+ */
+export function mayMatch(bytes: Buffer, spec: RegexSpec, latin1?: string): boolean {
   if (spec.literal) return bytes.indexOf(spec.literal) !== -1;
-  if (spec.literalFolded) return foldedRe(spec.literalFolded).test(bytes.toString('latin1'));
+  if (spec.literalFolded) return foldedRe(spec.literalFolded).test(latin1 ?? bytes.toString('latin1'));
   return true;
 }
 

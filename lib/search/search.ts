@@ -116,12 +116,13 @@ function searchRegion(
   const { spec } = o;
   const bytes = buf.subarray(0, end);
   // Bytes first: a required literal missing from the raw bytes rules the region out undecoded.
-  if (!mayMatch(bytes, spec)) return false;
+  const latin1 = spec.literalFolded ? bytes.toString('latin1') : undefined;
+  if (!mayMatch(bytes, spec, latin1)) return false;
   let src: Source;
   let hits: Hit[];
   if (!o.multiline && (spec.literal || spec.literalFolded)) {
     src = new ByteSource(bytes);
-    hits = literalHits(bytes, src, spec, o.firstOnly);
+    hits = literalHits(bytes, src, spec, o.firstOnly, latin1);
   } else {
     const text = bytes.toString('utf8');
     src = new TextSource(text);

@@ -1,8 +1,14 @@
 /**
  * WRITE_TOOLS: the tools that change files or run commands, in registration order. Only the write
- * lane imports this list. The editing tools and bash join it in their own issues.
+ * lane runs them (main thread, one call at a time); bash joins them in its own issue.
  */
 import type { Tool } from '../core/tool.ts';
+import { applyPatch } from './apply_patch.ts';
+import { editFile } from './edit_file.ts';
+import { multiEdit } from './multi_edit.ts';
+import { writeFile } from './write_file.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: the list is checked against the write tool shape
-export const WRITE_TOOLS = [] as const satisfies readonly Tool<string, any, false>[];
+// biome-ignore lint/suspicious/noExplicitAny: a tool's schema type is its own; only the lane flag is checked here
+type WriteTool = Tool<string, any, false>;
+
+export const WRITE_TOOLS = [writeFile, editFile, multiEdit, applyPatch] as const satisfies readonly WriteTool[];

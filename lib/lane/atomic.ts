@@ -1,0 +1,122 @@
+/**
+ * Atomic replacement of one file. Everything happens through a descriptor of the parent directory
+ * (its `/proc/self/fd/N` path), so once the directory is checked no later symlink swap can redirect
+ * the write: the temp file is created exclusively beside the target with its mode, written in full,
+ * fsynced, checked by the caller (compare-and-swap) and renamed over the target, and the directory is
+ * fsynced. On any error — ENOSPC included — the temp file is removed and the original is untouched.
+ * Linux only (it needs /proc). Write lane, main thread.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fchownSync,
+  fsyncSync,
+  openSync,
+  readlinkSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import path from 'node:path';
+import { inside } from '../policy/sandbox.ts';
+import { journalAdd, journalDone } from './journal.ts';
+
+export interface DirHandle {
+  fd: number;
+  /** The directory's real path as the kernel reports it for the descriptor. */
+  real: string;
+  /** A path that reaches `name` inside this very directory, whatever happens to its path later. */
+  at(name: string): string;
+  close(): void;
+}
+
+export type WriteError = { code: 'io' | 'outside_root' | 'stale'; message: string };
+
+/** Opens a directory and checks where it really is. */
+export function openDir(dir: string, root: string): { ok: true; value: DirHandle } | { ok: false; error: WriteError } {
+  let fd: number;
+  try {
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch (e) {
+    return {
+      ok: false,
+      error: { code: 'io', message: `cannot open the directory ${JSON.stringify(dir)} (${errno(e)})` },
+    };
+  }
+  const real = readlinkSync(`/proc/self/fd/${fd}`);
+  if (!inside(real, root)) {
+    closeSync(fd);
+    return {
+      ok: false,
+      error: {
+        code: 'outside_root',
+        message: `the directory now resolves to ${JSON.stringify(real)}, outside the root`,
+      },
+    };
+  }
+  return { ok: true, value: { fd, real, at: (name) => `/proc/self/fd/${fd}/${name}`, close: () => closeSync(fd) } };
+}
+
+export interface AtomicWrite {
+  dir: DirHandle;
+  name: string;
+  data: Uint8Array;
+  /** Mode of the file being replaced; new files get 0666 less the umask. */
+  mode?: number;
+  /** Owner to keep when running as root. */
+  owner?: { uid: number; gid: number };
+  /** Last check before the rename, with the new bytes safely on disk: an error aborts the write. */
+  beforeRename?: () => WriteError | undefined;
+}
+
+/** Replaces `dir/name` with `data` atomically; the original is untouched on any failure. */
+export function atomicWrite(w: AtomicWrite): WriteError | undefined {
+  // Short enough for NAME_MAX whatever the target's name; dot-prefixed so walkers skip it.
+  const temp = `.${w.name.slice(0, 120)}.${process.pid}.${randomBytes(4).toString('hex')}.mewcode-tmp`;
+  const tempPath = w.dir.at(temp);
+  const journalPath = path.join(w.dir.real, temp);
+  journalAdd(journalPath);
+  let fd: number | undefined;
+  try {
+    fd = openSync(
+      tempPath,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      w.mode ?? 0o666,
+    );
+    let off = 0;
+    while (off < w.data.length) off += writeSync(fd, w.data, off, w.data.length - off);
+    if (w.mode !== undefined) fchmodSync(fd, w.mode); // the umask must not narrow or widen a kept mode
+    if (w.owner && process.getuid?.() === 0) fchownSync(fd, w.owner.uid, w.owner.gid);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    const refused = w.beforeRename?.();
+    if (refused) {
+      removeTemp(tempPath);
+      return refused;
+    }
+    renameSync(tempPath, w.dir.at(w.name));
+    fsyncSync(w.dir.fd);
+    return undefined;
+  } catch (e) {
+    if (fd !== undefined) closeSync(fd);
+    removeTemp(tempPath);
+    const code = errno(e);
+    const why = code === 'ENOSPC' ? 'no space left on device' : code === 'EDQUOT' ? 'disk quota exceeded' : code;
+    return { code: 'io', message: `${why}; the original file is intact` };
+  } finally {
+    journalDone(journalPath);
+  }
+}
+
+function removeTemp(p: string): void {
+  try {
+    unlinkSync(p);
+  } catch {
+    // never created, or already gone
+  }
+}
+
+const errno = (e: unknown) => (e as NodeJS.ErrnoException).code ?? String(e);

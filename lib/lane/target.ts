@@ -1,0 +1,188 @@
+/**
+ * A write target held for the length of one change: in-process and cross-process locks taken (in
+ * path order when several files change together), the parent directory opened and checked, the
+ * current content loaded, and a `commit` that writes atomically with a compare-and-swap against what
+ * was loaded, then records the new state in the ledger. Write lane, main thread.
+ */
+import { type BigIntStats, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
+import path from 'node:path';
+import { quote } from '../core/text.ts';
+import { fail, type ToolContext, type ToolResult } from '../core/tool.ts';
+import { type CheckedPath, displayPath } from '../policy/sandbox.ts';
+import { atomicWrite, type DirHandle, openDir, type WriteError } from './atomic.ts';
+import type { Ledger } from './ledger.ts';
+import { acquireFileLock, withPathLock } from './locks.ts';
+import { encodeText, loadText, type TextFile, type TextStyle } from './text_file.ts';
+
+export interface Target {
+  real: CheckedPath;
+  shown: string;
+  /** The file as loaded under the locks; undefined when it does not exist. */
+  current: TextFile | undefined;
+  /** not_read / stale against the ledger; undefined when the loaded file is the one that was read. */
+  fresh(): ToolResult | undefined;
+  /** Writes `text` in `style`, atomically and only if the file is still what was loaded. */
+  commit(text: string, style: Pick<TextStyle, 'encoding' | 'bom' | 'eol'>): ToolResult | undefined;
+  /** Deletes the file, only if it is still what was loaded. */
+  remove(): ToolResult | undefined;
+  /** Puts bytes back (rollback): whatever is there now is replaced, or the file re-created. */
+  restore(bytes: Buffer | undefined, mode?: number): void;
+}
+
+export interface TargetOptions {
+  /** Create missing parent directories (write_file, apply_patch's Add File). */
+  createParents?: boolean;
+}
+
+/** Holds every target of one change and runs `fn` with them; releases everything afterwards. */
+export async function withTargets(
+  ctx: ToolContext,
+  files: readonly CheckedPath[],
+  options: TargetOptions,
+  fn: (targets: Target[]) => ToolResult | Promise<ToolResult>,
+): Promise<ToolResult> {
+  const ledger = ctx.ledger;
+  if (!ledger) return fail('io', 'this tool runs only in the write lane (no ledger was given)');
+  const order = [...new Set(files)].sort(); // one global order: two multi-file changes cannot deadlock
+  const held: (() => void)[] = [];
+  const dirs: DirHandle[] = [];
+  const run = async (): Promise<ToolResult> => {
+    for (const real of order) {
+      const lock = await acquireFileLock(real);
+      if (!lock.ok) {
+        const who = lock.holder ? ` (process ${lock.holder.pid})` : '';
+        return fail(
+          'locked',
+          `${quote(displayPath(ctx.root, real))} is locked by another writer${who}; nothing was written. Try again shortly.`,
+        );
+      }
+      held.push(lock.release);
+    }
+    const targets: Target[] = [];
+    for (const real of files) {
+      const t = open(ctx.root, real, ledger, options, dirs);
+      if ('result' in t) return t.result;
+      targets.push(t);
+    }
+    return fn(targets);
+  };
+  // Nest the in-process locks in the same order.
+  const nest = (i: number): Promise<ToolResult> =>
+    i === order.length ? run() : withPathLock(order[i] as string, () => nest(i + 1));
+  try {
+    return await nest(0);
+  } finally {
+    for (const release of held.reverse()) release();
+    for (const d of dirs) d.close();
+  }
+}
+
+function open(
+  root: string,
+  real: CheckedPath,
+  ledger: Ledger,
+  options: TargetOptions,
+  dirs: DirHandle[],
+): Target | { result: ToolResult } {
+  const shown = displayPath(root, real);
+  const parent = path.dirname(real);
+  const name = path.basename(real);
+  if (options.createParents) {
+    try {
+      mkdirSync(parent, { recursive: true });
+    } catch (e) {
+      return {
+        result: fail('io', `Cannot create the directory of ${quote(shown)}: ${(e as NodeJS.ErrnoException).code}`),
+      };
+    }
+  }
+  const opened = openDir(parent, root);
+  if (!opened.ok) return { result: fail(opened.error.code, `Cannot write ${quote(shown)}: ${opened.error.message}`) };
+  const dir = opened.value;
+  dirs.push(dir);
+  const loaded = loadText(dir, name, shown);
+  if (loaded.kind === 'error') return { result: loaded.result };
+  const current = loaded.kind === 'file' ? loaded.file : undefined;
+  const toResult = (e: WriteError | undefined) =>
+    e ? fail(e.code, `Cannot write ${quote(shown)}: ${e.message}`) : undefined;
+
+  // The compare-and-swap: the file must still be the one loaded (or still absent), checked with the
+  // new bytes already on disk and nothing else running on this thread until the rename.
+  const unchanged = (): WriteError | undefined => {
+    let now: BigIntStats | undefined;
+    try {
+      now = lstatSync(dir.at(name), { bigint: true });
+    } catch {
+      now = undefined;
+    }
+    if (!current)
+      return now
+        ? {
+            code: 'stale',
+            message: 'a file appeared there while the change was being made; nothing was written. Read it and retry.',
+          }
+        : undefined;
+    const same =
+      now?.isFile() &&
+      now.ino === current.stat.ino &&
+      now.size === current.stat.size &&
+      now.mtimeNs === current.stat.mtimeNs &&
+      now.ctimeNs === current.stat.ctimeNs;
+    return same
+      ? undefined
+      : {
+          code: 'stale',
+          message: 'it changed while the change was being made; nothing was written. Read it again and retry.',
+        };
+  };
+
+  return {
+    real,
+    shown,
+    current,
+    fresh() {
+      if (!current) return undefined;
+      const f = ledger.verify(real, shown, current.stat, current.bytes);
+      return f.ok ? undefined : fail(f.code, f.message);
+    },
+    commit(text, style) {
+      const data = encodeText(text, style);
+      const mode = current ? Number(current.stat.mode & 0o7777n) : undefined;
+      const owner = current ? { uid: Number(current.stat.uid), gid: Number(current.stat.gid) } : undefined;
+      const err = atomicWrite({
+        dir,
+        name,
+        data,
+        ...(mode !== undefined ? { mode } : {}),
+        ...(owner ? { owner } : {}),
+        beforeRename: unchanged,
+      });
+      if (err) return toResult(err);
+      ledger.recordWrite(real, lstatSync(dir.at(name), { bigint: true }), data, style);
+      return undefined;
+    },
+    remove() {
+      const err = unchanged();
+      if (err) return toResult(err);
+      try {
+        unlinkSync(dir.at(name));
+      } catch (e) {
+        return fail('io', `Cannot delete ${quote(shown)}: ${(e as NodeJS.ErrnoException).code}`);
+      }
+      ledger.forget(real);
+      return undefined;
+    },
+    restore(bytes, mode) {
+      if (bytes === undefined) {
+        try {
+          unlinkSync(dir.at(name));
+        } catch {
+          // not there: nothing to undo
+        }
+      } else {
+        atomicWrite({ dir, name, data: bytes, ...(mode !== undefined ? { mode } : {}) });
+      }
+      ledger.forget(real);
+    },
+  };
+}

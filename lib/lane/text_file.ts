@@ -1,0 +1,129 @@
+/**
+ * Reading a file for an edit, and encoding the edited text back. A file is decoded strictly: bytes
+ * that are not valid in its encoding make it `not_text` (refused, never round-tripped through U+FFFD),
+ * and valid text re-encodes to the very same bytes, BOM included. Write lane, main thread.
+ */
+import { type BigIntStats, closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { fmtInt } from '../core/budget.ts';
+import { quote } from '../core/text.ts';
+import { fail, type ToolResult } from '../core/tool.ts';
+import { detectBom, looksBinary, SNIFF_BYTES } from '../tools/_files.ts';
+import type { DirHandle } from './atomic.ts';
+import type { LineEnding, TextEncoding } from './ledger.ts';
+
+/** Largest file the editing tools will load (the same bound read_file hashes whole). */
+export const MAX_EDIT_BYTES = 64 * 1024 * 1024;
+
+export interface TextStyle {
+  encoding: TextEncoding;
+  bom: boolean;
+  eol: LineEnding;
+}
+
+export interface TextFile extends TextStyle {
+  bytes: Buffer;
+  /** Decoded, BOM removed, line endings as they are. */
+  text: string;
+  stat: BigIntStats;
+}
+
+export type Loaded = { kind: 'file'; file: TextFile } | { kind: 'missing' } | { kind: 'error'; result: ToolResult };
+
+/** Loads `dir/name` for editing (never following a symlink swapped in since the check). */
+export function loadText(dir: DirHandle, name: string, shown: string): Loaded {
+  let fd: number;
+  try {
+    fd = openSync(dir.at(name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'missing' };
+    if (code === 'ELOOP')
+      return {
+        kind: 'error',
+        result: fail(
+          'stale',
+          `${quote(shown)} became a symbolic link after it was checked; nothing was written. Try again.`,
+        ),
+      };
+    return { kind: 'error', result: fail('io', `Cannot open ${quote(shown)}: ${code}`) };
+  }
+  try {
+    const stat = fstatSync(fd, { bigint: true });
+    if (stat.isDirectory())
+      return { kind: 'error', result: fail('is_directory', `${quote(shown)} is a directory, not a file.`) };
+    if (!stat.isFile()) return { kind: 'error', result: fail('not_a_file', `${quote(shown)} is not a regular file.`) };
+    if (stat.size > BigInt(MAX_EDIT_BYTES)) {
+      return {
+        kind: 'error',
+        result: fail(
+          'too_large',
+          `${quote(shown)} is ${fmtInt(Number(stat.size))} bytes; the editing tools handle files up to ${fmtInt(MAX_EDIT_BYTES)} bytes. Use bash for this one.`,
+        ),
+      };
+    }
+    const bytes = Buffer.alloc(Number(stat.size));
+    let off = 0;
+    while (off < bytes.length) {
+      const n = readSync(fd, bytes, off, bytes.length - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    const decoded = decode(bytes.subarray(0, off), shown);
+    if ('result' in decoded) return { kind: 'error', result: decoded.result };
+    return { kind: 'file', file: { bytes: bytes.subarray(0, off), stat, ...decoded } };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function decode(bytes: Buffer, shown: string): (TextStyle & { text: string }) | { result: ToolResult } {
+  const bom = detectBom(bytes);
+  if (!bom && looksBinary(bytes.subarray(0, SNIFF_BYTES))) {
+    return {
+      result: fail(
+        'binary',
+        `${quote(shown)} is a binary file (${fmtInt(bytes.length)} bytes); the text editing tools will not change it.`,
+      ),
+    };
+  }
+  const encoding = bom?.encoding ?? 'utf-8';
+  let text: string;
+  try {
+    text = new TextDecoder(encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(bom?.bomBytes ?? 0));
+  } catch {
+    return {
+      result: fail(
+        'not_text',
+        `${quote(shown)} is not valid ${encoding.toUpperCase()} text; editing it as text would corrupt it, so nothing was written. Change it with bash (e.g. iconv, sed) instead.`,
+      ),
+    };
+  }
+  return { text, encoding, bom: bom !== undefined, eol: eolOf(text) };
+}
+
+export function eolOf(text: string): LineEnding {
+  let lf = 0;
+  let crlf = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
+    lf++;
+    if (i > 0 && text.charCodeAt(i - 1) === 13) crlf++;
+  }
+  return lf === 0 ? 'none' : crlf === 0 ? 'lf' : crlf === lf ? 'crlf' : 'mixed';
+}
+
+/** The bytes of `text` in a style: the inverse of loading, byte for byte. */
+export function encodeText(text: string, style: Pick<TextStyle, 'encoding' | 'bom'>): Buffer {
+  if (style.encoding === 'utf-8') {
+    const body = Buffer.from(text, 'utf8');
+    return style.bom ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]) : body;
+  }
+  const le = Buffer.from(text, 'utf16le');
+  if (style.encoding === 'utf-16le') return style.bom ? Buffer.concat([Buffer.from([0xff, 0xfe]), le]) : le;
+  const be = le.swap16();
+  return style.bom ? Buffer.concat([Buffer.from([0xfe, 0xff]), be]) : be;
+}
+
+/** Gives LF-only text the line endings of a CRLF file (lone LFs become CRLF; CRLFs stay). */
+export function withEol(text: string, eol: LineEnding): string {
+  return eol === 'crlf' ? text.replace(/\r?\n/g, '\r\n') : text;
+}

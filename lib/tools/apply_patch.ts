@@ -1,0 +1,142 @@
+/**
+ * apply_patch: changes several files at once from a V4A patch (add, delete, update, move). Every
+ * operation of every file is worked out in memory before anything is written; if a write still fails,
+ * every file already changed is put back. Write lane.
+ */
+import * as v from 'valibot';
+import { quote } from '../core/text.ts';
+import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
+import { type Target, withTargets } from '../lane/target.ts';
+import { eolOf, MAX_EDIT_BYTES, type TextStyle } from '../lane/text_file.ts';
+import { unifiedDiff } from './_diff.ts';
+import { applyChunks, opPaths, type PatchOp, parsePatch } from './_patch.ts';
+
+const params = v.strictObject({
+  patch: v.pipe(
+    v.string(),
+    v.minLength(1, 'patch is empty'),
+    v.maxLength(MAX_EDIT_BYTES),
+    v.description('The whole patch, from "*** Begin Patch" to "*** End Patch"'),
+  ),
+});
+
+interface Planned {
+  op: PatchOp;
+  source: Target;
+  dest?: Target;
+  /** New text and style, or undefined for a delete. */
+  text?: string;
+  style?: Pick<TextStyle, 'encoding' | 'bom' | 'eol'>;
+  before: string;
+}
+
+export const applyPatch = defineTool({
+  name: 'apply_patch',
+  readOnly: false,
+  params,
+  description:
+    `Applies a \`patch\` in the V4A format: "*** Begin Patch", then per file "*** Add File: path" (lines starting with +), ` +
+    `"*** Delete File: path", or "*** Update File: path" (optionally "*** Move to: new/path") followed by chunks — an optional ` +
+    `"@@ line to find first", then lines starting with " " (context), "-" (remove) and "+" (add), "*** End of File" to pin a chunk to ` +
+    `the end — and "*** End Patch". Paths are relative to the root. Updated and deleted files must have been read in this session and ` +
+    `not changed since. Every change of every file is checked before anything is written, and a failure leaves all files as they were. ` +
+    `Line endings, BOM and permissions are kept; the answer lists the files changed, with diffs.`,
+  access: (a) => {
+    const parsed = parsePatch(a.patch);
+    return parsed.ok ? parsed.ops.flatMap(opPaths).map((path) => ({ kind: 'write' as const, path })) : [];
+  },
+  async run(a, ctx) {
+    const parsed = parsePatch(a.patch);
+    if (!parsed.ok) return fail('invalid_args', `Invalid patch: ${parsed.error}.`);
+    const paths = [...ctx.paths];
+    const all = parsed.ops.flatMap(opPaths);
+    if (paths.length !== all.length) return fail('io', 'apply_patch: the checked paths do not match the patch');
+    if (new Set(paths).size !== paths.length)
+      return fail(
+        'invalid_args',
+        'Invalid patch: it names the same file more than once; merge those changes into one section.',
+      );
+    return withTargets(ctx, paths, { createParents: true }, (targets) => {
+      // 1. Work out every change, touching nothing.
+      const plan: Planned[] = [];
+      let k = 0;
+      for (const op of parsed.ops) {
+        const source = targets[k++] as Target;
+        const dest = op.kind === 'update' && op.moveTo ? (targets[k++] as Target) : undefined;
+        const planned = planOp(op, source, dest);
+        if ('result' in planned) return planned.result;
+        plan.push(planned);
+      }
+      // 2. Write them, undoing every earlier write if one fails.
+      const done: (() => void)[] = [];
+      for (const p of plan) {
+        const err = commit(p, done);
+        if (err) {
+          for (const undo of done.reverse()) undo();
+          return { ...err, content: `${err.content} Every file of the patch was left as it was.` };
+        }
+      }
+      return ok(plan.map(describe).join('\n'), { files: plan.length });
+    });
+  },
+});
+
+function planOp(op: PatchOp, source: Target, dest: Target | undefined): Planned | { result: ToolResult } {
+  const cur = source.current;
+  if (op.kind === 'add') {
+    if (cur)
+      return {
+        result: fail(
+          'exists',
+          `Cannot add ${quote(source.shown)}: it already exists. Use "*** Update File:" to change it.`,
+        ),
+      };
+    return {
+      op,
+      source,
+      text: op.content,
+      style: { encoding: 'utf-8', bom: false, eol: eolOf(op.content) },
+      before: '',
+    };
+  }
+  if (!cur) return { result: fail('not_found', `Cannot ${op.kind} ${quote(source.shown)}: no such file.`) };
+  const stale = source.fresh();
+  if (stale) return { result: stale };
+  const style = { encoding: cur.encoding, bom: cur.bom, eol: cur.eol };
+  if (op.kind === 'delete') return { op, source, before: cur.text };
+  if (dest?.current)
+    return {
+      result: fail('exists', `Cannot move ${quote(source.shown)} to ${quote(dest.shown)}: the destination exists.`),
+    };
+  const applied = applyChunks(cur.text, op.chunks, source.shown);
+  if (!applied.ok) return { result: fail('no_match', applied.error) };
+  return { op, source, ...(dest ? { dest } : {}), text: applied.text, style, before: cur.text };
+}
+
+function commit(p: Planned, done: (() => void)[]): ToolResult | undefined {
+  const cur = p.source.current;
+  const mode = cur ? Number(cur.stat.mode & 0o7777n) : undefined;
+  if (p.text === undefined || p.style === undefined) {
+    const err = p.source.remove();
+    if (!err) done.push(() => p.source.restore(cur?.bytes, mode));
+    return err;
+  }
+  const into = p.dest ?? p.source;
+  const err = into.commit(p.text, p.style);
+  if (err) return err;
+  done.push(() => into.restore(into === p.source ? cur?.bytes : undefined, mode));
+  if (p.dest) {
+    const rm = p.source.remove();
+    if (rm) return rm;
+    done.push(() => p.source.restore(cur?.bytes, mode));
+  }
+  return undefined;
+}
+
+function describe(p: Planned): string {
+  if (p.op.kind === 'add') return `A ${p.source.shown}\n${unifiedDiff(p.source.shown, '', p.text ?? '')}`;
+  if (p.op.kind === 'delete') return `D ${p.source.shown}`;
+  const name = p.dest ? `${p.source.shown} -> ${p.dest.shown}` : p.source.shown;
+  const diff = unifiedDiff(p.dest?.shown ?? p.source.shown, p.before, p.text ?? '');
+  return `${p.dest ? 'R' : 'M'} ${name}${diff ? `\n${diff}` : ''}`;
+}

@@ -1,0 +1,44 @@
+/**
+ * edit_file: replaces an exact string in a file that was read and has not changed since. Line-ending
+ * aware, literal, atomic; answers with a unified diff, or explains why nothing matched. Write lane.
+ */
+import * as v from 'valibot';
+import { defineTool, fail } from '../core/tool.ts';
+import { withTargets } from '../lane/target.ts';
+import { applyEdits } from './_edit_common.ts';
+import { FILE_PATH } from './_params.ts';
+
+const params = v.strictObject({
+  file_path: FILE_PATH,
+  old_string: v.pipe(
+    v.string(),
+    v.description('Exact text to replace, as read_file shows it (without line numbers); empty creates a missing file'),
+  ),
+  new_string: v.pipe(
+    v.string(),
+    v.description('Text to put in its place (taken literally: $& and the like are plain text)'),
+  ),
+  replace_all: v.optional(
+    v.pipe(v.boolean(), v.description('Replace every occurrence instead of requiring exactly one (default false)')),
+  ),
+});
+
+export const editFile = defineTool({
+  name: 'edit_file',
+  readOnly: false,
+  params,
+  description:
+    `Replaces \`old_string\` with \`new_string\` in \`file_path\`. The file must have been read with read_file in this session and ` +
+    `not changed since. \`old_string\` must match exactly once (or set \`replace_all\`); an LF \`old_string\` matches in a CRLF file and ` +
+    `the file stays CRLF. No match gives the closest candidate lines and what differs (whitespace, indentation); several matches give ` +
+    `their line numbers. An empty \`old_string\` creates a missing file. The write is atomic and keeps permissions, BOM and encoding; ` +
+    `the answer is a unified diff of the change.`,
+  access: (a) => [{ kind: 'write', path: a.file_path }],
+  async run(a, ctx) {
+    const file = ctx.paths[0];
+    if (file === undefined) return fail('io', 'edit_file received no checked path');
+    return withTargets(ctx, [file], { createParents: a.old_string === '' }, ([t]) =>
+      t ? applyEdits(t, ctx.root, [a], () => 'old_string') : fail('io', 'no target'),
+    );
+  },
+});

@@ -1,0 +1,48 @@
+/**
+ * multi_edit: several exact replacements in one file, applied in order to the result of the previous
+ * one, all or nothing. Write lane.
+ */
+import * as v from 'valibot';
+import { defineTool, fail } from '../core/tool.ts';
+import { withTargets } from '../lane/target.ts';
+import { applyEdits } from './_edit_common.ts';
+import { FILE_PATH } from './_params.ts';
+
+export const MAX_EDITS = 100;
+
+const edit = v.strictObject({
+  old_string: v.pipe(
+    v.string(),
+    v.description('Exact text to replace (the first edit of a missing file may be empty to create it)'),
+  ),
+  new_string: v.pipe(v.string(), v.description('Text to put in its place (literal)')),
+  replace_all: v.optional(v.pipe(v.boolean(), v.description('Replace every occurrence (default false)'))),
+});
+
+const params = v.strictObject({
+  file_path: FILE_PATH,
+  edits: v.pipe(
+    v.array(edit),
+    v.minLength(1),
+    v.maxLength(MAX_EDITS),
+    v.description(`Edits applied in order, each to the result of the previous (1 to ${MAX_EDITS})`),
+  ),
+});
+
+export const multiEdit = defineTool({
+  name: 'multi_edit',
+  readOnly: false,
+  params,
+  description:
+    `Applies \`edits\` (each like edit_file: old_string, new_string, replace_all) to \`file_path\` in order, each on the result of the ` +
+    `previous one. All or nothing: if any edit fails, the file is unchanged and the answer says which edit failed and why. Same rules ` +
+    `as edit_file: read the file first, exact matches, line endings, BOM and permissions kept, atomic write, unified diff.`,
+  access: (a) => [{ kind: 'write', path: a.file_path }],
+  async run(a, ctx) {
+    const file = ctx.paths[0];
+    if (file === undefined) return fail('io', 'multi_edit received no checked path');
+    return withTargets(ctx, [file], { createParents: a.edits[0]?.old_string === '' }, ([t]) =>
+      t ? applyEdits(t, ctx.root, a.edits, (i) => `edits[${i}].old_string`) : fail('io', 'no target'),
+    );
+  },
+});

@@ -1,0 +1,72 @@
+/**
+ * write_file: creates a file, or replaces one that was read and has not changed since. Atomic, and
+ * the replaced file keeps its mode, owner, byte-order mark, encoding and CRLF line endings. Write
+ * lane (main thread, one call at a time).
+ */
+import * as v from 'valibot';
+import { fmtInt } from '../core/budget.ts';
+import { quote } from '../core/text.ts';
+import { defineTool, fail, ok } from '../core/tool.ts';
+import { withTargets } from '../lane/target.ts';
+import { eolOf, MAX_EDIT_BYTES, withEol } from '../lane/text_file.ts';
+import { unifiedDiff } from './_diff.ts';
+import { FILE_PATH } from './_params.ts';
+
+const params = v.strictObject({
+  file_path: FILE_PATH,
+  content: v.pipe(v.string(), v.description('The whole new content of the file')),
+});
+
+const countLines = (s: string) => (s === '' ? 0 : s.split('\n').length - (s.endsWith('\n') ? 1 : 0));
+
+export const writeFile = defineTool({
+  name: 'write_file',
+  readOnly: false,
+  params,
+  description:
+    `Writes \`content\` to \`file_path\`, creating missing parent directories. Replacing an existing file requires that ` +
+    `it was read with read_file in this session and has not changed since (otherwise a not_read or stale error says what to do). ` +
+    `The write is atomic (temp file, fsync, rename): a crash leaves the old or the new file, never a mix. A replaced file keeps ` +
+    `its permissions, owner, byte-order mark, encoding (UTF-8 or UTF-16) and CRLF line endings. Writes through a symlink change its ` +
+    `target and keep the link. Files up to ${MAX_EDIT_BYTES / 1024 / 1024} MiB. Prefer edit_file to change part of a file.`,
+  access: (a) => [{ kind: 'write', path: a.file_path }],
+  async run(a, ctx) {
+    const file = ctx.paths[0];
+    if (file === undefined) return fail('io', 'write_file received no checked path');
+    if (Buffer.byteLength(a.content) > MAX_EDIT_BYTES)
+      return fail('too_large', `content is over ${fmtInt(MAX_EDIT_BYTES)} bytes; write it in parts with bash.`);
+    return withTargets(ctx, [file], { createParents: true }, ([t]) => {
+      if (!t) return fail('io', 'no target');
+      const cur = t.current;
+      if (!cur) {
+        const err = t.commit(a.content, { encoding: 'utf-8', bom: false, eol: eolOf(a.content) });
+        if (err) return err;
+        return ok(
+          `Created ${quote(t.shown)} (${fmtInt(Buffer.byteLength(a.content))} bytes, ${fmtInt(countLines(a.content))} lines).`,
+          { created: true },
+        );
+      }
+      const stale = t.fresh();
+      if (stale) return stale;
+      const text = cur.eol === 'crlf' ? withEol(a.content, 'crlf') : a.content;
+      if (text === cur.text)
+        return ok(`${quote(t.shown)} already has exactly this content; nothing was written.`, {
+          created: false,
+          unchanged: true,
+        });
+      const err = t.commit(text, { encoding: cur.encoding, bom: cur.bom, eol: cur.eol });
+      if (err) return err;
+      const kept = [
+        cur.bom ? 'BOM' : '',
+        cur.encoding !== 'utf-8' ? cur.encoding.toUpperCase() : '',
+        cur.eol === 'crlf' ? 'CRLF' : '',
+      ].filter(Boolean);
+      const note = kept.length ? `; kept ${kept.join(', ')}` : '';
+      const diff = unifiedDiff(t.shown, cur.text, text);
+      return ok(
+        `Overwrote ${quote(t.shown)} (${fmtInt(Buffer.byteLength(a.content))} bytes, ${fmtInt(countLines(a.content))} lines; was ${fmtInt(cur.bytes.length)} bytes${note}).${diff ? `\n${diff}` : ''}`,
+        { created: false },
+      );
+    });
+  },
+});

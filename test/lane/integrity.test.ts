@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { acquireFileLock, lockFileOf } from '../../lib/lane/locks.ts';
+import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
+
+const child = (script: string, args: string[]) =>
+  spawn(process.execPath, ['--import', TSX, path.join(REPO, 'test/fixtures', script), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+const exited = (c: ChildProcess) =>
+  new Promise<number | null>((r) =>
+    c.exitCode !== null || c.signalCode !== null ? r(c.exitCode) : c.on('exit', (code) => r(code)),
+  );
+const firstLine = (c: ChildProcess) =>
+  new Promise<string>((r) => c.stdout?.once('data', (d: Buffer) => r(d.toString())));
+
+test('lane: three external writers x 200 locked increments plus lane edits lose no update', async () => {
+  const root = tempDir();
+  writeTree(root, { 'counter.txt': '0\n' });
+  const file = path.join(root, 'counter.txt');
+  const rt = runtimeAt(root, { workers: 0, allowWrite: true });
+  const writers = [0, 1, 2].map(() => child('counter_writer.ts', [file, '200']));
+  const done = Promise.all(writers.map(exited));
+  let running = true;
+  void done.then(() => {
+    running = false;
+  });
+  let ours = 0;
+  let stale = 0;
+  const other: string[] = [];
+  while (running || ours < 20) {
+    const r = await rt.call('read_file', { file_path: 'counter.txt' });
+    const n = Number(/\t(\d+)/.exec(r.content)?.[1]);
+    const e = await rt.call('edit_file', { file_path: 'counter.txt', old_string: `${n}`, new_string: `${n + 1}` });
+    if (!e.isError) ours++;
+    else if (e.code === 'stale') stale++;
+    else other.push(`${e.code}: ${e.content}`);
+  }
+  assert.deepEqual(await done, [0, 0, 0]);
+  assert.deepEqual(other, []);
+  const final = Number(readFileSync(file, 'utf8'));
+  console.log(`lane: ${ours} lane increments, ${stale} reported stale, final ${final}`);
+  assert.equal(final, 600 + ours, 'every increment, theirs and ours, is in the file');
+});
+
+test('lane: a writer killed mid-write leaves the old or the new bytes, never a mix, and its temp file is swept', async () => {
+  const root = tempDir();
+  const size = 24 * 1024 * 1024;
+  writeTree(root, { 'big.txt': 'o'.repeat(size) });
+  const digest = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+  const oldHash = digest(Buffer.from('o'.repeat(size)));
+  const newHash = digest(Buffer.from('n'.repeat(size)));
+  const seen = { old: 0, new: 0 };
+  const trials = 12;
+  for (let i = 0; i < trials; i++) {
+    const c = child('crash_writer.ts', [root, 'big.txt', String(size), 'n']);
+    await firstLine(c);
+    await new Promise((r) => setTimeout(r, (i * 41) % 480)); // the write itself takes ~0.4 s: kills land all through it
+    c.kill('SIGKILL');
+    await exited(c);
+    const h = digest(readFileSync(path.join(root, 'big.txt')));
+    assert.ok(h === oldHash || h === newHash, `trial ${i}: the file is a mix`);
+    if (h === oldHash) seen.old++;
+    else {
+      seen.new++;
+      writeFileSync(path.join(root, 'big.txt'), 'o'.repeat(size));
+    }
+  }
+  console.log(`lane: ${trials} crash trials: ${seen.old} left the old bytes, ${seen.new} the new, 0 mixed`);
+  runtimeAt(root, { workers: 0 }); // a new start sweeps what the killed writers left
+  assert.deepEqual(
+    readdirSync(root).filter((n) => n.endsWith('.mewcode-tmp')),
+    [],
+  );
+});
+
+test('lane: ENOSPC on a small tmpfs leaves the original intact and no temp file', async (t) => {
+  if (process.getuid?.() !== 0) return t.skip('needs root to mount a tmpfs');
+  const mnt = tempDir();
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mnt]);
+  } catch (e) {
+    return t.skip(`cannot mount a tmpfs here: ${(e as Error).message.split('\n')[0]}`);
+  }
+  try {
+    writeFileSync(path.join(mnt, 'keep.txt'), 'precious\n'.repeat(1000));
+    const rt = runtimeAt(mnt, { workers: 0, allowWrite: true });
+    await rt.call('read_file', { file_path: 'keep.txt' });
+    const r = await rt.call('write_file', { file_path: 'keep.txt', content: 'x'.repeat(1024 * 1024) });
+    assert.equal(r.code, 'io');
+    assert.match(r.content, /no space left on device; the original file is intact/);
+    assert.equal(readFileSync(path.join(mnt, 'keep.txt'), 'utf8'), 'precious\n'.repeat(1000));
+    assert.deepEqual(readdirSync(mnt), ['keep.txt']);
+  } finally {
+    execFileSync('umount', [mnt]);
+  }
+});
+
+test('lane: 1,000 writes racing a symlink swap write nothing outside the root', async () => {
+  const root = tempDir();
+  const outside = tempDir();
+  const target = path.join(outside, 'target.txt');
+  writeFileSync(target, 'untouched\n');
+  writeTree(root, { 'victim.txt': 'start\n' });
+  const rt = runtimeAt(root, { workers: 0, allowWrite: true });
+  const swapper = child('swapper.ts', [root, target]);
+  await firstLine(swapper);
+  const outcomes = new Map<string, number>();
+  try {
+    for (let i = 0; i < 1000; i++) {
+      await rt.call('read_file', { file_path: 'victim.txt' });
+      const r = await rt.call('write_file', { file_path: 'victim.txt', content: `mine ${i}\n` });
+      const key = r.isError ? (r.code ?? 'error') : 'written';
+      outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+    }
+  } finally {
+    swapper.kill('SIGKILL');
+    await exited(swapper);
+  }
+  console.log(`lane: swap race over 1000 writes: ${JSON.stringify(Object.fromEntries(outcomes))}`);
+  assert.equal(readFileSync(target, 'utf8'), 'untouched\n');
+  assert.deepEqual(readdirSync(outside), ['target.txt']);
+});
+
+test('lane: write calls run one at a time in request order, each seeing the one before', async () => {
+  const root = tempDir();
+  const rt = runtimeAt(root, { workers: 0, allowWrite: true });
+  const calls = Array.from({ length: 10 }, (_, i) =>
+    rt.call('write_file', { file_path: 'order.txt', content: `${i}\n` }),
+  );
+  const results = await Promise.all(calls);
+  assert.equal(results[0]?.content, 'Created "order.txt" (2 bytes, 1 lines).');
+  for (let i = 1; i < 10; i++)
+    assert.match(
+      results[i]?.content ?? '',
+      new RegExp(`\\n-${i - 1}\\n\\+${i}$`),
+      `call ${i} replaced call ${i - 1}'s content`,
+    );
+  assert.equal(readFileSync(path.join(root, 'order.txt'), 'utf8'), '9\n');
+});
+
+test('lane: two runtimes of one process editing the same file are serialised; the loser is stale', async () => {
+  const root = tempDir();
+  writeTree(root, { 'shared.txt': 'x\n' });
+  const a = runtimeAt(root, { workers: 0, allowWrite: true });
+  const b = runtimeAt(root, { workers: 0, allowWrite: true });
+  await a.call('read_file', { file_path: 'shared.txt' });
+  await b.call('read_file', { file_path: 'shared.txt' });
+  const [ra, rb] = await Promise.all([
+    a.call('edit_file', { file_path: 'shared.txt', old_string: 'x', new_string: 'from a' }),
+    b.call('edit_file', { file_path: 'shared.txt', old_string: 'x', new_string: 'from b' }),
+  ]);
+  assert.deepEqual([ra?.isError, rb?.code], [false, 'stale']);
+  assert.equal(readFileSync(path.join(root, 'shared.txt'), 'utf8'), 'from a\n');
+});
+
+test('lane: a lock left by a dead process is broken; a live one makes the writer wait', async () => {
+  const real = realpathSync(tempDir());
+  const file = lockFileOf(path.join(real, 'x'));
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(
+    file,
+    JSON.stringify({ pid: 999_999_999, host: (await import('node:os')).hostname(), at: Date.now(), path: 'x' }),
+  );
+  const got = await acquireFileLock(path.join(real, 'x'), 1000);
+  assert.ok(got.ok, 'a dead owner’s lock is broken');
+  const second = await acquireFileLock(path.join(real, 'x'), 200);
+  assert.ok(!second.ok && second.holder?.pid === process.pid, 'a live lock holds');
+  if (got.ok) got.release();
+  assert.ok(!existsSync(file));
+  assert.ok(path.dirname(file).startsWith(tmpdir()), 'lock files never land in the user’s tree');
+});
