@@ -32,7 +32,37 @@ test('cli: call exits 1 on an error result, and --json prints the whole result',
     content: 'Cannot read "dir": it is a directory. List its files with glob (pattern "*", path "dir").',
     isError: true,
     code: 'is_directory',
+    meta: { policy: { allow: true, by: 'default', reason: 'reads inside the root are allowed' } },
   });
+});
+
+test('cli: --verbose shows each permission decision on stderr; a refusal names the flag', () => {
+  const own = tempDir();
+  const cli2 = (args: string[]) => cli(['--root', own, ...args]);
+  const r = cli2(['call', 'write_file', '{"file_path":"new.txt","content":"x"}', '--verbose', '--json']);
+  assert.equal(r.code, 1);
+  assert.match(
+    r.err,
+    /^policy: deny write_file \(prompt: Permission needed: write_file wants to write "new\.txt", and there is no terminal to ask\. Run again with --allow-write=new\.txt\.\)\n$/,
+  );
+  assert.equal(JSON.parse(r.out).meta.policy.by, 'prompt');
+  const ok = cli2([
+    'call',
+    'write_file',
+    '{"file_path":"new.txt","content":"x"}',
+    '--allow-write=new.txt',
+    '--verbose',
+  ]);
+  assert.deepEqual(
+    [ok.code, ok.out, ok.err],
+    [0, 'Created "new.txt" (1 bytes, 1 lines).\n', 'policy: allow write_file (flag: --allow-write)\n'],
+  );
+  assert.equal(cli2(['call', 'bash', '{"command":"echo hi"}', '--mode', 'plan']).code, 1);
+  assert.match(
+    cli2(['call', 'bash', '{"command":"echo hi"}', '--mode', 'yolo']).err,
+    /--mode must be one of default, acceptEdits, plan, bypass, not "yolo"/,
+  );
+  assert.equal(cli2(['call', 'bash', '{"command":"echo hi"}', '-A']).out, 'exit_code: 0\nhi\n');
 });
 
 test('cli: call reads JSON from stdin with -', () => {
@@ -65,6 +95,7 @@ test('cli: tools lists the tools and prints each provider format', () => {
     'edit_file write',
     'multi_edit write',
     'apply_patch write',
+    'bash write',
   ]);
   for (const format of ['anthropic', 'openai', 'openai-strict']) {
     const r = cli(['tools', '--format', format]);
@@ -101,7 +132,7 @@ const usageErrors: [string[], RegExp][] = [
   [['read'], /^mewcode: read needs a file path\.\n$/],
   [
     ['call'],
-    /^mewcode: call needs a tool name\. Tools: read_file, glob, grep, write_file, edit_file, multi_edit, apply_patch\.\n$/,
+    /^mewcode: call needs a tool name\. Tools: read_file, glob, grep, write_file, edit_file, multi_edit, apply_patch, bash\.\n$/,
   ],
   [['call', 'read_file', '{nope'], /^mewcode: The arguments for read_file are not valid JSON: /],
   [['call', 'read_file', '{}', 'extra'], /^mewcode: call takes a tool name and one JSON argument; unexpected "extra"/],
@@ -123,7 +154,7 @@ for (const [args, message] of usageErrors) {
 test('cli: an unknown tool is an error result listing the tools, exit 1', () => {
   assert.deepEqual(cli(['call', 'nope', '{}']), {
     code: 1,
-    out: 'There is no tool named "nope". Available tools: read_file, glob, grep, write_file, edit_file, multi_edit, apply_patch.\n',
+    out: 'There is no tool named "nope". Available tools: read_file, glob, grep, write_file, edit_file, multi_edit, apply_patch, bash.\n',
     err: '',
   });
 });

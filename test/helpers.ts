@@ -22,7 +22,8 @@ export function writeTree(dir: string, files: Record<string, string | Uint8Array
 }
 
 export function runtimeAt(root: string, options: Omit<RuntimeOptions, 'root'> = {}): Runtime {
-  const made = createRuntime({ root, ...options });
+  // No user settings file from the machine running the tests.
+  const made = createRuntime({ root, home: null, ...options });
   if (!made.ok) throw new Error(made.error);
   return made.value;
 }

@@ -13,7 +13,20 @@ const FLAGS = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
+  'allow-read': { type: 'string' },
   'allow-write': { type: 'string' },
+  'allow-run': { type: 'string' },
+  'allow-net': { type: 'string' },
+  'allow-env': { type: 'string' },
+  'deny-read': { type: 'string' },
+  'deny-write': { type: 'string' },
+  'deny-run': { type: 'string' },
+  'deny-net': { type: 'string' },
+  'deny-env': { type: 'string' },
+  'allow-all': { type: 'boolean', short: 'A' },
+  mode: { type: 'string' },
+  sandbox: { type: 'boolean' },
+  verbose: { type: 'boolean', short: 'v' },
   offset: { type: 'string' },
   limit: { type: 'string' },
   format: { type: 'string' },
@@ -38,7 +51,32 @@ const FLAGS = {
 } as const;
 type Flag = keyof typeof FLAGS;
 
-const GLOBAL_FLAGS: readonly Flag[] = ['root', 'json', 'help', 'version', 'allow-write', 'workers'];
+/** The Deno-style permission flags; bare forms grant everything of their kind. */
+export const PERMISSION_FLAGS = [
+  'allow-read',
+  'allow-write',
+  'allow-run',
+  'allow-net',
+  'allow-env',
+  'deny-read',
+  'deny-write',
+  'deny-run',
+  'deny-net',
+  'deny-env',
+] as const;
+
+const GLOBAL_FLAGS: readonly Flag[] = [
+  'root',
+  'json',
+  'help',
+  'version',
+  'workers',
+  'allow-all',
+  'mode',
+  'sandbox',
+  'verbose',
+  ...PERMISSION_FLAGS,
+];
 const COMMAND_FLAGS: Record<Command, readonly Flag[]> = {
   call: [],
   batch: [],
@@ -74,7 +112,9 @@ export function parseCli(argv: readonly string[]): ParsedArgs {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof FLAGS; allowPositionals: true; strict: true }>>;
   try {
     // Deno-style: a bare --allow-write grants the whole root, --allow-write=a,b only those paths.
-    const args = argv.map((a) => (a === '--allow-write' ? '--allow-write=*' : a));
+    const args = argv.map((a) =>
+      (PERMISSION_FLAGS as readonly string[]).includes(a.slice(2)) && a.startsWith('--') ? `${a}=*` : a,
+    );
     parsed = parseArgs({ args, options: FLAGS, allowPositionals: true, strict: true });
   } catch (e) {
     throw new UsageError(
@@ -95,13 +135,6 @@ export function parseCli(argv: readonly string[]): ParsedArgs {
     }
   }
   return { command, positionals: rest, values: parsed.values as ParsedArgs['values'] };
-}
-
-/** The --allow-write grant: undefined, everything, or a list of paths. */
-export function writeGrant(value: string | undefined): boolean | string[] {
-  if (value === undefined) return false;
-  if (value === '*' || value === '') return true;
-  return value.split(',').filter((p) => p !== '');
 }
 
 /** A flag value that must be a positive integer (or, with `zero`, a non-negative one). */
@@ -131,8 +164,14 @@ Options:
   --root DIR       the directory tools work in (default: the current directory)
   --workers N      read-lane worker threads (default: available cores; 0 runs inline)
   --json           print the whole result object as JSON
-  --allow-write[=PATH,...]  let write tools change files (anywhere in the root, or under the PATHs);
-                   .git/ and .mewcode/settings*.json need a PATH inside them
+  --allow-read[=PATH,...]  --allow-write[=PATH,...]  --allow-run[=PROGRAM,...]
+  --allow-net[=HOST,...]   --allow-env[=VAR,...]      grant without asking (bare: all of that kind)
+  --deny-read=… --deny-write=… --deny-run=… --deny-net=… --deny-env=…   refuse (deny wins)
+  -A, --allow-all  grant everything (the sandbox, the blacklist and denials still apply)
+  --mode M         default | acceptEdits | plan | bypass
+  --sandbox        run bash inside bubblewrap (fails when it cannot start; never falls back)
+  -v, --verbose    print every permission decision on stderr
+                   .git/ and .mewcode/settings*.json are written only when an --allow-write path names them
   -h, --help       show this help
   -V, --version    show the version
 

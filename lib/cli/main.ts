@@ -4,14 +4,21 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ToolResult } from '../core/tool.ts';
-import { type BatchCall, createRuntime, DEFINITION_FORMATS, type DefinitionFormat, type Runtime } from '../runtime.ts';
-import { type ParsedArgs, positiveInt, UsageError, writeGrant } from './args.ts';
+import { isMode, MODES } from '../policy/modes.ts';
+import { type Flags, grantOf, KINDS } from '../policy/permissions.ts';
+import {
+  type BatchCall,
+  createRuntime,
+  DEFINITION_FORMATS,
+  type DefinitionFormat,
+  type Runtime,
+  type RuntimeOptions,
+} from '../runtime.ts';
+import { type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
 
 export async function runCommand(args: ParsedArgs): Promise<number> {
   if (args.command === 'bench') return bench(args);
-  const workers =
-    args.values.workers === undefined ? undefined : (positiveInt('workers', args.values.workers, true) as number);
-  const made = createRuntime({ root: args.values.root, allowWrite: writeGrant(args.values['allow-write']), workers });
+  const made = createRuntime(runtimeOptions(args));
   if (!made.ok) throw new UsageError(made.error);
   const runtime = made.value;
   try {
@@ -105,6 +112,30 @@ async function read(runtime: Runtime, args: ParsedArgs): Promise<number> {
   if (offset !== undefined) input.offset = offset;
   if (limit !== undefined) input.limit = limit;
   return print(await runtime.call('read_file', input), args);
+}
+
+/** The runtime the flags describe: root, workers, permissions, mode, sandbox, prompt, verbosity. */
+export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
+  const f = args.values;
+  const permissions: Flags = { allow: {}, deny: {} };
+  for (const flag of PERMISSION_FLAGS) {
+    const grant = grantOf(f[flag]);
+    if (grant === undefined) continue;
+    const [side, kind] = flag.split('-') as ['allow' | 'deny', (typeof KINDS)[number]];
+    permissions[side][kind] = grant;
+  }
+  if (f['allow-all']) for (const k of KINDS) permissions.allow[k] ??= true;
+  if (f.mode !== undefined && !isMode(f.mode))
+    throw new UsageError(`--mode must be one of ${MODES.join(', ')}, not "${f.mode}".`);
+  return {
+    ...(f.root !== undefined ? { root: f.root } : {}),
+    ...(f.workers !== undefined ? { workers: positiveInt('workers', f.workers, true) as number } : {}),
+    permissions,
+    ...(f.mode !== undefined ? { mode: f.mode as RuntimeOptions['mode'] & string } : {}),
+    ...(f.sandbox ? { sandbox: true } : {}),
+    prompt: 'terminal',
+    ...(f.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
+  };
 }
 
 /** The benchmark lives in bench/ (not shipped in the library); it is loaded only for this command. */

@@ -5,7 +5,7 @@
  * Runs wherever a tool runs (worker or main thread).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ToolResult } from './tool.ts';
@@ -22,11 +22,31 @@ export interface Budget {
 /** The one marker style for anything cut from a result. */
 export const truncationMarker = (what: string, how: string) => `[truncated: ${what}; ${how}]`;
 
+/** Spill files older than this are removed when a process first uses the spill directory. */
+export const SPILL_TTL_MS = 24 * 60 * 60 * 1000;
+
+let spillDir: string | undefined;
+
 /** The directory spill files go to by default (resolved, so the path gate can compare real paths). */
 export function defaultSpillDir(): string {
+  if (spillDir) return spillDir;
   const dir = path.join(tmpdir(), 'mewcode-spill');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return realpathSync(dir);
+  spillDir = realpathSync(dir);
+  pruneSpills(spillDir);
+  return spillDir;
+}
+
+function pruneSpills(dir: string): void {
+  const cutoff = Date.now() - SPILL_TTL_MS;
+  try {
+    for (const name of readdirSync(dir)) {
+      const file = path.join(dir, name);
+      if (name.endsWith('.txt') && statSync(file).mtimeMs < cutoff) rmSync(file, { force: true });
+    }
+  } catch {
+    // another process pruned it first, or the directory is not ours to tidy
+  }
 }
 
 /**

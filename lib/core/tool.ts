@@ -76,6 +76,10 @@ export interface ToolContext {
   shards?: import('../search/parallel.ts').ShardRunner;
   /** The read ledger, for tools of the write lane (which runs on the main thread). */
   ledger?: import('../lane/ledger.ts').Ledger;
+  /** Paths the policy denies for reading: searches skip them without naming them. */
+  readDeny?: import('../search/denied.ts').DenySpec;
+  /** How commands run: their environment, and the OS sandbox when one is configured. */
+  exec?: { env: Record<string, string>; sandbox?: import('../exec/bwrap.ts').SandboxConfig };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a schema's input type is unconstrained on purpose

@@ -149,7 +149,21 @@ export function describeSkipped(s: SkipCounts, verb: string): string {
     ]
       .filter(Boolean)
       .join(' and ');
-    if (what) parts.push(`${what} ${reason === 'hidden' ? 'hidden' : `by ${reason}`}`);
+    if (what)
+      parts.push(
+        `${what} ${reason === 'hidden' ? 'hidden' : reason === 'denied' ? 'denied by the permissions' : `by ${reason}`}`,
+      );
   }
   return parts.length ? `${verb} ${parts.join('; ')}` : '';
+}
+
+/** The notes about skipped entries: ignored and hidden ones say how to include them; denied ones cannot be. */
+export function skipNotes(all: readonly SkipCounts[], include: string): string[] {
+  const { denied, ...rest } = mergeSkipped(all);
+  const notes: string[] = [];
+  const skipped = describeSkipped(rest, 'skipped');
+  if (skipped) notes.push(`[note: ${skipped}; pass include_ignored: true to ${include} them]`);
+  const refused = denied ? describeSkipped({ denied }, 'skipped') : '';
+  if (refused) notes.push(`[note: ${refused}]`);
+  return notes;
 }

@@ -6,6 +6,7 @@
  * task (or inline for small trees), where blocking is what we want.
  */
 import path from 'node:path';
+import { type DenySpec, denyTest } from './denied.ts';
 import { type DirEntry, listDir } from './dircache.ts';
 import { IgnoreRules, type IgnoreSource } from './ignore.ts';
 
@@ -20,9 +21,11 @@ export interface WalkOptions {
   maxDepth: number;
   /** The runtime root: ignore files between it and `root` apply too. */
   ignoreBase?: string;
+  /** Paths the policy denies for reading (never listed, never read). */
+  deny?: DenySpec;
 }
 
-export type SkipReason = IgnoreSource | 'hidden';
+export type SkipReason = IgnoreSource | 'hidden' | 'denied';
 
 export interface Entry {
   /** Path relative to the root, `/`-separated. */
@@ -46,7 +49,13 @@ export function walk(
   return false;
 }
 
-function walkDir(o: WalkOptions, start: string, visitor: Visitor, rules: IgnoreRules): boolean {
+function walkDir(
+  o: WalkOptions,
+  start: string,
+  visitor: Visitor,
+  rules: IgnoreRules,
+  denied = denyTest(o.deny, o.ignoreBase ?? o.root, o.root),
+): boolean {
   // An explicit stack keeps deep trees off the call stack; entries are pushed in reverse name order.
   const stack: string[] = [start];
   while (stack.length > 0) {
@@ -61,6 +70,10 @@ function walkDir(o: WalkOptions, start: string, visitor: Visitor, rules: IgnoreR
       if (isDir && e.name === '.git') continue;
       if (!o.hidden && e.name.startsWith('.')) {
         visitor.skipped?.(rel, isDir, 'hidden');
+        continue;
+      }
+      if (denied?.(rel)) {
+        visitor.skipped?.(rel, isDir, 'denied');
         continue;
       }
       if (o.useIgnore) {
@@ -80,7 +93,7 @@ function walkDir(o: WalkOptions, start: string, visitor: Visitor, rules: IgnoreR
       // Files of this directory come before its subdirectories only where names sort that way:
       // interleave by visiting subdirectories that sort before this file first.
       while (subdirs.length > 0 && (subdirs[0] as string) < rel) {
-        if (walkDir(o, subdirs.shift() as string, visitor, rules)) return true;
+        if (walkDir(o, subdirs.shift() as string, visitor, rules, denied)) return true;
       }
       if (visitor.file({ rel, kind })) return true;
     }
@@ -121,6 +134,7 @@ export function planShards(
   rules: IgnoreRules,
 ): ShardPlan {
   const files: Entry[] = [];
+  const denied = denyTest(o.deny, o.ignoreBase ?? o.root, o.root);
   let frontier = [start];
   let seen = 0;
   let unexpanded: string[] = [];
@@ -142,6 +156,10 @@ export function planShards(
         if (isDir && e.name === '.git') continue;
         if (!o.hidden && e.name.startsWith('.')) {
           visitor.skipped?.(rel, isDir, 'hidden');
+          continue;
+        }
+        if (denied?.(rel)) {
+          visitor.skipped?.(rel, isDir, 'denied');
           continue;
         }
         const source = o.useIgnore ? IgnoreRules.decide(ignoreStack, rel, isDir) : undefined;

@@ -10,9 +10,9 @@ import { fmtInt, truncationMarker } from '../core/budget.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import { displayPath, inside } from '../policy/sandbox.ts';
-import { noteLine, pathShower } from '../search/format.ts';
+import { pathShower } from '../search/format.ts';
 import { compileGlob } from '../search/matcher.ts';
-import { describeSkipped, INLINE_MAX_FILES, mergeSkipped, runSharded } from '../search/parallel.ts';
+import { INLINE_MAX_FILES, runSharded, skipNotes } from '../search/parallel.ts';
 import type { GlobShardResult } from '../search/shards.ts';
 import { comparePaths } from '../search/walk.ts';
 import { outcomeError, targetOf } from './_search_common.ts';
@@ -103,6 +103,7 @@ export const glob = defineTool({
       hidden: includeAll || namesHidden,
       maxDepth: (base === '' ? 0 : base.split('/').length) + maxDepth,
       ignoreBase: ctx.root,
+      ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
     };
     const run = await runSharded<GlobShardResult>(
       dir,
@@ -126,11 +127,9 @@ export const glob = defineTool({
     }
     if (a.sort === 'mtime') all.sort((x, y) => y.mtime - x.mtime || comparePaths(x.rel, y.rel));
     else all.sort((x, y) => comparePaths(x.rel, y.rel));
-    const skipped = describeSkipped(
-      mergeSkipped([run.value.skipped, ...run.value.results.map((r) => r.skipped)]),
-      'skipped',
+    const skippedNote = skipNotes([run.value.skipped, ...run.value.results.map((r) => r.skipped)], 'include').join(
+      '\n',
     );
-    const skippedNote = skipped ? noteLine(`${skipped}; pass include_ignored: true to include them`) : '';
     if (all.length === 0) return noMatch(a.pattern, shown, skippedNote);
     const show = pathShower(ctx.root, dir);
     const lines = all.slice(0, limit).map((p) => show(p.rel));

@@ -15,13 +15,12 @@ import type { TaskOutcome } from '../pool/pool.ts';
 import { cutLine, MAX_MATCH_LINE_CHARS, noteLine, pathShower } from '../search/format.ts';
 import { compileRegex } from '../search/matcher.ts';
 import {
-  describeSkipped,
   INLINE_MAX_FILES,
   inlineRunner,
-  mergeSkipped,
   runSharded,
   type SearchRun,
   type ShardRunner,
+  skipNotes,
 } from '../search/parallel.ts';
 import type { GrepFileResult, GrepShard, GrepShardResult } from '../search/shards.ts';
 import { comparePaths } from '../search/walk.ts';
@@ -143,6 +142,7 @@ export const grep = defineTool({
       hidden: includeAll,
       maxDepth: Number.POSITIVE_INFINITY,
       ignoreBase: ctx.root,
+      ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
     };
     const inlineAllowed = template.fixedStrings || !/[)\]][*+{]|\\[1-9]|\(\?<?[=!]/.test(a.pattern);
     const run = isFile
@@ -214,11 +214,7 @@ export const grep = defineTool({
     // Skip and binary counts are only complete when the search ran to the end; a head-limited search
     // stops early (differently for each worker count), so its counts would be partial and unstable.
     if (!more) {
-      const skipped = describeSkipped(
-        mergeSkipped([run.value.skipped, ...run.value.results.map((r) => r.skipped)]),
-        'skipped',
-      );
-      if (skipped) notes.push(noteLine(`${skipped}; pass include_ignored: true to search them`));
+      notes.push(...skipNotes([run.value.skipped, ...run.value.results.map((r) => r.skipped)], 'search'));
       if (binary) notes.push(noteLine(`skipped ${binary} binary file${binary === 1 ? '' : 's'} that may match`));
     }
     if (unreadable.length)

@@ -1,9 +1,10 @@
 /**
  * WRITE_TOOLS: the tools that change files or run commands, in registration order. Only the write
- * lane runs them (main thread, one call at a time); bash joins them in its own issue.
+ * lane runs them (main thread, one call at a time).
  */
 import type { Tool } from '../core/tool.ts';
 import { applyPatch } from './apply_patch.ts';
+import { bash } from './bash.ts';
 import { editFile } from './edit_file.ts';
 import { multiEdit } from './multi_edit.ts';
 import { writeFile } from './write_file.ts';
@@ -11,4 +12,4 @@ import { writeFile } from './write_file.ts';
 // biome-ignore lint/suspicious/noExplicitAny: a tool's schema type is its own; only the lane flag is checked here
 type WriteTool = Tool<string, any, false>;
 
-export const WRITE_TOOLS = [writeFile, editFile, multiEdit, applyPatch] as const satisfies readonly WriteTool[];
+export const WRITE_TOOLS = [writeFile, editFile, multiEdit, applyPatch, bash] as const satisfies readonly WriteTool[];

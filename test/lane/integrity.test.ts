@@ -96,6 +96,18 @@ test('lane: ENOSPC on a small tmpfs leaves the original intact and no temp file'
     assert.match(r.content, /no space left on device; the original file is intact/);
     assert.equal(readFileSync(path.join(mnt, 'keep.txt'), 'utf8'), 'precious\n'.repeat(1000));
     assert.deepEqual(readdirSync(mnt), ['keep.txt']);
+    // apply_patch: the first file is written, the second hits ENOSPC, and the first is put back.
+    writeFileSync(path.join(mnt, 'small.txt'), 'a\n');
+    await rt.call('read_file', { file_path: 'small.txt' });
+    await rt.call('read_file', { file_path: 'keep.txt' });
+    const big = `+${'y'.repeat(1000)}\n`.repeat(400);
+    const p = await rt.call('apply_patch', {
+      patch: `*** Begin Patch\n*** Update File: small.txt\n-a\n+b\n*** Add File: huge.txt\n${big}*** End Patch`,
+    });
+    assert.equal(p.code, 'io');
+    assert.match(p.content, /no space left on device.*Every file of the patch was left as it was\.$/);
+    assert.equal(readFileSync(path.join(mnt, 'small.txt'), 'utf8'), 'a\n');
+    assert.deepEqual(readdirSync(mnt).sort(), ['keep.txt', 'small.txt']);
   } finally {
     execFileSync('umount', [mnt]);
   }

@@ -1,0 +1,139 @@
+/**
+ * A command's output in bounded memory: the first and last HEAD_BYTES/TAIL_BYTES kept, the total
+ * counted, and — once it outgrows them — the whole stream written to a spill file the result names.
+ * Cuts land on UTF-8 character boundaries, and terminal escape sequences are stripped before the text
+ * reaches the model or a terminal. Write lane, main thread.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { defaultSpillDir, fmtInt, truncationMarker } from '../core/budget.ts';
+
+export const HEAD_BYTES = 16 * 1024;
+export const TAIL_BYTES = 16 * 1024;
+/** Beyond this the spill file stops growing (the count goes on): a runaway command must not fill the disk. */
+export const MAX_SPILL_BYTES = 2 * 1024 ** 3;
+
+export class OutputCollector {
+  readonly #head = Buffer.alloc(HEAD_BYTES);
+  #headLen = 0;
+  readonly #tail = Buffer.alloc(TAIL_BYTES);
+  #tailLen = 0; // bytes in the ring
+  #tailPos = 0; // next write position in the ring
+  #total = 0;
+  #spillFd: number | undefined;
+  #spillPath: string | undefined;
+  #spillBytes = 0;
+  #pending: Buffer[] = []; // everything, until the output outgrows head + tail
+
+  get total(): number {
+    return this.#total;
+  }
+
+  push(chunk: Buffer): void {
+    this.#total += chunk.length;
+    let c = chunk;
+    if (this.#headLen < HEAD_BYTES) {
+      const n = Math.min(HEAD_BYTES - this.#headLen, c.length);
+      c.copy(this.#head, this.#headLen, 0, n);
+      this.#headLen += n;
+      c = c.subarray(n);
+    }
+    this.#ring(c);
+    if (this.#spillFd === undefined && this.#total <= HEAD_BYTES + TAIL_BYTES) {
+      this.#pending.push(chunk);
+      return;
+    }
+    if (this.#spillFd === undefined) this.#openSpill();
+    this.#spill(chunk);
+  }
+
+  #ring(c: Buffer): void {
+    if (c.length >= TAIL_BYTES) {
+      c.copy(this.#tail, 0, c.length - TAIL_BYTES);
+      this.#tailPos = 0;
+      this.#tailLen = TAIL_BYTES;
+      return;
+    }
+    const first = Math.min(c.length, TAIL_BYTES - this.#tailPos);
+    c.copy(this.#tail, this.#tailPos, 0, first);
+    c.copy(this.#tail, 0, first);
+    this.#tailPos = (this.#tailPos + c.length) % TAIL_BYTES;
+    this.#tailLen = Math.min(TAIL_BYTES, this.#tailLen + c.length);
+  }
+
+  #openSpill(): void {
+    try {
+      this.#spillPath = path.join(defaultSpillDir(), `bash-${Date.now()}-${randomBytes(4).toString('hex')}.txt`);
+      this.#spillFd = openSync(this.#spillPath, 'wx', 0o600);
+      for (const p of this.#pending) this.#spill(p);
+    } catch {
+      this.#spillPath = undefined;
+      this.#spillFd = -1; // could not spill: keep head and tail only
+    }
+    this.#pending = [];
+  }
+
+  #spill(c: Buffer): void {
+    if (this.#spillFd === undefined || this.#spillFd < 0 || this.#spillBytes + c.length > MAX_SPILL_BYTES) return;
+    let off = 0;
+    while (off < c.length) off += writeSync(this.#spillFd, c, off);
+    this.#spillBytes += c.length;
+  }
+
+  /** The text for the model, and where the whole output is when it was cut. */
+  finish(): { text: string; spillPath?: string; total: number } {
+    if (this.#spillFd !== undefined && this.#spillFd >= 0) closeSync(this.#spillFd);
+    if (this.#spillFd === undefined)
+      return { text: clean(Buffer.concat(this.#pending).toString('utf8')), total: this.#total };
+    const head = this.#head.subarray(0, headCut(this.#head, this.#headLen));
+    // Spilled output outgrew head + tail, so the ring is full: oldest byte at #tailPos.
+    const tailRaw = Buffer.concat([this.#tail.subarray(this.#tailPos), this.#tail.subarray(0, this.#tailPos)]);
+    const tail = tailRaw.subarray(tailStart(tailRaw));
+    const where = this.#spillPath
+      ? `the whole output is in "${this.#spillPath}"${this.#spillBytes < this.#total ? ` (its first ${fmtInt(this.#spillBytes)} bytes)` : ''}; read it with read_file or search it with grep`
+      : 'the middle could not be saved';
+    const marker = truncationMarker(
+      `${fmtInt(this.#total)} bytes of output, showing the first ${fmtInt(head.length)} and the last ${fmtInt(tail.length)}`,
+      where,
+    );
+    return {
+      text: `${clean(head.toString('utf8'))}\n${marker}\n${clean(tail.toString('utf8'))}`,
+      ...(this.#spillPath ? { spillPath: this.#spillPath } : {}),
+      total: this.#total,
+    };
+  }
+}
+
+/** Length of the longest prefix of b[0, len) that ends on a character boundary. */
+function headCut(b: Buffer, len: number): number {
+  if (len === 0) return 0;
+  let j = len - 1; // start of the last character
+  while (j > 0 && ((b[j] ?? 0) & 0xc0) === 0x80 && len - j < 4) j--;
+  const lead = b[j] ?? 0;
+  const size = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return j + size <= len ? len : j;
+}
+
+/** Offset of the first character boundary. */
+function tailStart(b: Buffer): number {
+  let i = 0;
+  while (i < b.length && i < 3 && ((b[i] ?? 0) & 0xc0) === 0x80) i++;
+  return i;
+}
+
+// CSI and OSC sequences, and other C0 controls but tab, newline and carriage return. Built from a
+// string so the source holds no control characters.
+const ANSI = new RegExp(
+  [
+    '\\u001b\\[[0-?]*[ -/]*[@-~]', // CSI: colours, cursor moves, clears
+    '\\u001b\\][^\\u0007\\u001b]*(?:\\u0007|\\u001b\\\\)', // OSC: titles, hyperlinks
+    '\\u001b[@-Z\\\\-_]', // other two-byte escapes
+    '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]',
+  ].join('|'),
+  'g',
+);
+
+/** Output as the model should see it: no terminal escape sequences, CRLF as LF. */
+export const clean = (s: string) => s.replace(ANSI, '').replace(/\r\n/g, '\n');

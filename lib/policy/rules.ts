@@ -1,0 +1,193 @@
+/**
+ * Rule files: `.mewcode/settings.local.json` (local), `.mewcode/settings.json` (project) and
+ * `~/.mewcode/settings.json` (user). Each may hold `permissions.allow|ask|deny` rule lists, a `mode`
+ * and `hooks.PreToolUse`. A rule is `tool` or `tool(pattern)`; the tool may be `*`. The pattern is
+ * matched against what each access touches: a path (relative to the root) as a glob — a plain path
+ * also covers everything below it —, a command as a prefix of whole words, a host or variable by
+ * name; `=x` is exact, `~re` a regular expression, and a leading `!` negates. Which list wins is
+ * decided in check.ts (deny > ask > allow, whatever file or depth).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import * as v from 'valibot';
+import { errValue, okValue, type Result } from '../core/result.ts';
+import { MODES, type Mode } from './modes.ts';
+import type { Target } from './permissions.ts';
+
+export const LEVELS = ['local', 'project', 'user'] as const;
+export type Level = (typeof LEVELS)[number];
+export type RuleList = 'allow' | 'ask' | 'deny';
+
+export interface Rule {
+  text: string;
+  list: RuleList;
+  level: Level | 'flag';
+  tool: string;
+  /** The pattern as written (without parentheses); absent: every access of the tool. */
+  pattern?: string;
+  test?: (t: Target, rel: (p: string) => string) => boolean;
+}
+
+export interface Hook {
+  command: string;
+  /** Regex on the tool name; absent: every tool. */
+  matcher?: RegExp;
+  timeoutMs: number;
+  level: Level;
+}
+
+const Settings = v.strictObject({
+  permissions: v.optional(
+    v.strictObject({
+      allow: v.optional(v.array(v.string())),
+      ask: v.optional(v.array(v.string())),
+      deny: v.optional(v.array(v.string())),
+    }),
+  ),
+  mode: v.optional(v.picklist(MODES)),
+  hooks: v.optional(
+    v.strictObject({
+      PreToolUse: v.optional(
+        v.array(
+          v.strictObject({
+            command: v.pipe(v.string(), v.minLength(1)),
+            matcher: v.optional(v.string()),
+            timeout: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+          }),
+        ),
+      ),
+    }),
+  ),
+  // Read by later parts (MCP servers); accepted here so a settings file can carry it.
+  mcpServers: v.optional(v.record(v.string(), v.unknown())),
+});
+
+export interface LoadedSettings {
+  rules: Rule[];
+  hooks: Hook[];
+  mode?: Mode;
+  files: string[];
+}
+
+export function settingsFiles(root: string, home: string | undefined): [Level, string][] {
+  const files: [Level, string][] = [
+    ['local', path.join(root, '.mewcode', 'settings.local.json')],
+    ['project', path.join(root, '.mewcode', 'settings.json')],
+  ];
+  if (home) files.push(['user', path.join(home, '.mewcode', 'settings.json')]);
+  return files;
+}
+
+/** Loads every settings file that exists; any problem is an error naming the file and what is wrong. */
+export function loadSettings(
+  root: string,
+  home: string | undefined,
+  toolNames: readonly string[],
+): Result<LoadedSettings, string> {
+  const out: LoadedSettings = { rules: [], hooks: [], files: [] };
+  for (const [level, file] of settingsFiles(root, home)) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      return errValue(`Cannot read ${file}: ${(e as NodeJS.ErrnoException).code}`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      return errValue(`${file} is not valid JSON: ${(e as Error).message}`);
+    }
+    const parsed = v.safeParse(Settings, json);
+    if (!parsed.success) return errValue(`${file} is not a valid settings file:\n${v.summarize(parsed.issues)}`);
+    out.files.push(file);
+    const s = parsed.output;
+    // The closest file's mode wins (local > project > user).
+    if (s.mode && out.mode === undefined) out.mode = s.mode;
+    for (const list of ['deny', 'ask', 'allow'] as const) {
+      for (const text of s.permissions?.[list] ?? []) {
+        const r = parseRule(text, list, level, toolNames);
+        if (!r.ok) return errValue(`${file}: ${r.error}`);
+        out.rules.push(r.value);
+      }
+    }
+    for (const h of s.hooks?.PreToolUse ?? []) {
+      let matcher: RegExp | undefined;
+      try {
+        matcher = h.matcher ? new RegExp(h.matcher) : undefined;
+      } catch (e) {
+        return errValue(
+          `${file}: hook matcher ${JSON.stringify(h.matcher)} is not a valid regular expression: ${(e as Error).message}`,
+        );
+      }
+      out.hooks.push({ command: h.command, ...(matcher ? { matcher } : {}), timeoutMs: h.timeout ?? 30_000, level });
+    }
+  }
+  return okValue(out);
+}
+
+const RULE = /^(\*|[A-Za-z][A-Za-z0-9_]*|mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+)(?:\((.*)\))?$/s;
+
+export function parseRule(
+  text: string,
+  list: RuleList,
+  level: Rule['level'],
+  toolNames: readonly string[],
+): Result<Rule, string> {
+  const m = RULE.exec(text.trim());
+  if (!m) return errValue(`rule ${JSON.stringify(text)} is not "tool" or "tool(pattern)"`);
+  const [, tool = '', inner] = m;
+  if (tool !== '*' && !tool.startsWith('mcp__') && !toolNames.includes(tool)) {
+    const near = toolNames.find((n) => n.toLowerCase() === tool.toLowerCase().replace(/-/g, '_'));
+    return errValue(
+      `rule ${JSON.stringify(text)} names no tool${near ? ` (did you mean ${near}?)` : ''}; the tools are ${toolNames.join(', ')} (or * for all)`,
+    );
+  }
+  if (inner === undefined) return okValue({ text, list, level, tool });
+  let p = inner;
+  const negate = p.startsWith('!');
+  if (negate) p = p.slice(1);
+  if (p === '') return errValue(`rule ${JSON.stringify(text)} has an empty pattern; write "${tool}" for every call`);
+  let match: (s: string, isPath: boolean) => boolean;
+  if (p.startsWith('=')) {
+    const exact = p.slice(1);
+    match = (s) => s === exact;
+  } else if (p.startsWith('~')) {
+    let re: RegExp;
+    try {
+      re = new RegExp(p.slice(1));
+    } catch (e) {
+      return errValue(`rule ${JSON.stringify(text)}: invalid regular expression: ${(e as Error).message}`);
+    }
+    match = (s) => re.test(s);
+  } else {
+    const glob = picomatch(p, { dot: true });
+    const base = p.replace(/\/+$/, '');
+    match = (s, isPath) =>
+      isPath
+        ? glob(s) || s === base || s.startsWith(`${base}/`)
+        : s === p || s.startsWith(`${p} `) || s.startsWith(`${p}\t`);
+  }
+  const test = (t: Target, rel: (p: string) => string) => {
+    const hit = match(subjectOf(t, rel), t.kind === 'read' || t.kind === 'write');
+    return negate ? !hit : hit;
+  };
+  return okValue({ text, list, level, tool, pattern: inner, test });
+}
+
+/** What a rule pattern is matched against for one access. */
+export function subjectOf(t: Target, rel: (p: string) => string): string {
+  switch (t.kind) {
+    case 'read':
+    case 'write':
+      return rel(t.path);
+    case 'run':
+      return t.command.trim();
+    case 'net':
+      return t.host;
+    case 'env':
+      return t.name;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * bash: runs a command with `bash -c` (`sh -c` where bash is absent) in its own process group, with an
+ * honest timeout, the environment allowlist, stdin closed, and stdout and stderr merged in order into
+ * bounded memory (the whole output spilled to a file when it is long). Optionally inside the
+ * bubblewrap sandbox. Write lane (main thread, one call at a time).
+ */
+import { statSync } from 'node:fs';
+import * as v from 'valibot';
+import { fmtInt } from '../core/budget.ts';
+import { quote } from '../core/text.ts';
+import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
+import { bwrapArgv } from '../exec/bwrap.ts';
+import { OutputCollector } from '../exec/output.ts';
+import { supervise } from '../exec/supervise.ts';
+import { displayPath } from '../policy/sandbox.ts';
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const MAX_TIMEOUT_MS = 600_000;
+
+const SHELL = (() => {
+  for (const s of ['/bin/bash', '/usr/bin/bash', '/bin/sh']) {
+    try {
+      if (statSync(s).isFile()) return s;
+    } catch {
+      // not here
+    }
+  }
+  return 'sh';
+})();
+
+const params = v.strictObject({
+  command: v.pipe(v.string(), v.minLength(1, 'command is empty'), v.description('The command line, run with bash -c')),
+  timeout: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(MAX_TIMEOUT_MS),
+      v.description(`Time limit in ms (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS})`),
+    ),
+  ),
+  workdir: v.optional(
+    v.pipe(v.string(), v.minLength(1), v.description('Directory to run in, inside the root (default: the root)')),
+  ),
+  description: v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(200),
+      v.description('A few words on what the command does, shown in the activity log'),
+    ),
+  ),
+});
+
+export const bash = defineTool({
+  name: 'bash',
+  readOnly: false,
+  params,
+  maxOutputBytes: 64 * 1024,
+  description:
+    `Runs \`command\` with bash -c in \`workdir\` (default: the root) and returns "exit_code: N" followed by stdout and stderr ` +
+    `merged in order. A non-zero exit is not an error. \`timeout\` is in ms (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}) and ` +
+    `is exactly the limit: past it the whole process group gets SIGTERM, then SIGKILL, and the answer is a timeout error with the ` +
+    `output so far. The call ends when the command exits; background jobs (cmd &) are killed then, so start servers elsewhere. ` +
+    `stdin is closed and there is no terminal: interactive programs get EOF. Long output keeps its first and last 16 KiB and the ` +
+    `whole output goes to a file the answer names. Only harmless environment variables pass (HOME, PATH, USER, TERM, LANG, LC_*, ` +
+    `TMPDIR, SHELL) plus those granted to the runtime; PAGER=cat.`,
+  access: (a) => [
+    { kind: 'run', command: a.command },
+    { kind: 'read', path: a.workdir ?? '.' },
+  ],
+  async run(a, ctx): Promise<ToolResult> {
+    const cwd = ctx.paths[0];
+    const exec = ctx.exec;
+    if (cwd === undefined || !exec) return fail('io', 'bash runs only in the write lane');
+    const shownDir = displayPath(ctx.root, cwd);
+    try {
+      if (!statSync(cwd).isDirectory()) return fail('invalid_args', `workdir ${quote(shownDir)} is not a directory.`);
+    } catch {
+      return fail(
+        'not_found',
+        `workdir ${quote(shownDir)} does not exist; create it first or run in an existing directory.`,
+      );
+    }
+    const timeoutMs = a.timeout ?? DEFAULT_TIMEOUT_MS;
+    // stderr joins stdout inside the shell, so the two arrive in the order they were written.
+    const script = ['exec 2>&1', a.command].join('\n');
+    const shellArgv = [SHELL, '-c', script];
+    const argv = exec.sandbox ? bwrapArgv(exec.sandbox, cwd, exec.env, shellArgv) : shellArgv;
+    const out = new OutputCollector();
+    const o = await supervise(
+      {
+        argv,
+        cwd,
+        env: exec.sandbox ? { PATH: process.env.PATH ?? '/usr/bin:/bin' } : exec.env,
+        timeoutMs,
+        signal: ctx.signal,
+      },
+      out,
+    );
+    const { text, spillPath, total } = out.finish();
+    const meta = {
+      exitCode: o.exitCode,
+      ms: o.ms,
+      bytes: total,
+      ...(spillPath ? { spillPath } : {}),
+      ...(a.description ? { description: a.description } : {}),
+      sandboxed: Boolean(exec.sandbox),
+    };
+    if (o.ending === 'spawn_error') return fail('io', `Cannot start ${SHELL}: ${o.error}`, meta);
+    if (o.ending === 'timeout') {
+      return fail(
+        'timeout',
+        `The command ran past its timeout of ${fmtInt(timeoutMs)} ms and was stopped (process group terminated). Output so far:\n${text}`,
+        meta,
+      );
+    }
+    if (o.ending === 'cancelled')
+      return fail(
+        'cancelled',
+        `The command was cancelled and its process group terminated. Output so far:\n${text}`,
+        meta,
+      );
+    const status = o.exitCode !== null ? `exit_code: ${o.exitCode}` : `exit_code: killed by ${o.signal}`;
+    return ok(text === '' ? `${status}\n(no output)` : `${status}\n${text}`, meta);
+  },
+});
