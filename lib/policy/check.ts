@@ -69,10 +69,24 @@ export function createPolicy(c: PolicyConfig): Policy {
   const matching = (list: Rule['list'], tool: string, t: Target) =>
     c.rules.find((r) => r.list === list && (r.tool === '*' || r.tool === tool) && (!r.test || r.test(t, rel)));
 
+  // Programs granted by path (--allow-run=./tool.sh) may not be rewritten: that would turn a narrow
+  // grant into running anything (Deno's write_allow_binary).
+  const grantedPrograms = Array.isArray(c.flags.allow.run)
+    ? c.flags.allow.run.filter((p) => p.includes('/')).map(c.resolve)
+    : [];
+
   function judge(tool: string, t: Target): AccessVerdict {
     const kind: Kind = t.kind;
     if (covers(c.flags.deny[kind], t, c.resolve, true))
       return { verdict: 'deny', by: 'flag', why: `--deny-${kind} covers it`, target: t };
+    if (t.kind === 'write' && grantedPrograms.includes(t.path)) {
+      return {
+        verdict: 'deny',
+        by: 'flag',
+        why: 'it is a program granted by --allow-run, which must not change',
+        target: t,
+      };
+    }
     const deny = matching('deny', tool, t);
     if (deny)
       return {

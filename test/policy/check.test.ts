@@ -463,3 +463,56 @@ test('policy (P-14, D4): grep and glob never return names or lines under denied 
   assert.equal((await rt.call('grep', { pattern: 'token', path: 'secrets' })).code, 'permission_denied');
   await rt.close();
 });
+
+test('policy (D8): a program granted by path to --allow-run cannot be rewritten', async () => {
+  assert.equal(
+    await decide({
+      tool: 'write_file',
+      targets: [W('tool.sh')],
+      flags: { allow: { run: ['./tool.sh'], write: true } },
+    }),
+    'deny',
+  );
+  assert.equal(
+    await decide({ tool: 'bash', targets: [X('./tool.sh')], flags: { allow: { run: ['./tool.sh'] } } }),
+    'allow',
+  );
+});
+
+test('policy (D12): a worker runs no write tool, whatever it is sent', async () => {
+  const { createReadPool } = await import('../../lib/pool/pool.ts');
+  const pool = createReadPool({ workers: 1 });
+  try {
+    const r = await pool.run<import('../../lib/core/tool.ts').ToolResult>(
+      {
+        kind: 'tool',
+        name: 'write_file' as 'read_file',
+        args: { file_path: '/tmp/x', content: 'x' },
+        root: '/',
+        paths: ['/tmp/x'],
+      },
+      new AbortController().signal,
+    );
+    assert.ok(r.ok);
+    assert.deepEqual(r.ok && [r.value.code, r.value.content], [
+      'unknown_tool',
+      'The worker has no read-only tool named "write_file".',
+    ]);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('policy (J-6): a 10 MB content argument and 200 calls in one batch', async () => {
+  const root = tempDir();
+  writeTree(root, { 'a.txt': 'a\n' });
+  const rt = runtimeAt(root, { workers: 2, allowWrite: true });
+  const big = 'x'.repeat(10 * 1024 * 1024);
+  assert.equal((await rt.call('write_file', { file_path: 'big.txt', content: big })).isError, false);
+  const results = await rt.batch(
+    Array.from({ length: 200 }, () => ({ name: 'read_file', input: { file_path: 'a.txt' } })),
+  );
+  assert.equal(results.length, 200);
+  assert.ok(results.every((r) => r.content === '     1\ta'));
+  await rt.close();
+});
