@@ -63,7 +63,7 @@ export type Probe = { ok: true; bwrap: string } | { ok: false; reason: string };
 
 /** Whether the sandbox can start here: finds bwrap and runs `true` inside it. */
 export function probeSandbox(root: string, allowNet: boolean): Probe {
-  const found = spawnSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).stdout.trim();
+  const found = (spawnSync('/bin/sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).stdout ?? '').trim();
   if (!found)
     return {
       ok: false,

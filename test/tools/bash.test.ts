@@ -170,3 +170,63 @@ test('bash --sandbox: no capabilities as root, / read-only even to root, root wr
     delete process.env.MY_SECRET_TOKEN;
   }
 });
+
+test('bash: a 1 GB flood runs in bounded memory and the spill file holds all of it', async () => {
+  const { execFileSync: run } = await import('node:child_process');
+  const { REPO, TSX } = await import('../helpers.ts');
+  const out = run(
+    process.execPath,
+    ['--import', TSX, path.join(REPO, 'test/fixtures/flood.ts'), root, String(1024 ** 3)],
+    { encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
+  const r = JSON.parse(out) as {
+    isError: boolean;
+    contentBytes: number;
+    total: number;
+    spillBytes: number;
+    maxRssKiB: number;
+    spill: string;
+  };
+  console.log(`bash: 1 GiB flood, peak RSS ${(r.maxRssKiB / 1024).toFixed(1)} MiB, answer ${r.contentBytes} bytes`);
+  assert.equal(r.isError, false);
+  assert.equal(r.total, 1024 ** 3);
+  assert.equal(r.spillBytes, 1024 ** 3);
+  assert.ok(r.contentBytes < 40_000);
+  assert.ok(r.maxRssKiB / 1024 < 200, `peak RSS ${r.maxRssKiB / 1024} MiB`);
+  const { rmSync } = await import('node:fs');
+  rmSync(r.spill, { force: true });
+});
+
+test('bash --sandbox: when bubblewrap cannot start, the runtime refuses to start instead of running unsandboxed', () => {
+  const saved = process.env.PATH;
+  process.env.PATH = '/nonexistent';
+  try {
+    assert.throws(
+      () => runtimeAt(root, { workers: 0, sandbox: true }),
+      /--sandbox was asked for, but bubblewrap \(bwrap\) is not installed; .*Refusing to run commands unsandboxed\./,
+    );
+  } finally {
+    process.env.PATH = saved;
+  }
+});
+
+test('bash --sandbox: 20 timed-out commands whose grandchildren call setsid leave no survivors', {
+  skip: hasBwrap ? false : 'bubblewrap is not installed',
+}, async () => {
+  const sb = at({ sandbox: true });
+  const marker = `mewcode-sbx-${process.pid}`;
+  const results = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      sb.call('bash', {
+        command: `setsid sleep 300 ${marker} & (setsid nohup sleep 300 ${marker} &) ; sleep 300`,
+        timeout: 200,
+      }),
+    ),
+  );
+  assert.ok(results.every((r) => r.code === 'timeout'));
+  await new Promise((res) => setTimeout(res, 500));
+  const alive = execFileSync('ps', ['-eo', 'stat,args'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.includes(marker) && !l.startsWith('Z') && !l.includes('ps -eo'));
+  assert.deepEqual(alive, []);
+});
