@@ -13,6 +13,14 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`mewcode ${pkg.version}\n`);
     return 0;
   }
+  if (args.command === undefined && !args.values.help && !process.stdin.isTTY) {
+    // No words, but a pipe: the task comes on stdin.
+    const task = readFileSync(0, 'utf8').trim();
+    if (task) {
+      args.positionals.push(task);
+      args.command = 'agent';
+    }
+  }
   if (args.values.help || args.command === undefined) {
     (args.command === undefined && !args.values.help ? process.stderr : process.stdout).write(HELP);
     return args.values.help ? 0 : 2;

@@ -8,11 +8,15 @@ import { REPO, TSX, tempDir, writeTree } from './helpers.ts';
 const root = tempDir();
 writeTree(root, { 'a.txt': 'one\ntwo\nthree\n', 'dir/x': '' });
 
+/** The environment without model keys: a word that is not a command is a task, which needs one. */
+const NO_KEYS = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_/.test(k)));
+
 function cli(args: string[], input?: string) {
   const r = spawnSync(process.execPath, ['--import', TSX, path.join(REPO, 'mewcode.ts'), ...args], {
     cwd: root,
     encoding: 'utf8',
     input,
+    env: NO_KEYS,
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
@@ -120,7 +124,7 @@ const usageErrors: [string[], RegExp][] = [
   [[], /^Usage:/m],
   [
     ['frobnicate'],
-    /^mewcode: Unknown command "frobnicate"\. Commands: call, batch, read, grep, glob, tools, bench\. See mewcode --help\.\n$/,
+    /^mewcode: No API key for anthropic: set ANTHROPIC_API_KEY \(or use --provider openai, or --base-url for a local OpenAI-compatible server\)\.\n$/,
   ],
   [['read', 'a.txt', '--bogus'], /^mewcode: Unknown option '--bogus'\. See mewcode --help\.\n$/],
   [

@@ -6,7 +6,8 @@
 import { parseArgs } from 'node:util';
 
 export const COMMANDS = ['call', 'batch', 'read', 'grep', 'glob', 'tools', 'bench'] as const;
-export type Command = (typeof COMMANDS)[number];
+/** `agent` is what runs when the first word is not a command: the words are the task. */
+export type Command = (typeof COMMANDS)[number] | 'agent';
 
 const FLAGS = {
   root: { type: 'string' },
@@ -44,6 +45,10 @@ const FLAGS = {
   'head-limit': { type: 'string' },
   'include-ignored': { type: 'boolean' },
   sort: { type: 'string' },
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  'max-turns': { type: 'string' },
   quick: { type: 'boolean' },
   reps: { type: 'string' },
   files: { type: 'string' },
@@ -98,6 +103,7 @@ const COMMAND_FLAGS: Record<Command, readonly Flag[]> = {
   glob: ['sort', 'limit', 'include-ignored'],
   tools: ['format'],
   bench: ['quick', 'reps', 'files', 'out'],
+  agent: ['provider', 'model', 'base-url', 'max-turns'],
 };
 
 export class UsageError extends Error {}
@@ -122,10 +128,17 @@ export function parseCli(argv: readonly string[]): ParsedArgs {
     );
   }
   const [first, ...rest] = parsed.positionals;
-  if (first !== undefined && !(COMMANDS as readonly string[]).includes(first)) {
-    throw new UsageError(`Unknown command "${first}". Commands: ${COMMANDS.join(', ')}. See mewcode --help.`);
-  }
-  const command = first as Command | undefined;
+  const agentFlags = (['provider', 'model', 'base-url', 'max-turns'] as const).some(
+    (f) => parsed.values[f] !== undefined,
+  );
+  // Anything that is not a command is a task for the agent (as is piped stdin with no words at all).
+  const isCommand = first !== undefined && (COMMANDS as readonly string[]).includes(first);
+  const command: Command | undefined = isCommand
+    ? (first as Command)
+    : first !== undefined || agentFlags
+      ? 'agent'
+      : undefined;
+  const positionals = command === 'agent' ? parsed.positionals : rest;
   const allowed = new Set<Flag>([...GLOBAL_FLAGS, ...(command ? COMMAND_FLAGS[command] : [])]);
   for (const key of Object.keys(parsed.values) as Flag[]) {
     if (!allowed.has(key)) {
@@ -134,7 +147,7 @@ export function parseCli(argv: readonly string[]): ParsedArgs {
       );
     }
   }
-  return { command, positionals: rest, values: parsed.values as ParsedArgs['values'] };
+  return { command, positionals, values: parsed.values as ParsedArgs['values'] };
 }
 
 /** A flag value that must be a positive integer (or, with `zero`, a non-negative one). */
@@ -149,6 +162,9 @@ export function positiveInt(flag: string, value: string | undefined, zero = fals
 export const HELP = `mewcode — the tools a coding agent uses, as a runtime and a CLI
 
 Usage:
+  mewcode [--provider anthropic|openai] [--model M] [--base-url URL] [--max-turns N] "<task>"
+                                            run the agent on a task (or pipe the task on stdin);
+                                            keys from ANTHROPIC_API_KEY / OPENAI_API_KEY
   mewcode call <tool> '<json>'              run any tool; '-' reads the JSON from stdin
   mewcode batch [file|-]                    a JSON array or JSONL of {"name","input"}: reads together,
                                             writes one by one, results as a JSON array in request order
@@ -175,6 +191,7 @@ Options:
   -h, --help       show this help
   -V, --version    show the version
 
-Exit status: 0 success, 1 the tool returned an error, 2 a usage error.
+Exit status: 0 success, 1 the tool returned an error (or the agent stopped on a failure), 2 a usage
+error, 130 interrupted.
 grep and glob exit like ripgrep: 0 found, 1 nothing found, 2 an error.
 `;

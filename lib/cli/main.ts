@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ToolResult } from '../core/tool.ts';
+import { PROVIDERS, type ProviderName } from '../llm/providers.ts';
 import { isMode, MODES } from '../policy/modes.ts';
 import { type Flags, grantOf, KINDS } from '../policy/permissions.ts';
 import {
@@ -14,6 +15,7 @@ import {
   type Runtime,
   type RuntimeOptions,
 } from '../runtime.ts';
+import { runAgentCli } from './agent.ts';
 import { type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
 
 export async function runCommand(args: ParsedArgs): Promise<number> {
@@ -29,6 +31,8 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
         return await read(runtime, args);
       case 'batch':
         return await batch(runtime, args);
+      case 'agent':
+        return await agent(runtime, args);
       case 'tools':
         return tools(runtime, args);
       case 'grep':
@@ -136,6 +140,25 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
     prompt: 'terminal',
     ...(f.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
   };
+}
+
+async function agent(runtime: Runtime, args: ParsedArgs): Promise<number> {
+  const f = args.values;
+  const task = args.positionals.join(' ').trim();
+  if (!task)
+    throw new UsageError('Give the agent a task: mewcode "fix the failing test in src/a.ts" (or pipe it on stdin).');
+  const provider = f.provider ?? 'anthropic';
+  if (!(PROVIDERS as readonly string[]).includes(provider))
+    throw new UsageError(`--provider must be one of ${PROVIDERS.join(', ')}, not "${provider}".`);
+  const maxTurns = positiveInt('max-turns', f['max-turns']);
+  return runAgentCli(runtime, {
+    task,
+    provider: provider as ProviderName,
+    ...(f.model ? { model: f.model } : {}),
+    ...(f['base-url'] ? { baseURL: f['base-url'] } : {}),
+    ...(maxTurns ? { maxTurns } : {}),
+    json: f.json ?? false,
+  });
 }
 
 /** The benchmark lives in bench/ (not shipped in the library); it is loaded only for this command. */

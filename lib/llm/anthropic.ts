@@ -4,6 +4,7 @@
  * the code that calls the model, never here.
  */
 import type { ToolDefinition } from '../core/registry.ts';
+import type { Message, ModelTurn, Provider, ProviderOptions, ToolCall, TurnRequest } from './provider.ts';
 
 export interface AnthropicTool {
   name: string;
@@ -13,4 +14,72 @@ export interface AnthropicTool {
 
 export function toAnthropicTools(defs: readonly ToolDefinition[]): AnthropicTool[] {
   return defs.map((d) => ({ name: d.name, description: d.description, input_schema: structuredClone(d.inputSchema) }));
+}
+
+/** The Anthropic Messages provider; the SDK is imported on first use. */
+export function anthropicProvider(o: ProviderOptions): Provider {
+  let client: import('@anthropic-ai/sdk').default | undefined;
+  return {
+    name: 'anthropic',
+    async turn(req: TurnRequest): Promise<ModelTurn> {
+      if (!client) {
+        const { default: Anthropic } = await import('@anthropic-ai/sdk');
+        client = new Anthropic({
+          apiKey: o.apiKey,
+          ...(o.baseURL ? { baseURL: o.baseURL } : {}),
+          maxRetries: o.maxRetries ?? 2,
+        });
+      }
+      const tools = toAnthropicTools(req.tools);
+      // Prompt caching: the system prompt and the tool list are the stable prefix of every request.
+      const last = tools.at(-1);
+      if (last) (last as AnthropicTool & { cache_control?: unknown }).cache_control = { type: 'ephemeral' };
+      const stream = client.messages.stream(
+        {
+          model: req.model,
+          max_tokens: req.maxTokens,
+          system: [{ type: 'text', text: req.system, cache_control: { type: 'ephemeral' } }],
+          tools: tools as never,
+          messages: toAnthropicMessages(req.messages) as never,
+        },
+        { signal: req.signal },
+      );
+      if (req.onText) stream.on('text', (d: string) => req.onText?.(d));
+      const msg = await stream.finalMessage();
+      let text = '';
+      const calls: ToolCall[] = [];
+      for (const b of msg.content) {
+        if (b.type === 'text') text += b.text;
+        else if (b.type === 'tool_use') calls.push({ id: b.id, name: b.name, input: b.input });
+      }
+      return {
+        text,
+        calls,
+        stopReason: msg.stop_reason ?? 'end_turn',
+        usage: { input: msg.usage.input_tokens, output: msg.usage.output_tokens },
+      };
+    },
+  };
+}
+
+export function toAnthropicMessages(messages: readonly Message[]): unknown[] {
+  return messages.map((m) => {
+    if (m.role === 'user') return { role: 'user', content: m.content };
+    if (m.role === 'assistant') {
+      const content: unknown[] = [];
+      if (m.text) content.push({ type: 'text', text: m.text });
+      for (const c of m.calls)
+        content.push({ type: 'tool_use', id: c.id, name: c.name, input: c.badJson !== undefined ? {} : c.input });
+      return { role: 'assistant', content };
+    }
+    return {
+      role: 'user',
+      content: m.results.map((r) => ({
+        type: 'tool_result',
+        tool_use_id: r.id,
+        content: r.content,
+        is_error: r.isError,
+      })),
+    };
+  });
 }

@@ -5,6 +5,7 @@
  * description, so the model still learns them and nothing is lost silently. Main thread.
  */
 import type { ToolDefinition } from '../core/registry.ts';
+import type { Message, ModelTurn, Provider, ProviderOptions, ToolCall, TurnRequest } from './provider.ts';
 
 export interface OpenAITool {
   type: 'function';
@@ -87,4 +88,104 @@ export function fromStrictArgs(schema: { required?: string[] }, args: unknown): 
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
   const required = new Set(schema.required ?? []);
   return Object.fromEntries(Object.entries(args).filter(([k, v]) => !(v === null && !required.has(k))));
+}
+
+/** The marker an error result carries in an OpenAI tool message, which has no error flag. */
+export const OPENAI_ERROR_PREFIX = 'ERROR: ';
+
+/** The OpenAI Chat Completions provider (any compatible base URL); the SDK is imported on first use. */
+export function openaiProvider(o: ProviderOptions & { strict?: boolean }): Provider {
+  let client: import('openai').default | undefined;
+  return {
+    name: 'openai',
+    async turn(req: TurnRequest): Promise<ModelTurn> {
+      if (!client) {
+        const { default: OpenAI } = await import('openai');
+        client = new OpenAI({
+          apiKey: o.apiKey,
+          ...(o.baseURL ? { baseURL: o.baseURL } : {}),
+          maxRetries: o.maxRetries ?? 2,
+        });
+      }
+      const tools = toOpenAITools(req.tools, { strict: o.strict ?? false });
+      const stream = await client.chat.completions.create(
+        {
+          model: req.model,
+          max_tokens: req.maxTokens,
+          stream: true,
+          messages: toOpenAIMessages(req.system, req.messages) as never,
+          ...(tools.length ? { tools: tools as never } : {}),
+        },
+        { signal: req.signal },
+      );
+      let text = '';
+      let stopReason = 'stop';
+      const partial = new Map<number, { id: string; name: string; args: string }>();
+      for await (const chunk of stream) {
+        const choice = chunk.choices[0];
+        if (!choice) continue;
+        const d = choice.delta;
+        if (d?.content) {
+          text += d.content;
+          req.onText?.(d.content);
+        }
+        for (const tc of d?.tool_calls ?? []) {
+          const p = partial.get(tc.index) ?? { id: '', name: '', args: '' };
+          if (tc.id) p.id = tc.id;
+          if (tc.function?.name) p.name += tc.function.name;
+          if (tc.function?.arguments) p.args += tc.function.arguments;
+          partial.set(tc.index, p);
+        }
+        if (choice.finish_reason) stopReason = choice.finish_reason;
+      }
+      const calls: ToolCall[] = [...partial.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([i, p]) => {
+          const id = p.id || `call_${i}`;
+          try {
+            const input = p.args.trim() === '' ? {} : JSON.parse(p.args);
+            return {
+              id,
+              name: p.name,
+              input: o.strict
+                ? fromStrictArgs(req.tools.find((t) => t.name === p.name)?.inputSchema ?? {}, input)
+                : input,
+            };
+          } catch {
+            return { id, name: p.name, input: p.args, badJson: p.args };
+          }
+        });
+      return { text, calls, stopReason };
+    },
+  };
+}
+
+export function toOpenAIMessages(system: string, messages: readonly Message[]): unknown[] {
+  const out: unknown[] = [{ role: 'system', content: system }];
+  for (const m of messages) {
+    if (m.role === 'user') out.push({ role: 'user', content: m.content });
+    else if (m.role === 'assistant') {
+      out.push({
+        role: 'assistant',
+        content: m.text || null,
+        ...(m.calls.length
+          ? {
+              tool_calls: m.calls.map((c) => ({
+                id: c.id,
+                type: 'function',
+                function: { name: c.name, arguments: c.badJson ?? JSON.stringify(c.input) },
+              })),
+            }
+          : {}),
+      });
+    } else {
+      for (const r of m.results)
+        out.push({
+          role: 'tool',
+          tool_call_id: r.id,
+          content: r.isError ? `${OPENAI_ERROR_PREFIX}${r.content}` : r.content,
+        });
+    }
+  }
+  return out;
 }
