@@ -13,7 +13,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`mewcode ${pkg.version}\n`);
     return 0;
   }
-  if (args.command === undefined && !args.values.help && !process.stdin.isTTY) {
+  const wordless = args.command === undefined || (args.command === 'agent' && args.positionals.length === 0);
+  if (wordless && !args.values.help && !args.values.version && !process.stdin.isTTY) {
     // No words, but a pipe: the task comes on stdin.
     const task = readFileSync(0, 'utf8').trim();
     if (task) {

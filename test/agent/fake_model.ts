@@ -1,0 +1,153 @@
+/**
+ * A scripted model server on 127.0.0.1 that speaks both wire protocols with streaming (SSE):
+ * Anthropic Messages at /v1/messages and OpenAI Chat Completions at /v1/chat/completions. Each
+ * request takes the next turn of the script; the official SDKs talk to it unchanged.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptTurn {
+  text?: string;
+  calls?: { name: string; input: unknown }[];
+  /** Answer with this HTTP status and error body instead. */
+  status?: number;
+  /** Send part of the stream, then drop the connection. */
+  cut?: boolean;
+  /** Wait this long before answering (for cancellation). */
+  delayMs?: number;
+}
+
+export interface FakeModel {
+  url: string;
+  requests: { path: string; body: Record<string, unknown> }[];
+  close(): Promise<void>;
+}
+
+export async function startModel(script: ScriptTurn[]): Promise<FakeModel> {
+  const requests: FakeModel['requests'] = [];
+  let next = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let data = '';
+    req.on('data', (c) => {
+      data += c;
+    });
+    req.on('end', async () => {
+      const body = JSON.parse(data || '{}') as Record<string, unknown>;
+      requests.push({ path: req.url ?? '', body });
+      const turn = script[next++] ?? { text: 'done' };
+      if (turn.delayMs) await new Promise((r) => setTimeout(r, turn.delayMs));
+      if (turn.status) {
+        res.writeHead(turn.status, { 'content-type': 'application/json', 'retry-after': '7' });
+        res.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const send = (event: string | undefined, payload: unknown) =>
+        res.write(
+          `${event ? `event: ${event}\n` : ''}data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`,
+        );
+      if (req.url?.endsWith('/messages')) anthropic(turn, send, res, next);
+      else openai(turn, send, res, next);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    requests,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+type Send = (event: string | undefined, payload: unknown) => void;
+
+function anthropic(t: ScriptTurn, send: Send, res: ServerResponse, n: number) {
+  send('message_start', {
+    type: 'message_start',
+    message: {
+      id: `msg_${n}`,
+      type: 'message',
+      role: 'assistant',
+      model: 'm',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 5, output_tokens: 1 },
+    },
+  });
+  let index = 0;
+  if (t.text) {
+    send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+    for (const piece of chunks(t.text))
+      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+    if (t.cut) {
+      res.destroy();
+      return;
+    }
+    send('content_block_stop', { type: 'content_block_stop', index });
+    index++;
+  }
+  for (const [k, c] of (t.calls ?? []).entries()) {
+    send('content_block_start', {
+      type: 'content_block_start',
+      index,
+      content_block: { type: 'tool_use', id: `toolu_${n}_${k}`, name: c.name, input: {} },
+    });
+    for (const piece of chunks(JSON.stringify(c.input)))
+      send('content_block_delta', {
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'input_json_delta', partial_json: piece },
+      });
+    send('content_block_stop', { type: 'content_block_stop', index });
+    index++;
+  }
+  send('message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: t.calls?.length ? 'tool_use' : 'end_turn', stop_sequence: null },
+    usage: { output_tokens: 9 },
+  });
+  send('message_stop', { type: 'message_stop' });
+  res.end();
+}
+
+function openai(t: ScriptTurn, send: Send, res: ServerResponse, n: number) {
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    send(undefined, {
+      id: `c${n}`,
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'm',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+  chunk({ role: 'assistant', content: '' });
+  for (const piece of chunks(t.text ?? '')) chunk({ content: piece });
+  if (t.cut) {
+    res.destroy();
+    return;
+  }
+  for (const [k, c] of (t.calls ?? []).entries()) {
+    const args = JSON.stringify(c.input);
+    const [first, ...rest] = chunks(args);
+    chunk({
+      tool_calls: [
+        { index: k, id: `call_${n}_${k}`, type: 'function', function: { name: c.name, arguments: first ?? '' } },
+      ],
+    });
+    for (const piece of rest) chunk({ tool_calls: [{ index: k, function: { arguments: piece } }] });
+  }
+  chunk({}, t.calls?.length ? 'tool_calls' : 'stop');
+  send(undefined, '[DONE]');
+  res.end();
+}
+
+/** Splits text into a few pieces, so clients really assemble streamed deltas. */
+function chunks(s: string): string[] {
+  if (s.length < 8) return s ? [s] : [];
+  const k = Math.ceil(s.length / 3);
+  return [s.slice(0, k), s.slice(k, 2 * k), s.slice(2 * k)];
+}

@@ -1,0 +1,299 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { BACKGROUND_TOOLS, subAgentTools } from '../../lib/agent/filter.ts';
+import { type AgentEvent, runAgent } from '../../lib/agent/loop.ts';
+import type { ToolDefinition } from '../../lib/core/registry.ts';
+import { makeProvider, type ProviderName } from '../../lib/llm/providers.ts';
+import type { Runtime, RuntimeOptions } from '../../lib/runtime.ts';
+import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
+import { type ScriptTurn, startModel } from './fake_model.ts';
+
+const closers: (() => Promise<void>)[] = [];
+after(() => Promise.all(closers.map((c) => c())));
+
+async function setup(name: ProviderName, script: ScriptTurn[], options: Omit<RuntimeOptions, 'root'> = {}) {
+  const model = await startModel(script);
+  closers.push(model.close);
+  const root = tempDir();
+  writeTree(root, {
+    'src/a.ts': 'export const answer = 41;\n',
+    'src/b.ts': 'import { answer } from "./a";\n',
+    'README.md': '# demo\n',
+  });
+  const rt: Runtime = runtimeAt(root, { workers: 2, permissions: { allow: { write: true, run: true } }, ...options });
+  closers.push(() => rt.close());
+  const made = makeProvider({
+    provider: name,
+    apiKey: 'test-key',
+    baseURL: name === 'openai' ? `${model.url}/v1` : model.url,
+    maxRetries: 0,
+  });
+  assert.ok(made.ok);
+  const events: AgentEvent[] = [];
+  const run = (task: string, extra: { maxTurns?: number; signal?: AbortSignal } = {}) =>
+    runAgent({
+      task,
+      provider: made.value,
+      model: 'test-model',
+      runtime: rt,
+      onEvent: (e) => events.push(e),
+      ...extra,
+    });
+  return { model, root, rt, run, events };
+}
+
+for (const provider of ['anthropic', 'openai'] as const) {
+  test(`agent (${provider}): reads, greps, edits and runs bash over three turns; reads overlap, writes do not`, async () => {
+    const { model, root, run, events } = await setup(provider, [
+      {
+        text: 'Let me look.',
+        calls: [
+          { name: 'read_file', input: { file_path: 'src/a.ts' } },
+          { name: 'grep', input: { pattern: 'answer', output_mode: 'files_with_matches' } },
+          { name: 'glob', input: { pattern: '**/*.ts' } },
+        ],
+      },
+      {
+        calls: [
+          { name: 'edit_file', input: { file_path: 'src/a.ts', old_string: '41', new_string: '42' } },
+          { name: 'bash', input: { command: 'cat src/a.ts', description: 'show the file' } },
+          { name: 'read_file', input: { file_path: 'README.md' } },
+        ],
+      },
+      { text: 'The answer is now 42.' },
+    ]);
+    const r = await run('Make the answer 42.');
+    assert.deepEqual([r.ok, r.reason, r.answer, r.turns], [true, 'end', 'The answer is now 42.', 3]);
+    assert.equal(readFileSync(path.join(root, 'src/a.ts'), 'utf8'), 'export const answer = 42;\n');
+    // Turn 1: the three reads all started before any finished.
+    const t1 = events
+      .filter(
+        (e) => (e.type === 'tool_start' || e.type === 'tool_end') && ['read_file', 'grep', 'glob'].includes(e.name),
+      )
+      .slice(0, 6);
+    const starts = t1.filter((e) => e.type === 'tool_start').map((e) => (e as { seq: number }).seq);
+    const ends = t1.filter((e) => e.type === 'tool_end').map((e) => (e as { seq: number }).seq);
+    assert.ok(Math.max(...starts) < Math.min(...ends), 'the reads of one turn overlap');
+    // Turn 2: edit, then bash, then read — each after the previous one ended.
+    const t2 = events
+      .filter((e) => (e.type === 'tool_start' || e.type === 'tool_end') && e.seq > Math.max(...ends))
+      .map((e) => `${e.type === 'tool_start' ? '>' : '<'}${(e as { name: string }).name}`);
+    assert.deepEqual(t2.slice(0, 6), ['>edit_file', '<edit_file', '>bash', '<bash', '>read_file', '<read_file']);
+    // The model saw the results in request order, with their ids.
+    assert.equal(model.requests.length, 3);
+    const second = JSON.stringify(model.requests[1]?.body.messages);
+    assert.ok(
+      second.indexOf('export const answer = 41') < second.indexOf('src/a.ts\\nsrc/b.ts'),
+      'results in request order',
+    );
+    const third = JSON.stringify(model.requests[2]?.body.messages);
+    assert.match(third, /exit_code: 0\\nexport const answer = 42;/);
+    assert.ok(
+      events.some((e) => e.type === 'text' && e.delta.length > 0),
+      'text streamed',
+    );
+  });
+
+  test(`agent (${provider}): a denied call is answered as an error and the run goes on`, async () => {
+    const { model, root, run } = await setup(
+      provider,
+      [
+        { calls: [{ name: 'write_file', input: { file_path: 'x.txt', content: 'x' } }] },
+        { text: 'I could not write.' },
+      ],
+      { permissions: {} },
+    );
+    const r = await run('write x');
+    assert.equal(r.answer, 'I could not write.');
+    assert.throws(() => readFileSync(path.join(root, 'x.txt')));
+    const sent = JSON.stringify(model.requests[1]?.body.messages);
+    if (provider === 'anthropic') assert.match(sent, /"is_error":true/);
+    else assert.match(sent, /ERROR: Permission needed: write_file wants to write/);
+  });
+
+  test(`agent (${provider}): three turns of only unknown tools trip the breaker`, async () => {
+    const bogus = { calls: [{ name: 'teleport', input: {} }] };
+    const { run } = await setup(provider, [bogus, bogus, bogus, bogus]);
+    const r = await run('go');
+    assert.deepEqual([r.ok, r.reason, r.turns], [false, 'unknown_tools', 3]);
+    assert.match(r.error ?? '', /3 turns in a row called only tools that do not exist \(teleport\)/);
+  });
+
+  test(`agent (${provider}): max turns bound the run`, async () => {
+    const loop = { calls: [{ name: 'read_file', input: { file_path: 'README.md' } }] };
+    const { run } = await setup(provider, [loop, loop, loop]);
+    const r = await run('go', { maxTurns: 2 });
+    assert.deepEqual([r.reason, r.turns], ['max_turns', 2]);
+  });
+
+  test(`agent (${provider}): a provider failure mid-stream and a 429 stop the run with a clear error`, async () => {
+    const cut = await setup(provider, [{ text: 'Starting to answer and then', cut: true }]);
+    const r = await cut.run('go');
+    assert.equal(r.reason, 'error');
+    assert.match(r.error ?? '', new RegExp(`^${provider}: `));
+    const limited = await setup(provider, [{ status: 429 }]);
+    const l = await limited.run('go');
+    assert.equal(l.error, `${provider}: rate limited (429); retry after 7 s. Wait, or lower the request rate.`);
+  });
+
+  test(`agent (${provider}): plan mode offers only read-only tools`, async () => {
+    const { model, run } = await setup(
+      provider,
+      [{ calls: [{ name: 'write_file', input: { file_path: 'x', content: 'x' } }] }, { text: 'plan: …' }],
+      { mode: 'plan' },
+    );
+    const r = await run('plan it');
+    assert.equal(r.ok, true);
+    const tools = ((model.requests[0]?.body.tools ?? []) as { name?: string; function?: { name: string } }[]).map(
+      (t) => t.name ?? t.function?.name,
+    );
+    assert.deepEqual(tools, ['read_file', 'glob', 'grep']);
+    assert.match(
+      JSON.stringify(model.requests[1]?.body.messages),
+      /There is no tool named \\"write_file\\" in this run/,
+    );
+  });
+}
+
+test('agent: Anthropic requests cache the system prompt and the tool list', async () => {
+  const { model, run } = await setup('anthropic', [{ text: 'ok' }]);
+  await run('hi');
+  const body = model.requests[0]?.body as {
+    system: { cache_control?: unknown }[];
+    tools: { name: string; cache_control?: unknown }[];
+  };
+  assert.deepEqual(body.system[0]?.cache_control, { type: 'ephemeral' });
+  assert.deepEqual(body.tools.at(-1)?.cache_control, { type: 'ephemeral' });
+  assert.equal(body.tools.at(-1)?.name, 'agent');
+  assert.equal(body.tools.filter((t) => t.cache_control).length, 1);
+  assert.match(JSON.stringify(body.system), /Root: \/.*Platform: linux/);
+});
+
+test('agent: Ctrl-C stops the running command and answers the rest as cancelled', async () => {
+  const { run, events } = await setup('openai', [
+    {
+      calls: [
+        { name: 'bash', input: { command: 'sleep 30' } },
+        { name: 'read_file', input: { file_path: 'README.md' } },
+      ],
+    },
+  ]);
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 300);
+  const t0 = Date.now();
+  const r = await run('go', { signal: controller.signal });
+  assert.equal(r.reason, 'cancelled');
+  assert.ok(Date.now() - t0 < 5000);
+  const ends = events
+    .filter((e) => e.type === 'tool_end')
+    .map((e) => [(e as { name: string }).name, (e as { result: { code?: string } }).result.code]);
+  assert.deepEqual(ends, [
+    ['bash', 'cancelled'],
+    ['read_file', 'cancelled'],
+  ]);
+  assert.equal(spawnSync('pgrep', ['-f', '^sleep 30$']).status, 1);
+});
+
+test('agent: sub-agents get filtered tools — never agent; background ones read-only, skill and MCP tools', async () => {
+  const { model, run } = await setup('anthropic', [
+    { calls: [{ name: 'agent', input: { prompt: 'look around', background: true } }] },
+    { text: 'sub-agent: nothing found' },
+    { calls: [{ name: 'agent', input: { prompt: 'fix it', disallowed_tools: ['bash'] } }] },
+    { text: 'fixed' },
+    { text: 'all done' },
+  ]);
+  const r = await run('delegate');
+  assert.equal(r.answer, 'all done');
+  const toolsOf = (i: number) => ((model.requests[i]?.body.tools ?? []) as { name: string }[]).map((t) => t.name);
+  assert.ok(toolsOf(0).includes('agent'));
+  assert.deepEqual(toolsOf(1), ['read_file', 'glob', 'grep']);
+  assert.deepEqual(toolsOf(3), ['read_file', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch']);
+  assert.match(JSON.stringify(model.requests[2]?.body.messages), /sub-agent: nothing found/);
+});
+
+test('agent filter: system tools survive every filter; MCP tools reach background agents', () => {
+  const d = (name: string, system = false): ToolDefinition => ({
+    name,
+    description: '',
+    inputSchema: { type: 'object', properties: {} },
+    readOnly: true,
+    system,
+  });
+  const all = [d('read_file'), d('bash'), d('agent'), d('load_skill', true), d('mcp__gh__issues')];
+  assert.deepEqual(
+    subAgentTools(all, { background: true }).map((t) => t.name),
+    ['read_file', 'load_skill', 'mcp__gh__issues'],
+  );
+  assert.deepEqual(
+    subAgentTools(all, { allowed: ['bash'] }).map((t) => t.name),
+    ['bash', 'load_skill'],
+  );
+  assert.deepEqual(
+    subAgentTools(all, { disallowed: ['read_file', 'mcp__gh__issues'] }).map((t) => t.name),
+    ['bash', 'load_skill'],
+  );
+  assert.deepEqual([...BACKGROUND_TOOLS], ['read_file', 'glob', 'grep']);
+});
+
+test('agent CLI: the answer streams to stdout, activity to stderr; a local OpenAI-compatible server needs no key', async () => {
+  const model = await startModel([
+    { text: 'Reading. ', calls: [{ name: 'read_file', input: { file_path: 'README.md' } }] },
+    { text: 'It is a demo.' },
+  ]);
+  closers.push(model.close);
+  const root = tempDir();
+  writeTree(root, { 'README.md': '# demo\n' });
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_/.test(k)));
+  // Not spawnSync: the model server lives in this process and must keep answering.
+  const r = await run(
+    [
+      '--root',
+      root,
+      '--provider',
+      'openai',
+      '--base-url',
+      `${model.url}/v1`,
+      '--model',
+      'local',
+      'What is this project?',
+    ],
+    env,
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, 'Reading. \nIt is a demo.\n');
+  assert.equal(r.stderr, '● read_file(README.md)\n  ⎿      1\\t# demo\n');
+  const piped = await run(
+    ['--root', root, '--provider', 'openai', '--base-url', `${model.url}/v1`, '--json'],
+    env,
+    'from stdin',
+  );
+  assert.equal(piped.status, 0, piped.stderr);
+  assert.equal(JSON.parse(piped.stdout).answer, 'done');
+  assert.match(JSON.stringify(model.requests.at(-1)?.body.messages), /from stdin/);
+});
+
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input?: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', TSX, path.join(REPO, 'mewcode.ts'), ...args], {
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
