@@ -8,6 +8,7 @@
 import type { ToolDefinition } from '../core/registry.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
 import { describeProviderError, type Message, type Provider, type ToolCall } from '../llm/provider.ts';
+import { DEFAULT_MODELS, makeProvider, type ProviderName } from '../llm/providers.ts';
 import type { Runtime } from '../runtime.ts';
 import { agentTool } from './agent_tool.ts';
 import { type AgentToolName, type SubAgentFilter, subAgentTools } from './filter.ts';
@@ -27,8 +28,10 @@ export type AgentEvent =
 
 export interface AgentOptions {
   task: string;
-  provider: Provider;
-  model: string;
+  /** A provider, or its name (keys and base URLs then come from the environment). */
+  provider: Provider | ProviderName;
+  /** Default: the provider's default model. */
+  model?: string;
   runtime: Runtime;
   maxTurns?: number;
   signal?: AbortSignal;
@@ -50,7 +53,14 @@ export interface AgentResult {
 
 let seq = 0;
 
-export async function runAgent(o: AgentOptions): Promise<AgentResult> {
+export async function runAgent(options: AgentOptions): Promise<AgentResult> {
+  let provider: Provider;
+  if (typeof options.provider === 'string') {
+    const made = makeProvider({ provider: options.provider });
+    if (!made.ok) return { ok: false, reason: 'error', answer: '', error: made.error, turns: 0, transcript: [] };
+    provider = made.value;
+  } else provider = options.provider;
+  const o = { ...options, provider, model: options.model ?? DEFAULT_MODELS[provider.name] };
   const depth = o.depth ?? 0;
   const emit = (e: AgentEvent) => o.onEvent?.(e);
   const signal = o.signal ?? new AbortController().signal;
@@ -121,6 +131,8 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
 }
 
 interface CallEnv extends AgentOptions {
+  provider: Provider;
+  model: string;
   depth: number;
   visible: Set<string>;
   signal: AbortSignal;
