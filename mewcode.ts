@@ -4,13 +4,20 @@
  * Commands load lazily so `--version` and `--help` cost only Node's start-up.
  */
 import { readFileSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
+import { BUNDLED_VERSION, IN_BUNDLE } from './lib/build_info.ts';
 import { HELP, parseCli, UsageError } from './lib/cli/args.ts';
+
+// The read lane's task handler: in the single-file bundle, worker threads start on this very file.
+export { default } from './lib/pool/worker.ts';
 
 async function main(argv: string[]): Promise<number> {
   const args = parseCli(argv);
   if (args.values.version) {
-    const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
-    process.stdout.write(`mewcode ${pkg.version}\n`);
+    const version =
+      BUNDLED_VERSION ??
+      (JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    process.stdout.write(`mewcode ${version}\n`);
     return 0;
   }
   const wordless = args.command === undefined || (args.command === 'agent' && args.positionals.length === 0);
@@ -30,17 +37,22 @@ async function main(argv: string[]): Promise<number> {
   return runCommand(args);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (e: unknown) => {
-    if (e instanceof UsageError) {
-      process.stderr.write(`mewcode: ${e.message}\n`);
-      process.exitCode = 2;
-    } else {
-      process.stderr.write(`mewcode: internal error: ${(e as Error)?.stack ?? e}\n`);
-      process.exitCode = 70;
-    }
-  },
-);
+if (!isMainThread) {
+  // A worker thread of the bundle: run Piscina's worker bootstrap, which then calls our handler.
+  // @ts-expect-error: Piscina's worker bootstrap has no type declarations
+  if (IN_BUNDLE) await import('piscina/dist/worker.js');
+} else
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      if (e instanceof UsageError) {
+        process.stderr.write(`mewcode: ${e.message}\n`);
+        process.exitCode = 2;
+      } else {
+        process.stderr.write(`mewcode: internal error: ${(e as Error)?.stack ?? e}\n`);
+        process.exitCode = 70;
+      }
+    },
+  );

@@ -3,6 +3,7 @@
  * stderr with exit 2; a tool's own error result prints like any result and exits 1. Main thread.
  */
 import { readFileSync } from 'node:fs';
+import { IN_BUNDLE } from '../build_info.ts';
 import type { ToolResult } from '../core/tool.ts';
 import { PROVIDERS, type ProviderName } from '../llm/providers.ts';
 import { isMode, MODES } from '../policy/modes.ts';
@@ -173,7 +174,11 @@ async function bench(args: ParsedArgs): Promise<number> {
   }
   if (f.out !== undefined) argv.push('--out', f.out);
   if (f.workers !== undefined) argv.push('--workers', String(positiveInt('workers', f.workers)));
-  const { runBench } = await import('../../bench/search.bench.ts');
+  if (IN_BUNDLE)
+    throw new UsageError('The benchmark runs from a source checkout: npm run bench (the bundle does not carry it).');
+  // A computed specifier, so the bundler leaves the benchmark (and its contenders' libraries) out.
+  const bench = '../../bench/search.bench.ts';
+  const { runBench } = (await import(bench)) as typeof import('../../bench/search.bench.ts');
   return runBench(argv);
 }
 

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { IN_BUNDLE } from '../build_info.ts';
 import type { PoolResult, PoolTask } from './protocol.ts';
 
 /** Heap limit of each worker, in MiB. */
@@ -14,9 +15,12 @@ export const WORKER_HEAP_MB = 512;
 /** Young-generation size of each worker, in MiB. */
 export const WORKER_YOUNG_MB = 16;
 
-// '.ts' when this module runs from source under tsx, '.js' or '.mjs' when it runs built.
+// '.ts' when this module runs from source under tsx, '.js' when compiled; in the single-file bundle
+// the bundle itself is the workers' entry (its default export is the task handler).
 const ext = path.extname(fileURLToPath(import.meta.url));
-const workerFile = new URL(`./worker${ext}`, import.meta.url).href;
+const workerFile = IN_BUNDLE
+  ? String((globalThis as { __MEWCODE_SELF__?: string }).__MEWCODE_SELF__)
+  : new URL(`./worker${ext}`, import.meta.url).href;
 
 export type TaskOutcome<T> =
   | { ok: true; value: T }

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { startModel } from './agent/fake_model.ts';
+import { REPO, TSX, tempDir, writeTree } from './helpers.ts';
+
+// The single-file build, copied alone into an empty directory (no node_modules anywhere above it)
+// and run with plain node.
+const dir = tempDir('mewcode-bundle-');
+const bundle = path.join(dir, 'mewcode.mjs');
+execFileSync(process.execPath, ['--import', TSX, path.join(REPO, 'scripts/build.ts'), '--out', bundle], {
+  cwd: REPO,
+  stdio: 'pipe',
+});
+const project = path.join(dir, 'project');
+writeTree(project, { 'README.md': '# hello\n', 'src/a.ts': 'export const a = 1; // TODO\n' });
+for (let i = 0; i < 2500; i++) writeTree(project, { [`many/f${i}.txt`]: `TODO ${i}\n` });
+const closers: (() => Promise<void>)[] = [];
+after(() => Promise.all(closers.map((c) => c())));
+
+function node(args: string[], input = ''): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_|^NODE_OPTIONS$/.test(k)),
+    );
+    const c = spawn(process.execPath, [bundle, '--root', project, ...args], { cwd: dir, env });
+    let out = '';
+    let err = '';
+    c.stdout.on('data', (d) => {
+      out += d;
+    });
+    c.stderr.on('data', (d) => {
+      err += d;
+    });
+    c.on('close', (code) => resolve({ code, out, err }));
+    c.stdin.end(input);
+  });
+}
+
+test('bundle: one file that runs with plain node and no node_modules', async () => {
+  assert.ok(statSync(bundle).size > 100_000);
+  assert.match((await node(['--version'])).out, /^mewcode \d+\.\d+\.\d+\n$/);
+});
+
+test('bundle: grep and glob, through its own worker threads', async () => {
+  const g = await node(['grep', 'TODO', '--head-limit', '2', '--workers', '2']);
+  assert.equal(g.code, 0, g.err);
+  assert.equal(g.out.split('\n').slice(0, 2).join('\n'), 'many/f0.txt:1: TODO 0\nmany/f1.txt:1: TODO 1');
+  const c = await node(['grep', 'TODO', '-c', '--head-limit', '0', '--workers', '2']);
+  assert.equal(c.out.trim().split('\n').length, 2501);
+  assert.deepEqual(await node(['glob', 'src/**']), { code: 0, out: 'src/a.ts\n', err: '' });
+});
+
+test('bundle: call and batch', async () => {
+  assert.deepEqual(await node(['call', 'read_file', '{"file_path":"README.md"}']), {
+    code: 0,
+    out: '     1\t# hello\n',
+    err: '',
+  });
+  const b = await node(
+    ['batch', '-', '--allow-write'],
+    JSON.stringify([
+      { name: 'write_file', input: { file_path: 'out.txt', content: 'x\n' } },
+      { name: 'read_file', input: { file_path: 'out.txt' } },
+    ]),
+  );
+  assert.equal(b.code, 0, b.err);
+  assert.deepEqual(
+    (JSON.parse(b.out) as { content: string }[]).map((r) => r.content),
+    ['Created "out.txt" (2 bytes, 1 lines).', '     1\tx'],
+  );
+});
+
+test('bundle: an agent run against an OpenAI-compatible server', async () => {
+  const model = await startModel([
+    { calls: [{ name: 'read_file', input: { file_path: 'README.md' } }] },
+    { text: 'A greeting.' },
+  ]);
+  closers.push(model.close);
+  const r = await node(['--provider', 'openai', '--base-url', `${model.url}/v1`, 'what is in README.md?']);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, 'A greeting.\n');
+});
