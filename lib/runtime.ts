@@ -16,6 +16,7 @@ import { WriteLane } from './lane/lane.ts';
 import { Ledger } from './lane/ledger.ts';
 import { type AnthropicTool, toAnthropicTools } from './llm/anthropic.ts';
 import { type OpenAITool, toOpenAITools } from './llm/openai.ts';
+import type { McpServerConfig } from './mcp/client.ts';
 import { createPolicy, type Decision, type Policy } from './policy/check.ts';
 import type { Mode } from './policy/modes.ts';
 import type { Flags, Grant, PermissionFlags, Target } from './policy/permissions.ts';
@@ -68,6 +69,8 @@ export interface Runtime {
   readonly ledger: Ledger;
   readonly gate: PathGate;
   readonly policy: Policy;
+  /** External MCP servers configured in the settings files (connect them with lib/mcp/client.ts). */
+  readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
   /** Runs one tool call; never throws. Write tools queue in the write lane. */
   call(name: string, input: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;
   /** Runs calls as the agent loop does: consecutive read-only calls together, writes one by one; results in order. */
@@ -182,6 +185,8 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   // write tools run here, inside the write lane, with the ledger and the command environment.
   const dispatch = async (tool: AnyTool, args: unknown, ctx: ToolContext): Promise<ToolResult> => {
     if (!tool.readOnly) return tool.invoke(args, { ...ctx, ledger, exec });
+    // MCP tools talk to their server from this thread.
+    if (tool.name.startsWith('mcp__')) return tool.invoke(args, ctx);
     if (tool.fansOut && readDeny) ctx = { ...ctx, readDeny };
     if (!pool) return tool.invoke(args, ctx);
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
@@ -206,6 +211,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     ledger,
     gate,
     policy,
+    mcpServers: settings.value.mcpServers,
     async call(name, input, callOptions = {}) {
       let decision: Decision | undefined;
       const seen = (d: Decision) => {

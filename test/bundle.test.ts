@@ -83,3 +83,22 @@ test('bundle: an agent run against an OpenAI-compatible server', async () => {
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, 'A greeting.\n');
 });
+
+test('bundle: serves MCP over stdio', async () => {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const client = new Client({ name: 'test', version: '1' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [bundle, '--root', project, 'mcp'],
+      cwd: dir,
+      stderr: 'ignore',
+    }),
+  );
+  closers.push(() => client.close());
+  const { tools } = await client.listTools();
+  assert.equal(tools.length, 8);
+  const r = await client.callTool({ name: 'glob', arguments: { pattern: 'src/*' } });
+  assert.equal((r.content as { text: string }[])[0]?.text, 'src/a.ts');
+});

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 
-export const COMMANDS = ['call', 'batch', 'read', 'grep', 'glob', 'tools', 'bench'] as const;
+export const COMMANDS = ['call', 'batch', 'read', 'grep', 'glob', 'tools', 'mcp', 'bench'] as const;
 /** `agent` is what runs when the first word is not a command: the words are the task. */
 export type Command = (typeof COMMANDS)[number] | 'agent';
 
@@ -103,6 +103,7 @@ const COMMAND_FLAGS: Record<Command, readonly Flag[]> = {
   glob: ['sort', 'limit', 'include-ignored'],
   tools: ['format'],
   bench: ['quick', 'reps', 'files', 'out'],
+  mcp: [],
   agent: ['provider', 'model', 'base-url', 'max-turns'],
 };
 
@@ -173,6 +174,7 @@ Usage:
                [-A N] [-B N] [-C N] [--head-limit N (0: all)] [--include-ignored]
   mewcode glob <pattern> [path] [--sort path|mtime] [--limit N] [--include-ignored]
   mewcode tools [--format anthropic|openai|openai-strict]
+  mewcode mcp                               serve the tools to an MCP client over stdio
   mewcode bench [path] [--quick] [--reps N] [--files N] [--out DIR]
                grep/glob throughput against rg, fd, grep, find and JS libraries
 

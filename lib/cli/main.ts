@@ -3,7 +3,7 @@
  * stderr with exit 2; a tool's own error result prints like any result and exits 1. Main thread.
  */
 import { readFileSync } from 'node:fs';
-import { IN_BUNDLE } from '../build_info.ts';
+import { BUNDLED_VERSION, IN_BUNDLE } from '../build_info.ts';
 import type { ToolResult } from '../core/tool.ts';
 import { PROVIDERS, type ProviderName } from '../llm/providers.ts';
 import { isMode, MODES } from '../policy/modes.ts';
@@ -21,7 +21,11 @@ import { type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './ar
 
 export async function runCommand(args: ParsedArgs): Promise<number> {
   if (args.command === 'bench') return bench(args);
-  const made = createRuntime(runtimeOptions(args));
+  // Serving MCP, stdin is the protocol: nothing may be asked on it.
+  const made = createRuntime({
+    ...runtimeOptions(args),
+    ...(args.command === 'mcp' ? { prompt: 'none' as const } : {}),
+  });
   if (!made.ok) throw new UsageError(made.error);
   const runtime = made.value;
   try {
@@ -34,6 +38,13 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
         return await batch(runtime, args);
       case 'agent':
         return await agent(runtime, args);
+      case 'mcp': {
+        if (args.positionals.length)
+          throw new UsageError(`mcp takes no arguments; unexpected "${args.positionals[0]}".`);
+        const { serveMcp } = await import('../mcp/server.ts');
+        await serveMcp(runtime, VERSION);
+        return 0;
+      }
       case 'tools':
         return tools(runtime, args);
       case 'grep':
@@ -143,6 +154,10 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
   };
 }
 
+const VERSION =
+  BUNDLED_VERSION ??
+  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 async function agent(runtime: Runtime, args: ParsedArgs): Promise<number> {
   const f = args.values;
   const task = args.positionals.join(' ').trim();
@@ -152,14 +167,30 @@ async function agent(runtime: Runtime, args: ParsedArgs): Promise<number> {
   if (!(PROVIDERS as readonly string[]).includes(provider))
     throw new UsageError(`--provider must be one of ${PROVIDERS.join(', ')}, not "${provider}".`);
   const maxTurns = positiveInt('max-turns', f['max-turns']);
-  return runAgentCli(runtime, {
-    task,
-    provider: provider as ProviderName,
-    ...(f.model ? { model: f.model } : {}),
-    ...(f['base-url'] ? { baseURL: f['base-url'] } : {}),
-    ...(maxTurns ? { maxTurns } : {}),
-    json: f.json ?? false,
-  });
+  // External MCP servers from the settings join the tools for this run.
+  const connections = [];
+  for (const [name, server] of Object.entries(runtime.mcpServers)) {
+    try {
+      const { connectMcpServer } = await import('../mcp/client.ts');
+      const c = await connectMcpServer(runtime, name, server);
+      connections.push(c);
+      if (f.verbose) for (const w of c.warnings) process.stderr.write(`mcp: ${w}\n`);
+    } catch (e) {
+      process.stderr.write(`mewcode: the MCP server "${name}" did not start: ${(e as Error).message}\n`);
+    }
+  }
+  try {
+    return await runAgentCli(runtime, {
+      task,
+      provider: provider as ProviderName,
+      ...(f.model ? { model: f.model } : {}),
+      ...(f['base-url'] ? { baseURL: f['base-url'] } : {}),
+      ...(maxTurns ? { maxTurns } : {}),
+      json: f.json ?? false,
+    });
+  } finally {
+    for (const c of connections) await c.close();
+  }
 }
 
 /** The benchmark lives in bench/ (not shipped in the library); it is loaded only for this command. */

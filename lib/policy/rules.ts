@@ -59,13 +59,23 @@ const Settings = v.strictObject({
       ),
     }),
   ),
-  // Read by later parts (MCP servers); accepted here so a settings file can carry it.
-  mcpServers: v.optional(v.record(v.string(), v.unknown())),
+  mcpServers: v.optional(
+    v.record(
+      v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/, 'an MCP server name is letters, digits, _ or -')),
+      v.strictObject({
+        command: v.pipe(v.string(), v.minLength(1)),
+        args: v.optional(v.array(v.string())),
+        env: v.optional(v.record(v.string(), v.string())),
+      }),
+    ),
+  ),
 });
 
 export interface LoadedSettings {
   rules: Rule[];
   hooks: Hook[];
+  /** By name; the closest file's definition of a name wins. */
+  mcpServers: Record<string, { command: string; args?: string[]; env?: Record<string, string> }>;
   mode?: Mode;
   files: string[];
 }
@@ -85,7 +95,7 @@ export function loadSettings(
   home: string | undefined,
   toolNames: readonly string[],
 ): Result<LoadedSettings, string> {
-  const out: LoadedSettings = { rules: [], hooks: [], files: [] };
+  const out: LoadedSettings = { rules: [], hooks: [], mcpServers: {}, files: [] };
   for (const [level, file] of settingsFiles(root, home)) {
     let text: string;
     try {
@@ -113,6 +123,7 @@ export function loadSettings(
         out.rules.push(r.value);
       }
     }
+    for (const [name, server] of Object.entries(s.mcpServers ?? {})) out.mcpServers[name] ??= server;
     for (const h of s.hooks?.PreToolUse ?? []) {
       let matcher: RegExp | undefined;
       try {

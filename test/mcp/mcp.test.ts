@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectMcpServer } from '../../lib/mcp/client.ts';
+import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
+
+const root = tempDir();
+writeTree(root, { 'a.txt': 'alpha\n', 'src/b.ts': 'export {}; // TODO\n' });
+const closers: (() => Promise<void>)[] = [];
+after(() => Promise.all(closers.map((c) => c())));
+
+async function mewcodeMcp(flags: string[] = []) {
+  const client = new Client({ name: 'test', version: '1' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', TSX, path.join(REPO, 'mewcode.ts'), '--root', root, ...flags, 'mcp'],
+      stderr: 'ignore',
+    }),
+  );
+  closers.push(() => client.close());
+  return client;
+}
+
+test('mcp server: the official client lists the tools with read-only and destructive annotations', async () => {
+  const client = await mewcodeMcp();
+  const { tools } = await client.listTools();
+  assert.deepEqual(
+    tools.map((t) => [t.name, t.annotations?.readOnlyHint, t.annotations?.destructiveHint]),
+    [
+      ['read_file', true, false],
+      ['glob', true, false],
+      ['grep', true, false],
+      ['write_file', false, true],
+      ['edit_file', false, true],
+      ['multi_edit', false, true],
+      ['apply_patch', false, true],
+      ['bash', false, true],
+    ],
+  );
+  assert.equal((tools[0]?.inputSchema as { required?: string[] } | undefined)?.required?.[0], 'file_path');
+});
+
+test('mcp server: calls, errors with their code, and a denied write', async () => {
+  const client = await mewcodeMcp();
+  const read = await client.callTool({ name: 'read_file', arguments: { file_path: 'a.txt' } });
+  assert.deepEqual([read.isError, (read.content as { text: string }[])[0]?.text], [false, '     1\talpha']);
+  const grep = await client.callTool({ name: 'grep', arguments: { pattern: 'TODO' } });
+  assert.equal((grep.content as { text: string }[])[0]?.text, 'src/b.ts:1: export {}; // TODO');
+  const missing = await client.callTool({ name: 'read_file', arguments: { file_path: 'nope.txt' } });
+  assert.equal(missing.isError, true);
+  assert.equal((missing.structuredContent as { code: string }).code, 'not_found');
+  const denied = await client.callTool({ name: 'write_file', arguments: { file_path: 'x.txt', content: 'x' } });
+  assert.equal(denied.isError, true);
+  assert.equal((denied.structuredContent as { code: string }).code, 'permission_denied');
+  assert.match((denied.content as { text: string }[])[0]?.text ?? '', /Run again with --allow-write=x\.txt/);
+  const bad = await client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } });
+  assert.equal((bad.structuredContent as { code: string }).code, 'invalid_args');
+});
+
+test('mcp server: with --allow-write the same client writes', async () => {
+  const client = await mewcodeMcp(['--allow-write=out']);
+  const w = await client.callTool({ name: 'write_file', arguments: { file_path: 'out/new.txt', content: 'made\n' } });
+  assert.equal((w.content as { text: string }[])[0]?.text, 'Created "out/new.txt" (5 bytes, 1 lines).');
+});
+
+test('mcp client: an external server’s tools register as mcp__<server>__<tool>, through the policy', async () => {
+  const rt = runtimeAt(root, { workers: 0 });
+  const c = await connectMcpServer(rt, 'fx', {
+    command: process.execPath,
+    args: ['--import', TSX, path.join(REPO, 'test/fixtures/mcp_server.ts')],
+  });
+  closers.push(() => c.close());
+  assert.deepEqual(c.tools, ['mcp__fx__echo', 'mcp__fx__shout']);
+  assert.deepEqual(c.warnings, ['mcp__fx__shout: text: oneOf may not be expressible for every provider']);
+  assert.equal(rt.registry.get('mcp__fx__echo')?.readOnly, true);
+  assert.equal(rt.registry.get('mcp__fx__shout')?.readOnly, false);
+  assert.deepEqual(await rt.call('mcp__fx__echo', { text: 'hi' }), {
+    content: 'hi',
+    isError: false,
+    meta: { policy: { allow: true, by: 'default', reason: 'nothing to check' } },
+  });
+  const asked = await rt.call('mcp__fx__shout', { text: 'hi' });
+  assert.equal(asked.code, 'permission_denied');
+  const allowed = runtimeAt(root, { workers: 0, permissions: { allow: { run: ['mcp__fx__shout'] } } });
+  const c2 = await connectMcpServer(allowed, 'fx', {
+    command: process.execPath,
+    args: ['--import', TSX, path.join(REPO, 'test/fixtures/mcp_server.ts')],
+  });
+  closers.push(() => c2.close());
+  assert.equal((await allowed.call('mcp__fx__shout', { text: 'hi' })).content, 'HI!');
+  const failed = await allowed.call('mcp__fx__shout', { text: '' });
+  assert.deepEqual([failed.isError, failed.content], [true, 'nothing to shout']);
+  assert.equal((await allowed.call('mcp__fx__echo', 'not an object')).code, 'invalid_args');
+  assert.ok(rt.registry.definitions().some((d) => d.name === 'mcp__fx__echo'));
+});
