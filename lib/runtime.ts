@@ -26,6 +26,8 @@ import { type CheckedPath, createGate, inside, type PathGate } from './policy/sa
 import { createReadPool, defaultWorkers } from './pool/pool.ts';
 import { type DenySpec, pathGlobs } from './search/denied.ts';
 import type { ShardRunner } from './search/parallel.ts';
+import { SkillCatalog } from './skills/catalog.ts';
+import type { SkillSources } from './skills/fetch.ts';
 import { type ReadToolName, TOOL_NAMES, TOOLS } from './tools/mod.ts';
 
 export const DEFINITION_FORMATS = ['anthropic', 'openai', 'openai-strict'] as const;
@@ -54,6 +56,8 @@ export interface RuntimeOptions {
   workers?: number;
   /** Deadline of one read-lane call, in ms (default 60 s). */
   readTimeoutMs?: number;
+  /** Where install_skill fetches from (default: GitHub and skills.sh; env MEWCODE_GITHUB_API, MEWCODE_SKILLS_SH). */
+  skillSources?: SkillSources;
 }
 
 export const DEFAULT_READ_TIMEOUT_MS = 60_000;
@@ -71,6 +75,8 @@ export interface Runtime {
   readonly policy: Policy;
   /** External MCP servers configured in the settings files (connect them with lib/mcp/client.ts). */
   readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
+  /** The skills under .mewcode/skills and ~/.mewcode/skills. */
+  readonly skills: SkillCatalog;
   /** Runs one tool call; never throws. Write tools queue in the write lane. */
   call(name: string, input: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;
   /** Runs calls as the agent loop does: consecutive read-only calls together, writes one by one; results in order. */
@@ -131,6 +137,13 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   };
   const ledger = new Ledger();
   const lane = new WriteLane();
+  const home = options.home === null ? undefined : (options.home ?? homedir());
+  const skills = new SkillCatalog(gate.root, home);
+  const skillSources: SkillSources = {
+    ...(process.env.MEWCODE_GITHUB_API ? { githubApi: process.env.MEWCODE_GITHUB_API } : {}),
+    ...(process.env.MEWCODE_SKILLS_SH ? { skillsSh: process.env.MEWCODE_SKILLS_SH } : {}),
+    ...options.skillSources,
+  };
   sweepJournals(); // temp files of writers that died mid-write
   const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
   const timeoutMs = options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
@@ -184,9 +197,9 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   // Read-only tools run in the pool under a deadline; glob and grep run here and fan out shards;
   // write tools run here, inside the write lane, with the ledger and the command environment.
   const dispatch = async (tool: AnyTool, args: unknown, ctx: ToolContext): Promise<ToolResult> => {
-    if (!tool.readOnly) return tool.invoke(args, { ...ctx, ledger, exec });
-    // MCP tools talk to their server from this thread.
-    if (tool.name.startsWith('mcp__')) return tool.invoke(args, ctx);
+    if (!tool.readOnly) return tool.invoke(args, { ...ctx, ledger, exec, skills, skillSources });
+    // MCP tools talk to their server from this thread; load_skill reads the catalog here.
+    if (tool.name.startsWith('mcp__') || tool.mainThread) return tool.invoke(args, { ...ctx, skills });
     if (tool.fansOut && readDeny) ctx = { ...ctx, readDeny };
     if (!pool) return tool.invoke(args, ctx);
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
@@ -212,6 +225,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     gate,
     policy,
     mcpServers: settings.value.mcpServers,
+    skills,
     async call(name, input, callOptions = {}) {
       let decision: Decision | undefined;
       const seen = (d: Decision) => {

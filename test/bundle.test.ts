@@ -98,7 +98,7 @@ test('bundle: serves MCP over stdio', async () => {
   );
   closers.push(() => client.close());
   const { tools } = await client.listTools();
-  assert.equal(tools.length, 8);
+  assert.equal(tools.length, 10);
   const r = await client.callTool({ name: 'glob', arguments: { pattern: 'src/*' } });
   assert.equal((r.content as { text: string }[])[0]?.text, 'src/a.ts');
 });

@@ -95,11 +95,13 @@ test('cli: tools lists the tools and prints each provider format', () => {
     'read_file read',
     'glob read',
     'grep read',
+    'load_skill read',
     'write_file write',
     'edit_file write',
     'multi_edit write',
     'apply_patch write',
     'bash write',
+    'install_skill write',
   ]);
   for (const format of ['anthropic', 'openai', 'openai-strict']) {
     const r = cli(['tools', '--format', format]);
@@ -136,7 +138,7 @@ const usageErrors: [string[], RegExp][] = [
   [['read'], /^mewcode: read needs a file path\.\n$/],
   [
     ['call'],
-    /^mewcode: call needs a tool name\. Tools: read_file, glob, grep, write_file, edit_file, multi_edit, apply_patch, bash\.\n$/,
+    /^mewcode: call needs a tool name\. Tools: read_file, glob, grep, load_skill, write_file, edit_file, multi_edit, apply_patch, bash, install_skill\.\n$/,
   ],
   [['call', 'read_file', '{nope'], /^mewcode: The arguments for read_file are not valid JSON: /],
   [['call', 'read_file', '{}', 'extra'], /^mewcode: call takes a tool name and one JSON argument; unexpected "extra"/],
@@ -158,7 +160,7 @@ for (const [args, message] of usageErrors) {
 test('cli: an unknown tool is an error result listing the tools, exit 1', () => {
   assert.deepEqual(cli(['call', 'nope', '{}']), {
     code: 1,
-    out: 'There is no tool named "nope". Available tools: read_file, glob, grep, write_file, edit_file, multi_edit, apply_patch, bash.\n',
+    out: 'There is no tool named "nope". Available tools: read_file, glob, grep, load_skill, write_file, edit_file, multi_edit, apply_patch, bash, install_skill.\n',
     err: '',
   });
 });

@@ -9,8 +9,8 @@ import type { McpToolName, ToolName } from '../tools/mod.ts';
 
 export type AgentToolName = ToolName | McpToolName;
 
-/** What a background agent may use besides MCP tools (the skill tools join when they exist). */
-export const BACKGROUND_TOOLS: readonly ToolName[] = ['read_file', 'glob', 'grep'];
+/** What a background agent may use besides MCP tools: the read-only tools and the skill tools. */
+export const BACKGROUND_TOOLS: readonly ToolName[] = ['read_file', 'glob', 'grep', 'load_skill', 'install_skill'];
 
 export interface SubAgentFilter {
   background?: boolean;

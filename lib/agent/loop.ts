@@ -73,7 +73,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const withAgent = depth === 0 && rt.policy.mode !== 'plan' ? [...base, toDef(agentTool)] : base;
   const tools = o.filter ? subAgentTools(withAgent, o.filter) : withAgent;
   const visible = new Set(tools.map((t) => t.name));
-  const system = systemPrompt({ root: rt.root, mode: rt.policy.mode });
+  // Skills loaded with load_skill stay pinned in the system prompt for the following turns.
+  const activeSkills: { name: string; body: string }[] = [];
+  const catalog = rt.skills.list().map((s) => `${s.name}: ${s.description}`);
+  const prompt = () => systemPrompt({ root: rt.root, mode: rt.policy.mode, skills: catalog, activeSkills });
   const transcript: Message[] = [{ role: 'user', content: o.task }];
   let unknownStreak = 0;
   const finish = (reason: StopReason, answer: string, turns: number, error?: string): AgentResult => {
@@ -88,7 +91,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     try {
       t = await o.provider.turn({
         model: o.model,
-        system,
+        system: prompt(),
         messages: transcript,
         tools,
         maxTokens: MAX_TOKENS,
@@ -102,6 +105,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     transcript.push({ role: 'assistant', text: t.text, calls: t.calls });
     if (t.calls.length === 0) return finish('end', t.text, turn);
     const results = await runCalls(t.calls, { ...o, depth, visible, signal, emit });
+    for (const r of results) {
+      const skill = r?.meta?.skill as { name: string; body: string } | undefined;
+      if (skill && !activeSkills.some((s) => s.name === skill.name)) activeSkills.push(skill);
+    }
     transcript.push({
       role: 'tool_results',
       results: t.calls.map((c, i) => ({

@@ -76,6 +76,10 @@ export interface ToolContext {
   shards?: import('../search/parallel.ts').ShardRunner;
   /** The read ledger, for tools of the write lane (which runs on the main thread). */
   ledger?: import('../lane/ledger.ts').Ledger;
+  /** The skill catalog (load_skill, install_skill). */
+  skills?: import('../skills/catalog.ts').SkillCatalog;
+  /** Where install_skill fetches from (configurable, so tests use a local server). */
+  skillSources?: import('../skills/fetch.ts').SkillSources;
   /** Paths the policy denies for reading: searches skip them without naming them. */
   readDeny?: import('../search/denied.ts').DenySpec;
   /** How commands run: their environment, and the OS sandbox when one is configured. */
@@ -97,6 +101,8 @@ export interface ToolSpec<N extends string, S extends ParamsSchema, R extends bo
   maxOutputBytes?: number;
   /** Runs on the main thread and fans its work out to the pool as shards (glob, grep). */
   fansOut?: boolean;
+  /** Runs on the main thread, where its state lives (the skill catalog, an MCP connection). */
+  mainThread?: boolean;
   access(args: v.InferOutput<S>): Access[];
   run(args: v.InferOutput<S>, ctx: ToolContext): Promise<ToolResult>;
 }

@@ -3,9 +3,10 @@
  * so a write tool's module is never loaded in a worker.
  */
 import type { Tool } from '../core/tool.ts';
+import { loadSkill } from '../skills/load_skill.ts';
 import { glob } from './glob.ts';
 import { grep } from './grep.ts';
 import { readFile } from './read_file.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the list is checked against the read-only tool shape
-export const READ_TOOLS = [readFile, glob, grep] as const satisfies readonly Tool<string, any, true>[];
+export const READ_TOOLS = [readFile, glob, grep, loadSkill] as const satisfies readonly Tool<string, any, true>[];

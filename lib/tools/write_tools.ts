@@ -3,6 +3,7 @@
  * lane runs them (main thread, one call at a time).
  */
 import type { Tool } from '../core/tool.ts';
+import { installSkill } from '../skills/install_skill.ts';
 import { applyPatch } from './apply_patch.ts';
 import { bash } from './bash.ts';
 import { editFile } from './edit_file.ts';
@@ -12,4 +13,11 @@ import { writeFile } from './write_file.ts';
 // biome-ignore lint/suspicious/noExplicitAny: a tool's schema type is its own; only the lane flag is checked here
 type WriteTool = Tool<string, any, false>;
 
-export const WRITE_TOOLS = [writeFile, editFile, multiEdit, applyPatch, bash] as const satisfies readonly WriteTool[];
+export const WRITE_TOOLS = [
+  writeFile,
+  editFile,
+  multiEdit,
+  applyPatch,
+  bash,
+  installSkill,
+] as const satisfies readonly WriteTool[];

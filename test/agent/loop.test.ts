@@ -150,7 +150,7 @@ for (const provider of ['anthropic', 'openai'] as const) {
     const tools = ((model.requests[0]?.body.tools ?? []) as { name?: string; function?: { name: string } }[]).map(
       (t) => t.name ?? t.function?.name,
     );
-    assert.deepEqual(tools, ['read_file', 'glob', 'grep']);
+    assert.deepEqual(tools, ['read_file', 'glob', 'grep', 'load_skill']);
     assert.match(
       JSON.stringify(model.requests[1]?.body.messages),
       /There is no tool named \\"write_file\\" in this run/,
@@ -209,8 +209,18 @@ test('agent: sub-agents get filtered tools — never agent; background ones read
   assert.equal(r.answer, 'all done');
   const toolsOf = (i: number) => ((model.requests[i]?.body.tools ?? []) as { name: string }[]).map((t) => t.name);
   assert.ok(toolsOf(0).includes('agent'));
-  assert.deepEqual(toolsOf(1), ['read_file', 'glob', 'grep']);
-  assert.deepEqual(toolsOf(3), ['read_file', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch']);
+  assert.deepEqual(toolsOf(1), ['read_file', 'glob', 'grep', 'load_skill', 'install_skill']);
+  assert.deepEqual(toolsOf(3), [
+    'read_file',
+    'glob',
+    'grep',
+    'load_skill',
+    'write_file',
+    'edit_file',
+    'multi_edit',
+    'apply_patch',
+    'install_skill',
+  ]);
   assert.match(JSON.stringify(model.requests[2]?.body.messages), /sub-agent: nothing found/);
 });
 
@@ -235,7 +245,7 @@ test('agent filter: system tools survive every filter; MCP tools reach backgroun
     subAgentTools(all, { disallowed: ['read_file', 'mcp__gh__issues'] }).map((t) => t.name),
     ['bash', 'load_skill'],
   );
-  assert.deepEqual([...BACKGROUND_TOOLS], ['read_file', 'glob', 'grep']);
+  assert.deepEqual([...BACKGROUND_TOOLS], ['read_file', 'glob', 'grep', 'load_skill', 'install_skill']);
 });
 
 test('agent CLI: the answer streams to stdout, activity to stderr; a local OpenAI-compatible server needs no key', async () => {

@@ -33,11 +33,13 @@ test('mcp server: the official client lists the tools with read-only and destruc
       ['read_file', true, false],
       ['glob', true, false],
       ['grep', true, false],
+      ['load_skill', true, false],
       ['write_file', false, true],
       ['edit_file', false, true],
       ['multi_edit', false, true],
       ['apply_patch', false, true],
       ['bash', false, true],
+      ['install_skill', false, true],
     ],
   );
   assert.equal((tools[0]?.inputSchema as { required?: string[] } | undefined)?.required?.[0], 'file_path');

@@ -1,0 +1,106 @@
+/**
+ * install_skill: downloads a skill into a staging directory, checks it (SKILL.md with a valid name,
+ * an optional sha256 pin of the whole tree), renames it into `.mewcode/skills/<name>` in one step and
+ * reloads the catalog. On any failure the staging directory is removed and nothing else changed.
+ * Needs network permission for the source's host, and write permission for .mewcode/skills. Write lane.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import * as v from 'valibot';
+import { fmtInt } from '../core/budget.ts';
+import { defineTool, fail, ok } from '../core/tool.ts';
+import { parseSkill } from './catalog.ts';
+import { fetchSkill, SKILL_LIMITS, sourceHost } from './fetch.ts';
+
+export const installSkill = defineTool({
+  name: 'install_skill',
+  readOnly: false,
+  params: v.strictObject({
+    url: v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.description('A GitHub tree URL (…/tree/<ref>/<dir>), a raw SKILL.md URL, or skills.sh/<org>/<name>/<version>'),
+    ),
+    sha256: v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(/^[0-9a-f]{64}$/, 'sha256 is 64 lowercase hex digits'),
+        v.description('Expected sha256 of the skill tree; install only if it matches'),
+      ),
+    ),
+  }),
+  description:
+    `Installs a skill from \`url\` into .mewcode/skills/<name> and adds it to the catalog. At most ${SKILL_LIMITS.files} files, ` +
+    `${SKILL_LIMITS.fileBytes / 1024 / 1024} MiB a file, ${SKILL_LIMITS.totalBytes / 1024 / 1024} MiB in all, ${SKILL_LIMITS.depth} levels deep, ` +
+    `${SKILL_LIMITS.timeoutMs / 1000} s; a SKILL.md with name and description is required. \`sha256\` pins the tree (the answer ` +
+    'gives the digest to pin). Needs network permission for the source.',
+  access: (a) => [
+    { kind: 'net', host: sourceHost(a.url) ?? a.url },
+    { kind: 'write', path: '.mewcode/skills' },
+  ],
+  async run(a, ctx) {
+    const skillsDir = ctx.paths[0];
+    if (skillsDir === undefined || !ctx.skills)
+      return fail('io', 'install_skill runs only in a runtime with a skill catalog');
+    const fetched = await fetchSkill(a.url, ctx.skillSources ?? {}, ctx.signal);
+    if (!fetched.ok)
+      return fail('io', `Cannot install the skill from ${a.url}: ${fetched.error}. Nothing was installed.`);
+    const main = fetched.files.find((f) => f.path === 'SKILL.md');
+    if (!main)
+      return fail(
+        'not_found',
+        `Cannot install the skill from ${a.url}: it has no SKILL.md at its top. Nothing was installed.`,
+      );
+    const parsed = parseSkill(main.bytes.toString('utf8'));
+    if (!parsed.ok)
+      return fail(
+        'invalid_args',
+        `Cannot install the skill from ${a.url}: SKILL.md ${parsed.error}. Nothing was installed.`,
+      );
+    const digest = treeDigest(fetched.files);
+    if (a.sha256 && a.sha256 !== digest) {
+      return fail(
+        'invalid_args',
+        `Cannot install the skill "${parsed.name}": its sha256 is ${digest}, not the pinned ${a.sha256}. Nothing was installed.`,
+      );
+    }
+    const staging = path.join(skillsDir, `.staging-${randomBytes(6).toString('hex')}`);
+    const target = path.join(skillsDir, parsed.name);
+    const old = path.join(skillsDir, `.old-${randomBytes(6).toString('hex')}`);
+    try {
+      for (const f of fetched.files) {
+        const file = path.join(staging, f.path);
+        mkdirSync(path.dirname(file), { recursive: true });
+        writeFileSync(file, f.bytes, { flag: 'wx' });
+      }
+      // Into place in one rename; an older version is moved aside first and removed after.
+      let replaced = false;
+      try {
+        renameSync(target, old);
+        replaced = true;
+      } catch {
+        // not installed before
+      }
+      renameSync(staging, target);
+      if (replaced) rmSync(old, { recursive: true, force: true });
+    } catch (e) {
+      rmSync(staging, { recursive: true, force: true });
+      return fail('io', `Cannot install the skill "${parsed.name}": ${(e as Error).message}. Nothing was installed.`);
+    }
+    ctx.skills.reload();
+    const bytes = fetched.files.reduce((n, f) => n + f.bytes.length, 0);
+    return ok(
+      `Installed the skill "${parsed.name}" (${fetched.files.length} file${fetched.files.length === 1 ? '' : 's'}, ${fmtInt(bytes)} bytes) into .mewcode/skills/${parsed.name}; sha256 ${digest}. Load it with load_skill.`,
+      { name: parsed.name, sha256: digest },
+    );
+  },
+});
+
+/** sha256 over the sorted list of (path, sha256 of content): the digest a user pins. */
+export function treeDigest(files: readonly { path: string; bytes: Buffer }[]): string {
+  const h = createHash('sha256');
+  for (const f of [...files].sort((x, y) => (x.path < y.path ? -1 : 1)))
+    h.update(`${f.path}\0${createHash('sha256').update(f.bytes).digest('hex')}\n`);
+  return h.digest('hex');
+}
