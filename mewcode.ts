@@ -3,11 +3,14 @@
  * MewCode's entry point: parse argv, hand the command to lib/cli, print, exit. No tool logic here.
  * Commands load lazily so `--version` and `--help` cost only Node's start-up.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import { BUNDLED_VERSION, IN_BUNDLE } from './lib/build_info.ts';
 import { HELP, parseCli, UsageError } from './lib/cli/args.ts';
 
+// The library, so the bundle can also be imported: import { createRuntime } from './mewcode.mjs'.
+export * from './lib/index.ts';
 // The read lane's task handler: in the single-file bundle, worker threads start on this very file.
 export { default } from './lib/pool/worker.ts';
 
@@ -41,7 +44,7 @@ if (!isMainThread) {
   // A worker thread of the bundle: run Piscina's worker bootstrap, which then calls our handler.
   // @ts-expect-error: Piscina's worker bootstrap has no type declarations
   if (IN_BUNDLE) await import('piscina/dist/worker.js');
-} else
+} else if (isEntry())
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
@@ -56,3 +59,14 @@ if (!isMainThread) {
       }
     },
   );
+
+/** True when this file was started as the program, false when it is imported as a library. */
+function isEntry(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}

@@ -102,3 +102,25 @@ test('bundle: serves MCP over stdio', async () => {
   const r = await client.callTool({ name: 'glob', arguments: { pattern: 'src/*' } });
   assert.equal((r.content as { text: string }[])[0]?.text, 'src/a.ts');
 });
+
+test('bundle: imported as a library by a monorepo script, without running the CLI', async () => {
+  const { writeFileSync } = await import('node:fs');
+  const script = path.join(dir, 'script.mjs');
+  writeFileSync(
+    script,
+    `import { createRuntime } from './mewcode.mjs';
+const made = createRuntime({ root: ${JSON.stringify(project)}, workers: 1 });
+if (!made.ok) throw new Error(made.error);
+const r = await made.value.call('grep', { pattern: 'TODO', path: 'src' });
+const batch = await made.value.batch([{ name: 'glob', input: { pattern: 'src/*' } }, { name: 'read_file', input: { file_path: 'README.md' } }]);
+console.log(JSON.stringify({ grep: r.content, batch: batch.map((b) => b.content), defs: made.value.definitions('openai').length }));
+await made.value.close();
+`,
+  );
+  const out = execFileSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(out), {
+    grep: 'src/a.ts:1: export const a = 1; // TODO',
+    batch: ['src/a.ts', '     1\t# hello'],
+    defs: 10,
+  });
+});
