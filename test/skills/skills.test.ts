@@ -30,7 +30,7 @@ const server = createServer(async (req: IncomingMessage, res: ServerResponse) =>
     let node: Node | undefined = { type: 'dir', children: repos[`${owner}/${repo}`] ?? {} };
     for (const part of (dir ?? '').split('/').filter(Boolean))
       node = node?.type === 'dir' ? node.children[part] : undefined;
-    if (!node || node.type !== 'dir') return json(404, { message: 'Not Found' });
+    if (node?.type !== 'dir') return json(404, { message: 'Not Found' });
     return json(
       200,
       Object.entries(node.children).map(([name, n]) => ({
