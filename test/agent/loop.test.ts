@@ -173,10 +173,11 @@ test('agent: Anthropic requests cache the system prompt and the tool list', asyn
 });
 
 test('agent: Ctrl-C stops the running command and answers the rest as cancelled', async () => {
+  const nap = `30.${process.pid}`; // a duration only this test uses, so pgrep sees only ours
   const { run, events } = await setup('openai', [
     {
       calls: [
-        { name: 'bash', input: { command: 'sleep 30' } },
+        { name: 'bash', input: { command: `sleep ${nap}` } },
         { name: 'read_file', input: { file_path: 'README.md' } },
       ],
     },
@@ -194,7 +195,7 @@ test('agent: Ctrl-C stops the running command and answers the rest as cancelled'
     ['bash', 'cancelled'],
     ['read_file', 'cancelled'],
   ]);
-  assert.equal(spawnSync('pgrep', ['-f', '^sleep 30$']).status, 1);
+  assert.equal(spawnSync('pgrep', ['-fx', `sleep ${nap}`]).status, 1);
 });
 
 test('agent: sub-agents get filtered tools — never agent; background ones read-only, skill and MCP tools', async () => {

@@ -37,7 +37,9 @@ test('bash: workdir is inside the root and must exist', async () => {
 
 test('bash: the timeout is exact and the whole group dies, background children included', async () => {
   const t0 = Date.now();
-  const r = await bash({ command: 'echo started; sleep 30 & sleep 30; echo never', timeout: 500 });
+  // A duration no other process on a shared machine uses, so pgrep sees only ours.
+  const nap = `30.${process.pid}`;
+  const r = await bash({ command: `echo started; sleep ${nap} & sleep ${nap}; echo never`, timeout: 500 });
   const ms = Date.now() - t0;
   assert.equal(r.code, 'timeout');
   assert.match(
@@ -46,16 +48,17 @@ test('bash: the timeout is exact and the whole group dies, background children i
   );
   assert.ok(ms < 5000, `returned after ${ms} ms`);
   await new Promise((res) => setTimeout(res, 100));
-  assert.equal(spawnSync('pgrep', ['-f', 'sleep 30']).status, 1, 'no sleep survives');
+  assert.equal(spawnSync('pgrep', ['-fx', `sleep ${nap}`]).status, 1, 'no sleep survives');
 });
 
 test('bash: a background job holding stdout does not hang the call, and is killed when the shell exits', async () => {
   const t0 = Date.now();
-  const r = await bash({ command: 'sleep 31 & echo done' });
+  const nap = `31.${process.pid}`;
+  const r = await bash({ command: `sleep ${nap} & echo done` });
   assert.equal(r.content, 'exit_code: 0\ndone\n');
   assert.ok(Date.now() - t0 < 3000);
   await new Promise((res) => setTimeout(res, 100));
-  assert.equal(spawnSync('pgrep', ['-f', 'sleep 31']).status, 1);
+  assert.equal(spawnSync('pgrep', ['-fx', `sleep ${nap}`]).status, 1);
 });
 
 test('bash: stdin is closed and interactive programs get EOF', async () => {
@@ -153,10 +156,11 @@ test('bash --sandbox: no capabilities as root, / read-only even to root, root wr
       command: 'echo "[$MY_SECRET_TOKEN]"; cat /proc/$PPID/environ 2>/dev/null | tr "\\0" "\\n" | grep -c SECRET; true',
     });
     assert.equal(secret.content, 'exit_code: 0\n[]\n0\n');
-    const setsid = await sb.call('bash', { command: 'setsid sleep 300 & echo started', timeout: 200 });
+    const nap = `300.${process.pid}`;
+    const setsid = await sb.call('bash', { command: `setsid sleep ${nap} & echo started`, timeout: 200 });
     assert.equal(setsid.isError, false);
     await new Promise((res) => setTimeout(res, 300));
-    assert.equal(spawnSync('pgrep', ['-f', 'sleep 300$']).status, 1, 'a setsid grandchild dies with the sandbox');
+    assert.equal(spawnSync('pgrep', ['-fx', `sleep ${nap}`]).status, 1, 'a setsid grandchild dies with the sandbox');
     // D5 / P-11: a link to /etc made inside the sandbox does not let write_file out.
     assert.equal((await sb.call('bash', { command: 'ln -s /etc etc_link && echo ok' })).content, 'exit_code: 0\nok\n');
     const writer = at({ sandbox: true, allowWrite: true });
