@@ -51,6 +51,23 @@ const PHRASES: Record<string, (v: unknown) => string> = {
   uniqueItems: () => 'items unique',
 };
 
+/** Keywords dropped without a note: they say nothing about the arguments. */
+const IGNORED = new Set(['$schema', '$id', '$comment']);
+
+/** The keywords `strictSchema` would move into a description, as "path: keyword" ("(root)" for the top). */
+export function strictInexpressible(schema: unknown, where = ''): string[] {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return [];
+  const s = schema as Record<string, unknown>;
+  const supported = typeof s.type === 'string' ? SUPPORTED[s.type] : undefined;
+  const out: string[] = [];
+  for (const key of Object.keys(s))
+    if (!STRUCTURAL.has(key) && !supported?.has(key) && !IGNORED.has(key)) out.push(`${where || '(root)'}: ${key}`);
+  if (s.properties && typeof s.properties === 'object')
+    for (const [k, p] of Object.entries(s.properties)) out.push(...strictInexpressible(p, where ? `${where}.${k}` : k));
+  if (s.items) out.push(...strictInexpressible(s.items, `${where}[]`));
+  return out;
+}
+
 /** The strict-mode form of a JSON Schema object (pure; the input is not changed). */
 export function strictSchema(schema: Record<string, unknown>, optional = false): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -59,7 +76,7 @@ export function strictSchema(schema: Record<string, unknown>, optional = false):
   const supported = typeof type === 'string' ? (SUPPORTED[type] ?? new Set<string>()) : new Set<string>();
   for (const [key, value] of Object.entries(schema)) {
     if (STRUCTURAL.has(key) || supported.has(key)) out[key] = structuredClone(value);
-    else notes.push((PHRASES[key] ?? ((v: unknown) => `${key} ${JSON.stringify(v)}`))(value));
+    else if (!IGNORED.has(key)) notes.push((PHRASES[key] ?? ((v: unknown) => `${key} ${JSON.stringify(v)}`))(value));
   }
   if (type === 'object' && schema.properties && typeof schema.properties === 'object') {
     const props = schema.properties as Record<string, Record<string, unknown>>;

@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { AnyTool, JsonSchemaObject, ToolResult } from '../core/tool.ts';
 import { fail } from '../core/tool.ts';
+import { strictInexpressible } from '../llm/openai.ts';
 import type { Runtime } from '../runtime.ts';
 
 export interface McpServerConfig {
@@ -22,45 +23,6 @@ export interface McpConnection {
   /** Schema keywords a provider cannot express, per tool. */
   warnings: string[];
   close(): Promise<void>;
-}
-
-/** Keywords that are fine everywhere; anything else in an MCP schema is reported. */
-const PORTABLE = new Set([
-  'type',
-  'description',
-  'properties',
-  'required',
-  'additionalProperties',
-  'items',
-  'enum',
-  'default',
-  'minimum',
-  'maximum',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'format',
-  'title',
-  'minItems',
-  'maxItems',
-  'anyOf',
-  '$schema',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'const',
-]);
-
-function unportable(schema: unknown, where = ''): string[] {
-  if (!schema || typeof schema !== 'object') return [];
-  const out: string[] = [];
-  for (const [k, v] of Object.entries(schema as Record<string, unknown>)) {
-    if (!PORTABLE.has(k)) out.push(`${where || '(root)'}: ${k}`);
-    if (k === 'properties' && v && typeof v === 'object')
-      for (const [p, s] of Object.entries(v)) out.push(...unportable(s, `${where}${where ? '.' : ''}${p}`));
-    if (k === 'items') out.push(...unportable(v, `${where}[]`));
-  }
-  return out;
 }
 
 const NAME = /^[A-Za-z0-9_-]+$/;
@@ -85,7 +47,8 @@ export async function connectMcpServer(runtime: Runtime, name: string, c: McpSer
     }
     const full = `mcp__${name}__${t.name}`;
     const readOnly = t.annotations?.readOnlyHint === true;
-    for (const w of unportable(t.inputSchema)) warnings.push(`${full}: ${w} may not be expressible for every provider`);
+    for (const w of strictInexpressible(t.inputSchema))
+      warnings.push(`${full}: ${w} is not expressible in OpenAI strict mode (moved into the description)`);
     const { $schema: _s, ...inputSchema } = t.inputSchema as JsonSchemaObject & { $schema?: string };
     const tool: AnyTool = {
       name: full,

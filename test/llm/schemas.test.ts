@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import * as v from 'valibot';
 import { schemaOf } from '../../lib/core/tool.ts';
 import { toAnthropicTools } from '../../lib/llm/anthropic.ts';
-import { fromStrictArgs, strictSchema } from '../../lib/llm/openai.ts';
+import { fromStrictArgs, strictInexpressible, strictSchema } from '../../lib/llm/openai.ts';
 import { DEFINITION_FORMATS } from '../../lib/runtime.ts';
 import { REPO, runtimeAt, tempDir } from '../helpers.ts';
 
@@ -96,4 +96,33 @@ test('schemas: strict-mode nulls for optional keys read back as absent, required
     false,
     'nested nulls are the caller’s to clean; the top level is what strict mode fills',
   );
+});
+
+test('strictInexpressible lists exactly what strictSchema moves into descriptions', () => {
+  const schema = {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    type: 'object',
+    properties: {
+      name: { type: 'string', minLength: 1, pattern: '^[a-z]+$' },
+      either: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+      tags: { type: 'array', uniqueItems: true, maxItems: 3, items: { type: 'string', maxLength: 9 } },
+    },
+    required: ['name'],
+  };
+  assert.deepEqual(strictInexpressible(schema), [
+    'name: minLength',
+    'either: oneOf',
+    'tags: uniqueItems',
+    'tags[]: maxLength',
+  ]);
+  type Node = { description?: string; pattern?: string; minLength?: number; oneOf?: unknown; items?: Node };
+  const strict = strictSchema(schema) as { $schema?: unknown; description?: string; properties: Record<string, Node> };
+  assert.equal(strict.$schema, undefined, '$schema is dropped without a note');
+  assert.equal(strict.description, undefined);
+  assert.equal(strict.properties.name?.pattern, '^[a-z]+$');
+  assert.equal(strict.properties.name?.minLength, undefined);
+  assert.match(strict.properties.name?.description ?? '', /at least 1 character\b/);
+  assert.equal(strict.properties.either?.oneOf, undefined);
+  assert.match(strict.properties.tags?.description ?? '', /items unique/);
+  assert.match(strict.properties.tags?.items?.description ?? '', /at most 9 characters/);
 });

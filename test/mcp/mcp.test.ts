@@ -76,7 +76,9 @@ test('mcp client: an external server’s tools register as mcp__<server>__<tool>
   });
   closers.push(() => c.close());
   assert.deepEqual(c.tools, ['mcp__fx__echo', 'mcp__fx__shout']);
-  assert.deepEqual(c.warnings, ['mcp__fx__shout: text: oneOf may not be expressible for every provider']);
+  assert.deepEqual(c.warnings, [
+    'mcp__fx__shout: text: oneOf is not expressible in OpenAI strict mode (moved into the description)',
+  ]);
   assert.equal(rt.registry.get('mcp__fx__echo')?.readOnly, true);
   assert.equal(rt.registry.get('mcp__fx__shout')?.readOnly, false);
   assert.deepEqual(await rt.call('mcp__fx__echo', { text: 'hi' }), {
