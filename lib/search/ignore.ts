@@ -14,7 +14,7 @@ import { GitignoreRules } from './gitignore.ts';
 export const IGNORE_FILES = ['.mewcodeignore', '.ignore', '.gitignore'] as const;
 export type IgnoreSource = (typeof IGNORE_FILES)[number] | '.git/info/exclude';
 
-interface Layer {
+export interface Layer {
   /** Directory of the rules, relative to the walk root with `/`, '' for the root and its ancestors. */
   dir: string;
   /** For a layer above the walk root: the walk root's path relative to the layer's directory, plus '/'. */

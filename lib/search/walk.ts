@@ -6,9 +6,9 @@
  * task (or inline for small trees), where blocking is what we want.
  */
 import path from 'node:path';
-import { type DenySpec, denyTest } from './denied.ts';
+import { type DenySpec, type DenyTest, denyTest } from './denied.ts';
 import { type DirEntry, listDir } from './dircache.ts';
-import { IgnoreRules, type IgnoreSource } from './ignore.ts';
+import { IgnoreRules, type IgnoreSource, type Layer } from './ignore.ts';
 
 export interface WalkOptions {
   /** Absolute real path of the search root. */
@@ -65,25 +65,9 @@ function walkDir(
     const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
     const subdirs: string[] = [];
     for (const e of entries) {
-      const rel = dir === '' ? e.name : `${dir}/${e.name}`;
-      const isDir = e.kind === 'dir';
-      if (isDir && e.name === '.git') continue;
-      if (!o.hidden && e.name.startsWith('.')) {
-        visitor.skipped?.(rel, isDir, 'hidden');
-        continue;
-      }
-      if (denied?.(rel)) {
-        visitor.skipped?.(rel, isDir, 'denied');
-        continue;
-      }
-      if (o.useIgnore) {
-        const source = IgnoreRules.decide(ignoreStack, rel, isDir);
-        if (source) {
-          visitor.skipped?.(rel, isDir, source);
-          continue;
-        }
-      }
-      if (isDir) {
+      const rel = admit(o, dir, e, ignoreStack, denied, visitor);
+      if (rel === undefined) continue;
+      if (e.kind === 'dir') {
         if (depth + 1 < o.maxDepth) subdirs.push(rel);
         continue;
       }
@@ -100,6 +84,30 @@ function walkDir(
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as string);
   }
   return false;
+}
+
+/**
+ * The filters the walk and the planner share: `.git` always, hidden entries unless asked, paths the
+ * policy denies, and the ignore rules. Answers the entry's path when it passes; reports the skip.
+ */
+function admit(
+  o: WalkOptions,
+  dir: string,
+  e: DirEntry,
+  ignoreStack: readonly Layer[],
+  denied: DenyTest | undefined,
+  visitor: Pick<Visitor, 'skipped'>,
+): string | undefined {
+  const rel = dir === '' ? e.name : `${dir}/${e.name}`;
+  const isDir = e.kind === 'dir';
+  if (isDir && e.name === '.git') return undefined;
+  let reason: SkipReason | undefined;
+  if (!o.hidden && e.name.startsWith('.')) reason = 'hidden';
+  else if (denied?.(rel)) reason = 'denied';
+  else if (o.useIgnore) reason = IgnoreRules.decide(ignoreStack, rel, isDir);
+  if (reason === undefined) return rel;
+  visitor.skipped?.(rel, isDir, reason);
+  return undefined;
 }
 
 /** Names starting with a dot: where ignore files can be. */
@@ -151,23 +159,9 @@ export function planShards(
       seen += entries.length;
       const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
       for (const e of entries) {
-        const rel = dir === '' ? e.name : `${dir}/${e.name}`;
-        const isDir = e.kind === 'dir';
-        if (isDir && e.name === '.git') continue;
-        if (!o.hidden && e.name.startsWith('.')) {
-          visitor.skipped?.(rel, isDir, 'hidden');
-          continue;
-        }
-        if (denied?.(rel)) {
-          visitor.skipped?.(rel, isDir, 'denied');
-          continue;
-        }
-        const source = o.useIgnore ? IgnoreRules.decide(ignoreStack, rel, isDir) : undefined;
-        if (source) {
-          visitor.skipped?.(rel, isDir, source);
-          continue;
-        }
-        if (isDir) {
+        const rel = admit(o, dir, e, ignoreStack, denied, visitor);
+        if (rel === undefined) continue;
+        if (e.kind === 'dir') {
           if (depth + 1 < o.maxDepth) next.push(rel);
         } else if (depth + 1 <= o.maxDepth && (e.kind === 'file' || e.kind === 'symlink')) {
           files.push({ rel, kind: e.kind });
