@@ -154,20 +154,16 @@ function ensureTree(outDir: string, files: number, quick: boolean): string {
   return dir;
 }
 
+/** The row of a contender that produced nothing: not installed, or failed on its first run. */
+function noResult(contender: string, note: string): Row {
+  return { contender, medianMs: null, samplesMs: [], items: 0, digest: '', agrees: null, note };
+}
+
 async function measure(root: string, contenders: Contender[], reps: number, warmups: number): Promise<Row[]> {
   const live = contenders.filter((c) => !c.missing);
   const rows = new Map<string, Row>();
   for (const c of contenders) {
-    if (c.missing)
-      rows.set(c.name, {
-        contender: c.name,
-        medianMs: null,
-        samplesMs: [],
-        items: 0,
-        digest: '',
-        agrees: null,
-        note: c.missing,
-      });
+    if (c.missing) rows.set(c.name, noResult(c.name, c.missing));
   }
   // First runs: the result sets (and warm-up: page cache, JIT, worker start).
   for (const c of live) {
@@ -184,15 +180,7 @@ async function measure(root: string, contenders: Contender[], reps: number, warm
         agrees: null,
       });
     } catch (e) {
-      rows.set(c.name, {
-        contender: c.name,
-        medianMs: null,
-        samplesMs: [],
-        items: 0,
-        digest: '',
-        agrees: null,
-        note: `failed: ${(e as Error).message.slice(0, 80)}`,
-      });
+      rows.set(c.name, noResult(c.name, `failed: ${(e as Error).message.slice(0, 80)}`));
     }
   }
   const ok = live.filter((c) => !rows.get(c.name)?.note);
