@@ -66,8 +66,13 @@ export function createPolicy(c: PolicyConfig): Policy {
     if (t.kind === 'run') return `run ${quote(t.command.length > 200 ? `${t.command.slice(0, 200)}…` : t.command)}`;
     return `${t.kind} ${quote(subjectOf(t, rel))}`;
   };
-  const matching = (list: Rule['list'], tool: string, t: Target) =>
-    c.rules.find((r) => r.list === list && (r.tool === '*' || r.tool === tool) && (!r.test || r.test(t, rel)));
+  /** The verdict of the first rule of `list` that matches, naming the rule. */
+  const byRule = (list: Rule['list'], tool: string, t: Target): AccessVerdict | undefined => {
+    const r = c.rules.find(
+      (r) => r.list === list && (r.tool === '*' || r.tool === tool) && (!r.test || r.test(t, rel)),
+    );
+    return r && { verdict: list, by: 'rule', why: `the ${r.level} rule ${list} ${JSON.stringify(r.text)}`, target: t };
+  };
 
   // Programs granted by path (--allow-run=./tool.sh) may not be rewritten: that would turn a narrow
   // grant into running anything (Deno's write_allow_binary).
@@ -87,28 +92,15 @@ export function createPolicy(c: PolicyConfig): Policy {
         target: t,
       };
     }
-    const deny = matching('deny', tool, t);
-    if (deny)
-      return {
-        verdict: 'deny',
-        by: 'rule',
-        why: `the ${deny.level} rule deny ${JSON.stringify(deny.text)}`,
-        target: t,
-      };
+    const deny = byRule('deny', tool, t);
+    if (deny) return deny;
     if (c.mode === 'bypass') return { verdict: 'allow', by: 'mode', why: 'bypass mode', target: t };
-    const ask = matching('ask', tool, t);
-    if (ask)
-      return { verdict: 'ask', by: 'rule', why: `the ${ask.level} rule ask ${JSON.stringify(ask.text)}`, target: t };
+    const ask = byRule('ask', tool, t);
+    if (ask) return ask;
     if (covers(c.flags.allow[kind], t, c.resolve, false))
       return { verdict: 'allow', by: 'flag', why: `--allow-${kind}`, target: t };
-    const allow = matching('allow', tool, t);
-    if (allow)
-      return {
-        verdict: 'allow',
-        by: 'rule',
-        why: `the ${allow.level} rule allow ${JSON.stringify(allow.text)}`,
-        target: t,
-      };
+    const allow = byRule('allow', tool, t);
+    if (allow) return allow;
     if (c.mode === 'acceptEdits' && kind === 'write')
       return { verdict: 'allow', by: 'mode', why: 'acceptEdits mode', target: t };
     switch (kind) {
