@@ -199,7 +199,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   const dispatch = async (tool: AnyTool, args: unknown, ctx: ToolContext): Promise<ToolResult> => {
     if (!tool.readOnly) return tool.invoke(args, { ...ctx, ledger, exec, skills, skillSources });
     // MCP tools talk to their server from this thread; load_skill reads the catalog here.
-    if (tool.name.startsWith('mcp__') || tool.mainThread) return tool.invoke(args, { ...ctx, skills });
+    if (tool.mainThread) return tool.invoke(args, { ...ctx, skills });
     if (tool.fansOut && readDeny) ctx = { ...ctx, readDeny };
     if (!pool) return tool.invoke(args, ctx);
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
