@@ -6,7 +6,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
-import { BUNDLED_VERSION, IN_BUNDLE } from './lib/build_info.ts';
+import { IN_BUNDLE, version } from './lib/build_info.ts';
 import { HELP, parseCli, UsageError } from './lib/cli/args.ts';
 
 // The library, so the bundle can also be imported: import { createRuntime } from './mewcode.mjs'.
@@ -17,10 +17,7 @@ export { default } from './lib/pool/worker.ts';
 async function main(argv: string[]): Promise<number> {
   const args = parseCli(argv);
   if (args.values.version) {
-    const version =
-      BUNDLED_VERSION ??
-      (JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string }).version;
-    process.stdout.write(`mewcode ${version}\n`);
+    process.stdout.write(`mewcode ${version()}\n`);
     return 0;
   }
   const wordless = args.command === undefined || (args.command === 'agent' && args.positionals.length === 0);

@@ -3,7 +3,7 @@
  * stderr with exit 2; a tool's own error result prints like any result and exits 1. Main thread.
  */
 import { readFileSync } from 'node:fs';
-import { BUNDLED_VERSION, IN_BUNDLE } from '../build_info.ts';
+import { IN_BUNDLE, version } from '../build_info.ts';
 import type { ToolResult } from '../core/tool.ts';
 import { PROVIDERS, type ProviderName } from '../llm/providers.ts';
 import { isMode, MODES } from '../policy/modes.ts';
@@ -42,7 +42,7 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
         if (args.positionals.length)
           throw new UsageError(`mcp takes no arguments; unexpected "${args.positionals[0]}".`);
         const { serveMcp } = await import('../mcp/server.ts');
-        await serveMcp(runtime, VERSION);
+        await serveMcp(runtime, version());
         return 0;
       }
       case 'tools':
@@ -153,10 +153,6 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
     ...(f.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
   };
 }
-
-const VERSION =
-  BUNDLED_VERSION ??
-  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 async function agent(runtime: Runtime, args: ParsedArgs): Promise<number> {
   const f = args.values;
