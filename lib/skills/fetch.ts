@@ -100,10 +100,14 @@ export async function fetchSkill(url: string, sources: SkillSources, signal: Abo
       };
       if (!Array.isArray(index.files)) return { ok: false, error: 'skills.sh answered without a file list' };
       const files: FetchedFile[] = [];
+      const home = new URL(base).host;
       for (const f of index.files) {
         const p = typeof f.path === 'string' ? safePath(f.path) : undefined;
         if (!p || typeof f.url !== 'string')
           return { ok: false, error: `skills.sh listed an unsafe file ${JSON.stringify(f.path)}` };
+        // The permission covered skills.sh: a file elsewhere would be a request nobody granted.
+        const at = hostOf(f.url);
+        if (at !== home) return { ok: false, error: `skills.sh listed ${JSON.stringify(p)} at ${at}, not at ${home}` };
         if (p.split('/').length > SKILL_LIMITS.depth)
           return { ok: false, error: `${p} is deeper than ${SKILL_LIMITS.depth} levels` };
         files.push({ path: p, bytes: await download(f.url, budget, deadline) });
@@ -111,6 +115,7 @@ export async function fetchSkill(url: string, sources: SkillSources, signal: Abo
       return { ok: true, files };
     }
     const api = (sources.githubApi ?? 'https://api.github.com').replace(/\/$/, '');
+    const apiHost = new URL(api).host;
     const files: FetchedFile[] = [];
     const walk = async (dir: string, rel: string, depth: number): Promise<string | undefined> => {
       const listing = await getJson(
@@ -129,6 +134,9 @@ export async function fetchSkill(url: string, sources: SkillSources, signal: Abo
           const err = await walk(`${dir}/${name}`, p, depth + 1);
           if (err) return err;
         } else if (e.type === 'file' && typeof e.download_url === 'string') {
+          const at = hostOf(e.download_url);
+          if (at !== apiHost && at !== GITHUB_RAW)
+            return `the listing points ${p} at ${at}, which is neither ${apiHost} nor ${GITHUB_RAW}`;
           files.push({ path: p, bytes: await download(e.download_url, budget, deadline) });
         } else {
           return `${p} is a ${e.type ?? 'thing'}, not a file or directory (symlinks and submodules are refused)`;
@@ -145,6 +153,17 @@ export async function fetchSkill(url: string, sources: SkillSources, signal: Abo
         error: `the download took longer than ${Math.round((sources.timeoutMs ?? SKILL_LIMITS.timeoutMs) / 1000)} s`,
       };
     return { ok: false, error: (e as Error).message };
+  }
+}
+
+/** Where GitHub's contents API serves file bytes from. */
+const GITHUB_RAW = 'raw.githubusercontent.com';
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return JSON.stringify(url);
   }
 }
 

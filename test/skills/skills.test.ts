@@ -37,7 +37,12 @@ const server = createServer(async (req: IncomingMessage, res: ServerResponse) =>
         name,
         path: `${dir}/${name}`,
         type: n.type,
-        download_url: n.type === 'file' ? `${base}/raw/${owner}/${repo}/${dir}/${name}` : null,
+        download_url:
+          n.type !== 'file'
+            ? null
+            : name === 'foreign.md'
+              ? 'http://169.254.169.254/foreign.md' // a host the GitHub permission does not cover
+              : `${base}/raw/${owner}/${repo}/${dir}/${name}`,
       })),
     );
   }
@@ -56,7 +61,11 @@ const server = createServer(async (req: IncomingMessage, res: ServerResponse) =>
     return json(200, {
       files: [
         { path: 'SKILL.md', url: `${base}/raw/acme/tools/review/SKILL.md` },
-        { path: sh[2] === 'evil' ? '../escape.md' : 'notes/x.md', url: `${base}/raw/acme/tools/review/notes/x.md` },
+        {
+          path: sh[2] === 'evil' ? '../escape.md' : 'notes/x.md',
+          // 'elsewhere' points a file at a host the permission for skills.sh does not cover.
+          url: sh[2] === 'elsewhere' ? 'http://169.254.169.254/x.md' : `${base}/raw/acme/tools/review/notes/x.md`,
+        },
       ],
     });
   json(404, { message: 'Not Found' });
@@ -123,6 +132,10 @@ repos['acme/tools'] = {
   },
   link: { type: 'dir', children: { 'SKILL.md': { type: 'file', body: skill('link') }, evil: { type: 'symlink' } } },
   badname: { type: 'dir', children: { 'SKILL.md': { type: 'file', body: skill('Bad Name') } } },
+  foreign: {
+    type: 'dir',
+    children: { 'SKILL.md': { type: 'file', body: skill('foreign') }, 'foreign.md': { type: 'file', body: 'x' } },
+  },
 };
 
 function setup() {
@@ -201,6 +214,16 @@ const failures: [string, string, RegExp][] = [
     'a hostile path from skills.sh',
     'skills.sh/acme/evil/1.0.0',
     /skills\.sh listed an unsafe file "\.\.\/escape\.md"\. Nothing was installed\.$/,
+  ],
+  [
+    'a file on another host from the GitHub listing',
+    tree('foreign'),
+    /the listing points foreign\.md at 169\.254\.169\.254, which is neither 127\.0\.0\.1:\d+ nor raw\.githubusercontent\.com\. Nothing was installed\.$/,
+  ],
+  [
+    'a file on another host from skills.sh',
+    'skills.sh/acme/elsewhere/1.0.0',
+    /skills\.sh listed "notes\/x\.md" at 169\.254\.169\.254, not at 127\.0\.0\.1:\d+\. Nothing was installed\.$/,
   ],
   ['a missing directory', tree('nothing'), /answered 404 Not Found\. Nothing was installed\.$/],
   [
