@@ -4,9 +4,10 @@
  * registered or replaced while calls are in flight (an MCP server coming online) never disturbs them:
  * each call holds the tool it looked up. Main thread.
  */
-import type { CheckedPath } from '../policy/sandbox.ts';
+
 import type { McpToolName, ToolName } from '../tools/mod.ts';
 import type { Budget } from './budget.ts';
+import type { CheckedPath } from './paths.ts';
 import type { Result } from './result.ts';
 import { type Access, type AnyTool, fail, type JsonSchemaObject, type ToolContext, type ToolResult } from './tool.ts';
 

@@ -5,8 +5,9 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import type { CheckedPath } from '../policy/sandbox.ts';
 import { applyBudget, type Budget, DEFAULT_RESULT_BYTES } from './budget.ts';
+import type { CheckedPath } from './paths.ts';
+import type { ReadRecord } from './read_record.ts';
 
 /** The closed set of error codes a result may carry. The model reads `content`; programs read `code`. */
 export const ERROR_CODES = [
@@ -44,7 +45,7 @@ export interface ToolResult {
 /** Structured side data. Plain JSON, so it crosses the worker boundary intact. */
 export interface ResultMeta {
   /** A read record for the write lane's ledger (read_file); the main thread stores it. */
-  read?: import('../lane/ledger.ts').ReadRecord;
+  read?: ReadRecord;
   /** Set when the output budget cut `content`: where the whole text was spilled. */
   truncated?: { shownBytes: number; totalBytes: number; spillPath?: string };
   [key: string]: unknown;

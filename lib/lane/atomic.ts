@@ -20,7 +20,7 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
-import { inside } from '../policy/sandbox.ts';
+import { inside } from '../core/paths.ts';
 import { journalAdd, journalDone } from './journal.ts';
 
 export interface DirHandle {

@@ -6,31 +6,8 @@
 
 import { createHash } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
+import type { ReadRecord } from '../core/read_record.ts';
 import { quote } from '../core/text.ts';
-
-export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be';
-export type LineEnding = 'lf' | 'crlf' | 'mixed' | 'none';
-
-/** One read of one file. Plain JSON (nanosecond times as decimal strings) so it crosses threads intact. */
-export interface ReadRecord {
-  /** Real path of the file (a checked path). */
-  path: string;
-  size: number;
-  mtimeMs: number;
-  mtimeNs: string;
-  ctimeNs: string;
-  ino: number;
-  /** sha256 (hex) of the whole file; null when the file was too large to hash within the read. */
-  sha256: string | null;
-  encoding: TextEncoding;
-  /** Whether the file starts with a byte-order mark (stripped for display, kept on write). */
-  bom: boolean;
-  eol: LineEnding;
-  /** True when only a window of the file was shown; partial reads still count as reads. */
-  partial: boolean;
-  /** Wall-clock time of the read, ms since the epoch. */
-  readAt: number;
-}
 
 export class Ledger {
   #records = new Map<string, ReadRecord>();

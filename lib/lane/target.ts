@@ -6,9 +6,9 @@
  */
 import { type BigIntStats, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
+import { type CheckedPath, displayPath } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
 import { fail, type ToolContext, type ToolResult } from '../core/tool.ts';
-import { type CheckedPath, displayPath } from '../policy/sandbox.ts';
 import { atomicWrite, type DirHandle, openDir, type WriteError } from './atomic.ts';
 import type { Ledger } from './ledger.ts';
 import { acquireFileLock, withPathLock } from './locks.ts';

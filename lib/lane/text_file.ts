@@ -5,11 +5,10 @@
  */
 import { type BigIntStats, closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { fmtInt } from '../core/budget.ts';
+import { detectBom, type LineEnding, looksBinary, SNIFF_BYTES, type TextEncoding } from '../core/encoding.ts';
 import { quote } from '../core/text.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
-import { detectBom, looksBinary, SNIFF_BYTES } from '../tools/_files.ts';
 import type { DirHandle } from './atomic.ts';
-import type { LineEnding, TextEncoding } from './ledger.ts';
 
 /** Largest file the editing tools will load (the same bound read_file hashes whole). */
 export const MAX_EDIT_BYTES = 64 * 1024 * 1024;

@@ -9,6 +9,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { displayPath } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
 import { ENV_ALLOWLIST } from '../exec/env.ts';
 import { blacklisted } from './blacklist.ts';
@@ -17,7 +18,6 @@ import type { Mode } from './modes.ts';
 import { covers, type Flags, type Kind, splitCommands, type Target } from './permissions.ts';
 import type { Prompter } from './prompt.ts';
 import { type Hook, type Rule, subjectOf } from './rules.ts';
-import { displayPath } from './sandbox.ts';
 
 export type Verdict = 'allow' | 'ask' | 'deny';
 export type DecidedBy = 'blacklist' | 'mode' | 'flag' | 'rule' | 'default' | 'hook' | 'prompt';

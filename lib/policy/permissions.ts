@@ -6,7 +6,7 @@
  * `/usr/bin/git`), hosts and variables by name (`AWS_*` style prefixes for variables).
  */
 import path from 'node:path';
-import { inside } from './sandbox.ts';
+import { inside } from '../core/paths.ts';
 
 export const KINDS = ['read', 'write', 'run', 'net', 'env'] as const;
 export type Kind = (typeof KINDS)[number];

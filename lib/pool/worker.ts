@@ -3,7 +3,7 @@
  * that writes: a write tool's module is never loaded in a worker.
  */
 import v8 from 'node:v8';
-import type { CheckedPath } from '../policy/sandbox.ts';
+import type { CheckedPath } from '../core/paths.ts';
 import { runShard } from '../search/shards.ts';
 import { READ_TOOLS } from '../tools/read_tools.ts';
 import type { PoolResult, PoolTask } from './protocol.ts';

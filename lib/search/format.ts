@@ -1,7 +1,7 @@
 /** Output formatting shared by glob and grep: paths for the model, cut lines, and the notes line. */
 import { charPrefix, fmtInt } from '../core/budget.ts';
+import { displayPath } from '../core/paths.ts';
 import { escapeControl, hasUnsafe } from '../core/text.ts';
-import { displayPath } from '../policy/sandbox.ts';
 
 /** Matched lines longer than this many characters are cut. */
 export const MAX_MATCH_LINE_CHARS = 500;

@@ -5,9 +5,10 @@
  * endings of the region it replaces. No fuzzy matching: when nothing matches, the answer explains the
  * closest candidates instead (whitespace, indentation, or simply the nearest lines).
  */
+
+import type { LineEnding } from '../core/encoding.ts';
 import { quote } from '../core/text.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
-import type { LineEnding } from '../lane/ledger.ts';
 import { levenshtein } from './_files.ts';
 
 export interface Replacement {

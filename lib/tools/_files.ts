@@ -1,37 +1,10 @@
 /**
- * File helpers private to the tools: binary sniffing, byte-order marks and "did you mean" names for a
- * missing path. Accept only checked paths. Run in whichever lane the calling tool runs in.
+ * File helpers private to the tools: "did you mean" names for a missing path. Accept only checked
+ * paths. Run in whichever lane the calling tool runs in.
  */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { TextEncoding } from '../lane/ledger.ts';
-import { type CheckedPath, inside } from '../policy/sandbox.ts';
-
-/** Bytes examined to decide whether a file is text. */
-export const SNIFF_BYTES = 8192;
-
-/** The encoding a byte-order mark announces, and its length; none means UTF-8 without a BOM. */
-export function detectBom(head: Uint8Array): { encoding: TextEncoding; bomBytes: number } | undefined {
-  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return { encoding: 'utf-8', bomBytes: 3 };
-  if (head[0] === 0xff && head[1] === 0xfe) return { encoding: 'utf-16le', bomBytes: 2 };
-  if (head[0] === 0xfe && head[1] === 0xff) return { encoding: 'utf-16be', bomBytes: 2 };
-  return undefined;
-}
-
-/**
- * A file without a BOM is binary when its head holds a NUL byte or mostly control bytes (the test
- * git and ripgrep use, plus a ratio for NUL-free formats). Latin-1 and other 8-bit text stays text.
- */
-export function looksBinary(head: Uint8Array): boolean {
-  if (head.length === 0) return false;
-  let control = 0;
-  for (const b of head) {
-    if (b === 0) return true;
-    // Controls other than \t \n \v \f \r and ESC (colour codes in logs).
-    if (b < 0x20 && b !== 9 && b !== 10 && b !== 11 && b !== 12 && b !== 13 && b !== 27) control++;
-  }
-  return control / head.length > 0.1;
-}
+import { type CheckedPath, inside } from '../core/paths.ts';
 
 /** Up to `max` names near a missing path that look like what was meant, shown relative to the root. */
 export function similarNames(root: string, missing: CheckedPath, max = 3): string[] {

@@ -6,8 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { charPrefix } from '../core/budget.ts';
-import type { LineEnding, TextEncoding } from '../lane/ledger.ts';
-import { detectBom, looksBinary, SNIFF_BYTES } from './_files.ts';
+import { detectBom, type LineEnding, looksBinary, SNIFF_BYTES, type TextEncoding } from '../core/encoding.ts';
 
 const CHUNK_BYTES = 64 * 1024;
 const LF = 0x0a;

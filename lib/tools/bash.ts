@@ -7,12 +7,12 @@
 import { statSync } from 'node:fs';
 import * as v from 'valibot';
 import { fmtInt } from '../core/budget.ts';
+import { displayPath } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import { bwrapArgv } from '../exec/bwrap.ts';
 import { OutputCollector } from '../exec/output.ts';
 import { supervise } from '../exec/supervise.ts';
-import { displayPath } from '../policy/sandbox.ts';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;

@@ -7,10 +7,10 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import * as v from 'valibot';
 import { fmtInt, truncationMarker } from '../core/budget.ts';
+import { displayPath } from '../core/paths.ts';
+import type { ReadRecord } from '../core/read_record.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, describeError, fail, ok, type ToolResult } from '../core/tool.ts';
-import type { ReadRecord } from '../lane/ledger.ts';
-import { displayPath } from '../policy/sandbox.ts';
 import { similarNames } from './_files.ts';
 import { readWindow } from './_line_window.ts';
 import { FILE_PATH } from './_params.ts';
@@ -136,7 +136,7 @@ function openError(
   input: string,
   shown: string,
   root: string,
-  file: import('../policy/sandbox.ts').CheckedPath,
+  file: import('../core/paths.ts').CheckedPath,
 ): ToolResult {
   const code = (e as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'ENOTDIR') {

@@ -7,12 +7,9 @@
  */
 import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { type CheckedPath, displayPath, inside } from '../core/paths.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
-
-declare const checked: unique symbol;
-/** An absolute real path that passed the gate. Only `PathGate.check` produces one. */
-export type CheckedPath = string & { readonly [checked]: true };
 
 export type PathKind = 'read' | 'write';
 
@@ -147,13 +144,6 @@ export function createGate(options: GateOptions): Result<PathGate, GateError> {
   return okValue({ root, check, display });
 }
 
-/** True when `p` is `dir` or below it, compared by whole components (`/r` does not contain `/r-evil`). */
-export function inside(p: string, dir: string): boolean {
-  if (p === dir) return true;
-  const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
-  return p.startsWith(prefix);
-}
-
 const isSpecial = (p: string) => SPECIAL_PREFIXES.some((s) => inside(p, s));
 
 /**
@@ -203,10 +193,3 @@ function realOrSelf(p: string): string {
 }
 
 const errCode = (e: unknown) => String((e as NodeJS.ErrnoException)?.code ?? (e as Error)?.message ?? e);
-
-/** How a path is shown to the model: relative to the root with `/` separators, or absolute outside it. */
-export function displayPath(root: string, p: string): string {
-  if (p === root) return '.';
-  if (inside(p, root)) return path.relative(root, p).split(path.sep).join('/');
-  return p;
-}

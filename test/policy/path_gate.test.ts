@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { createGate, type PathKind } from '../../lib/policy/sandbox.ts';
+import { createGate, type PathKind } from '../../lib/policy/path_gate.ts';
 import { tempDir, writeTree } from '../helpers.ts';
 
 // One outer directory holds the root, a sibling whose name extends the root's, and outside files.
