@@ -10,7 +10,7 @@ const names = (what: string) => v.optional(v.pipe(v.array(v.pipe(v.string(), v.m
 
 export const agentTool = defineTool({
   name: 'agent',
-  readOnly: false,
+  lane: 'write',
   params: v.strictObject({
     prompt: v.pipe(
       v.string(),
@@ -20,14 +20,17 @@ export const agentTool = defineTool({
     description: v.optional(v.pipe(v.string(), v.maxLength(200), v.description('A few words for the activity log'))),
     allowed_tools: names('Only these tools (default: all but agent)'),
     disallowed_tools: names('Never these tools'),
-    background: v.optional(
-      v.pipe(v.boolean(), v.description('A background agent: read-only, skill and MCP tools only (default false)')),
+    read_only: v.optional(
+      v.pipe(
+        v.boolean(),
+        v.description('A read-only agent: only tools that read, never ones that change (default false)'),
+      ),
     ),
   }),
   description:
     'Starts a sub-agent on `prompt` — a complete, self-contained task — and returns its final answer. It works in the same ' +
     'project with the same permissions but sees none of this conversation. `allowed_tools` and `disallowed_tools` narrow its ' +
-    'tools; `background` limits it to read-only, skill and MCP tools. It cannot start agents itself.',
+    'tools; `read_only` limits it to the tools that only read. It runs to completion before this call answers, and cannot start agents itself.',
   access: () => [],
   async run() {
     return fail('invalid_args', 'agent runs only inside an agent run (the loop runs it itself).');

@@ -5,6 +5,7 @@
  * stops what runs and answers the rest as cancelled; turns made only of unknown tools trip a breaker;
  * max turns bound the run. Sub-agents are this same loop with a filtered tool set. Main thread.
  */
+import { runInGroups } from '../core/call_groups.ts';
 import type { ToolDefinition } from '../core/registry.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
 import { describeProviderError, type Message, type Provider, type ToolCall } from '../llm/provider.ts';
@@ -146,22 +147,13 @@ interface CallEnv extends AgentOptions {
   emit: (e: AgentEvent) => void;
 }
 
-/** Runs a turn's calls: consecutive read-only ones together, the rest one by one; results in order. */
-async function runCalls(calls: readonly ToolCall[], env: CallEnv): Promise<ToolResult[]> {
-  const results: ToolResult[] = new Array(calls.length);
-  const readOnly = (c: ToolCall) => env.visible.has(c.name) && env.runtime.registry.get(c.name)?.readOnly === true;
-  for (let i = 0; i < calls.length; ) {
-    let j = i + 1;
-    if (readOnly(calls[i] as ToolCall)) while (j < calls.length && readOnly(calls[j] as ToolCall)) j++;
-    const group = calls.slice(i, j);
-    const done = await Promise.all(group.map((c) => runOne(c, env)));
-    done.forEach((r, k) => {
-      results[i + k] = r;
-    });
-    i = j;
-  }
-  return results;
-}
+/** Runs a turn's calls as the runtime's batch does: consecutive read-only ones together, the rest one by one. */
+const runCalls = (calls: readonly ToolCall[], env: CallEnv): Promise<ToolResult[]> =>
+  runInGroups(
+    calls,
+    (c) => env.runtime.isReadOnly(c.name),
+    (c) => runOne(c, env),
+  );
 
 async function runOne(c: ToolCall, env: CallEnv): Promise<ToolResult> {
   const start = ++seq;
@@ -199,7 +191,7 @@ async function runSubAgent(c: ToolCall, env: CallEnv): Promise<ToolResult> {
     ...(env.maxTurns ? { maxTurns: env.maxTurns } : {}),
     ...(env.onEvent ? { onEvent: env.onEvent } : {}),
     filter: {
-      background: a.background ?? false,
+      readOnly: a.read_only ?? false,
       ...(a.allowed_tools ? { allowed: a.allowed_tools as AgentToolName[] } : {}),
       ...(a.disallowed_tools ? { disallowed: a.disallowed_tools as AgentToolName[] } : {}),
     },

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ToolResult } from './tool.ts';
+import type { ToolResult } from './tool_result.ts';
 
 /** Default budget for a tool result's content, in UTF-8 bytes. */
 export const DEFAULT_RESULT_BYTES = 256 * 1024;

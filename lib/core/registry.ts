@@ -1,15 +1,21 @@
 /**
  * The tool registry: tools in a stable registration order (prompt-cache friendly), looked up by exact
- * name, executed as parse → access → authorize → run. The tool table is copy-on-write, so a tool
+ * name, executed as parse → (admitted by its lane) access → authorize → run in the lane. The tool table is copy-on-write, so a tool
  * registered or replaced while calls are in flight (an MCP server coming online) never disturbs them:
  * each call holds the tool it looked up. Main thread.
  */
 
-import type { McpToolName, ToolName } from '../tools/mod.ts';
-import type { Budget } from './budget.ts';
 import type { CheckedPath } from './paths.ts';
 import type { Result } from './result.ts';
-import { type Access, type AnyTool, fail, type JsonSchemaObject, type ToolContext, type ToolResult } from './tool.ts';
+import {
+  type Access,
+  type AnyTool,
+  fail,
+  type JsonSchemaObject,
+  type PolicyDecision,
+  type ToolContext,
+  type ToolResult,
+} from './tool.ts';
 
 /** A provider-neutral tool definition; `lib/llm` turns it into each provider's wire form. */
 export interface ToolDefinition {
@@ -20,24 +26,32 @@ export interface ToolDefinition {
   system: boolean;
 }
 
-/** What a call needs from its caller: the root, cancellation, and the one authorisation step. */
+/** What the one authorisation step grants: the checked paths (in access order), and why. */
+export interface Authorization {
+  paths: CheckedPath[];
+  decision: PolicyDecision;
+}
+
+/** Where a checked call runs: lib/dispatch.ts implements this for the runtime's lanes. */
+export interface LaneRunner {
+  /** Runs a whole call, its authorisation included, when its lane admits it (writes one at a time). */
+  admit(tool: AnyTool, call: () => Promise<ToolResult>): Promise<ToolResult>;
+  /** Runs a checked call in its lane. */
+  run(tool: AnyTool, args: unknown, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** What a call needs from its caller: the root, cancellation, the one authorisation step, the lanes. */
 export interface ExecuteEnv {
   root: string;
   signal?: AbortSignal;
-  budget?: Budget;
   /**
-   * The policy's single call site: sees only the tool and what `access()` declared, and returns the
-   * checked paths (in access order) or the result that answers a refusal.
+   * The policy's single call site: sees only the tool and what `access()` declared, and grants the
+   * checked paths or answers the refusal.
    */
-  authorize(
-    tool: AnyTool,
-    access: readonly Access[],
-  ): Promise<Result<CheckedPath[], ToolResult>> | Result<CheckedPath[], ToolResult>;
-  /** Where the checked call runs (the read lane's pool, the write lane); default: right here. */
-  dispatch?(tool: AnyTool, args: unknown, ctx: ToolContext): Promise<ToolResult>;
+  authorize(tool: AnyTool, access: readonly Access[]): Promise<Result<Authorization, ToolResult>>;
+  /** Where the checked call runs; default: right here, at once. */
+  lanes?: LaneRunner;
 }
-
-export type AllowedName = ToolName | McpToolName;
 
 export class Registry {
   #tools: ReadonlyMap<string, AnyTool> = new Map();
@@ -83,13 +97,6 @@ export class Registry {
     return this.definitions().filter((d) => d.readOnly);
   }
 
-  /** The allowed tools plus the system tools; an empty list means all. */
-  definitionsFiltered(allowed: readonly AllowedName[]): ToolDefinition[] {
-    if (allowed.length === 0) return this.definitions();
-    const set = new Set<string>(allowed);
-    return this.definitions().filter((d) => d.system || set.has(d.name));
-  }
-
   async execute(name: string, input: unknown, env: ExecuteEnv): Promise<ToolResult> {
     const tool = this.#tools.get(name);
     if (!tool) {
@@ -100,13 +107,17 @@ export class Registry {
     }
     const parsed = tool.parse(input);
     if (!parsed.ok) return parsed.error;
-    const access = tool.access(parsed.value);
-    const granted = await env.authorize(tool, access);
-    if (!granted.ok) return granted.error;
-    const signal = env.signal ?? new AbortController().signal;
-    if (signal.aborted) return fail('cancelled', `${tool.name} was cancelled before it started.`);
-    const ctx: ToolContext = { root: env.root, paths: granted.value, signal };
-    return env.dispatch ? env.dispatch(tool, parsed.value, ctx) : tool.invoke(parsed.value, ctx, env.budget);
+    const checked = async (): Promise<ToolResult> => {
+      const granted = await env.authorize(tool, tool.access(parsed.value));
+      if (!granted.ok) return granted.error;
+      const signal = env.signal ?? new AbortController().signal;
+      if (signal.aborted) return fail('cancelled', `${tool.name} was cancelled before it started.`);
+      const ctx: ToolContext = { root: env.root, paths: granted.value.paths, signal };
+      const result = await (env.lanes ? env.lanes.run(tool, parsed.value, ctx) : tool.invoke(parsed.value, ctx));
+      // The decision travels with the result (the CLI's --json shows it).
+      return result.meta?.policy ? result : { ...result, meta: { ...result.meta, policy: granted.value.decision } };
+    };
+    return env.lanes ? env.lanes.admit(tool, checked) : checked();
   }
 }
 

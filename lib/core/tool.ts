@@ -7,55 +7,20 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { applyBudget, type Budget, DEFAULT_RESULT_BYTES } from './budget.ts';
 import type { CheckedPath } from './paths.ts';
-import type { ReadRecord } from './read_record.ts';
+import { errValue, okValue, type Result } from './result.ts';
+import { fail, type ToolResult } from './tool_result.ts';
 
-/** The closed set of error codes a result may carry. The model reads `content`; programs read `code`. */
-export const ERROR_CODES = [
-  'invalid_args',
-  'unknown_tool',
-  'not_found',
-  'is_directory',
-  'not_a_file',
-  'outside_root',
-  'permission_denied',
-  'not_read',
-  'stale',
-  'no_match',
-  'not_unique',
-  'no_change',
-  'binary',
-  'not_text',
-  'exists',
-  'locked',
-  'too_large',
-  'timeout',
-  'cancelled',
-  'io',
-] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
-
-/** What every tool call ends in. `run` never throws: a failure is a result with `isError` and a code. */
-export interface ToolResult {
-  content: string;
-  isError: boolean;
-  code?: ErrorCode;
-  meta?: ResultMeta;
-}
-
-/** Structured side data. Plain JSON, so it crosses the worker boundary intact. */
-export interface ResultMeta {
-  /** A read record for the write lane's ledger (read_file); the main thread stores it. */
-  read?: ReadRecord;
-  /** Set when the output budget cut `content`: where the whole text was spilled. */
-  truncated?: { shownBytes: number; totalBytes: number; spillPath?: string };
-  [key: string]: unknown;
-}
-
-export const ok = (content: string, meta?: ResultMeta): ToolResult =>
-  meta === undefined ? { content, isError: false } : { content, isError: false, meta };
-
-export const fail = (code: ErrorCode, content: string, meta?: ResultMeta): ToolResult =>
-  meta === undefined ? { content, isError: true, code } : { content, isError: true, code, meta };
+// The result half of the contract lives in tool_result.ts so the output budget can use it without
+// importing the tool definitions; tools import both halves from here.
+export {
+  ERROR_CODES,
+  type ErrorCode,
+  fail,
+  ok,
+  type PolicyDecision,
+  type ResultMeta,
+  type ToolResult,
+} from './tool_result.ts';
 
 /** A resource a call will touch. The policy sees only these, never the raw arguments. */
 export type Access =
@@ -65,7 +30,26 @@ export type Access =
   | { kind: 'net'; host: string }
   | { kind: 'env'; name: string };
 
-/** What `run` receives besides its arguments. */
+/** A resource a call will touch, its path checked by the path gate: what the policy judges. */
+export type CheckedAccess =
+  | { kind: 'read'; path: CheckedPath }
+  | { kind: 'write'; path: CheckedPath }
+  | { kind: 'run'; command: string }
+  | { kind: 'net'; host: string }
+  | { kind: 'env'; name: string };
+
+/**
+ * Where a checked call runs. Each lane hands its tools a context of its own (a `ToolContext` plus
+ * what lives in that lane); lib/dispatch.ts is the one place that maps a lane to how it runs.
+ * - `pool`: a worker of the read pool, under the read deadline (read_file);
+ * - `search`: the main thread, fanning search shards out to the pool (glob, grep);
+ * - `main`: the main thread, where the tool's state lives (load_skill's catalog, an MCP connection);
+ * - `write`: the write lane, one call at a time in arrival order, with the read ledger (every tool
+ *   that changes files or runs commands). The only lane whose tools are not read-only.
+ */
+export type Lane = 'pool' | 'search' | 'main' | 'write';
+
+/** What `run` receives besides its arguments, in every lane. */
 export interface ToolContext {
   /** The real path of the root every relative path is resolved against. */
   root: string;
@@ -73,49 +57,41 @@ export interface ToolContext {
   paths: readonly CheckedPath[];
   /** Aborted on cancel or deadline; long-running tools must stop promptly. */
   signal: AbortSignal;
-  /** Runs search shards across the worker pool; absent where the tool must run them inline. */
-  shards?: import('../search/parallel.ts').ShardRunner;
-  /** The read ledger, for tools of the write lane (which runs on the main thread). */
-  ledger?: import('../lane/ledger.ts').Ledger;
-  /** The skill catalog (load_skill, install_skill). */
-  skills?: import('../skills/catalog.ts').SkillCatalog;
-  /** Where install_skill fetches from (configurable, so tests use a local server). */
-  skillSources?: import('../skills/fetch.ts').SkillSources;
-  /** Paths the policy denies for reading: searches skip them without naming them. */
-  readDeny?: import('../search/denied.ts').DenySpec;
-  /** How commands run: their environment, and the OS sandbox when one is configured. */
-  exec?: { env: Record<string, string>; sandbox?: import('../exec/bwrap.ts').SandboxConfig };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a schema's input type is unconstrained on purpose
 export type ParamsSchema = v.ObjectSchema<any, any> | v.StrictObjectSchema<any, any>;
 
-export interface ToolSpec<N extends string, S extends ParamsSchema, R extends boolean> {
+export interface ToolSpec<N extends string, S extends ParamsSchema, L extends Lane, C extends ToolContext> {
   /** snake_case wire name, kept as a literal type so tool-name unions are exact. */
   name: N;
   description: string;
   params: S;
-  readOnly: R;
+  /** Where the call runs; every lane but `write` is read-only. */
+  lane: L;
   /** Always visible: survives every tool-set filter (plan mode, sub-agents). */
   system?: boolean;
   /** Output budget for `content`, in UTF-8 bytes. */
   maxOutputBytes?: number;
-  /** Runs on the main thread and fans its work out to the pool as shards (glob, grep). */
-  fansOut?: boolean;
-  /** Runs on the main thread, where its state lives (the skill catalog, an MCP connection). */
-  mainThread?: boolean;
   access(args: v.InferOutput<S>): Access[];
-  run(args: v.InferOutput<S>, ctx: ToolContext): Promise<ToolResult>;
+  /** `ctx` is the context of the tool's lane. */
+  run(args: v.InferOutput<S>, ctx: C): Promise<ToolResult>;
 }
 
-export interface Tool<N extends string = string, S extends ParamsSchema = ParamsSchema, R extends boolean = boolean>
-  extends Readonly<ToolSpec<N, S, R>> {
+export interface Tool<
+  N extends string = string,
+  S extends ParamsSchema = ParamsSchema,
+  L extends Lane = Lane,
+  C extends ToolContext = ToolContext,
+> extends Readonly<ToolSpec<N, S, L, C>> {
+  /** True for every lane but `write`: plan mode and read-only sub-agents offer only these. */
+  readonly readOnly: boolean;
   /** JSON Schema of the arguments (draft-07, no `$schema` key): what the providers receive. */
   readonly inputSchema: JsonSchemaObject;
   /** Validates raw input: the parsed arguments, or an invalid_args result naming every problem. */
-  parse(input: unknown): { ok: true; value: v.InferOutput<S> } | { ok: false; error: ToolResult };
+  parse(input: unknown): Result<v.InferOutput<S>, ToolResult>;
   /** Runs with checked paths; never throws, and applies the output budget. */
-  invoke(args: v.InferOutput<S>, ctx: ToolContext, budget?: Budget): Promise<ToolResult>;
+  invoke(args: v.InferOutput<S>, ctx: C, budget?: Budget): Promise<ToolResult>;
 }
 
 export interface JsonSchemaObject {
@@ -127,22 +103,26 @@ export interface JsonSchemaObject {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: used only as an upper bound for lists of tools
-export type AnyTool = Tool<string, any, boolean>;
+export type AnyTool = Tool<string, any, Lane, any>;
 
-/** Defines a tool once; name, schema and lane flags stay literal types for the tool-name union. */
-export function defineTool<const N extends string, S extends ParamsSchema, const R extends boolean>(
-  spec: ToolSpec<N, S, R>,
-): Tool<N, S, R> {
+/** Defines a tool once; name, schema and lane stay literal types for the tool-name union. */
+export function defineTool<
+  const N extends string,
+  S extends ParamsSchema,
+  const L extends Lane,
+  C extends ToolContext = ToolContext,
+>(spec: ToolSpec<N, S, L, C>): Tool<N, S, L, C> {
   if (!/^[a-z][a-z0-9_]*$/.test(spec.name)) throw new Error(`tool name "${spec.name}" is not snake_case`);
   const inputSchema = schemaOf(spec.params);
   const maxOutputBytes = spec.maxOutputBytes ?? DEFAULT_RESULT_BYTES;
   return {
     ...spec,
+    readOnly: spec.lane !== 'write',
     inputSchema,
     parse(input) {
       const r = v.safeParse(spec.params, input);
-      if (r.success) return { ok: true, value: r.output };
-      return { ok: false, error: invalidArgs(spec.name, inputSchema, input, r.issues) };
+      if (r.success) return okValue(r.output);
+      return errValue(invalidArgs(spec.name, inputSchema, input, r.issues));
     },
     async invoke(args, ctx, budget) {
       let result: ToolResult;
@@ -150,7 +130,7 @@ export function defineTool<const N extends string, S extends ParamsSchema, const
         result = await spec.run(args, ctx);
       } catch (e) {
         // A throw here is a bug in the tool, but the caller still gets a value, never an exception.
-        result = fail('io', `${spec.name} failed unexpectedly: ${describeError(e)}`);
+        result = fail('internal', `${spec.name} failed unexpectedly: ${describeError(e)}`);
       }
       return applyBudget(result, { maxBytes: maxOutputBytes, ...budget });
     },
@@ -186,6 +166,5 @@ function invalidArgs(name: string, schema: JsonSchemaObject, input: unknown, iss
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
 export function describeError(e: unknown): string {
-  if (e instanceof Error) return (e as NodeJS.ErrnoException).code ? `${e.message}` : e.message;
-  return String(e);
+  return e instanceof Error ? e.message : String(e);
 }

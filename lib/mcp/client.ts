@@ -55,7 +55,8 @@ export async function connectMcpServer(runtime: Runtime, name: string, c: McpSer
       description: t.description ?? `${t.name} from the MCP server ${name}`,
       readOnly,
       system: false,
-      mainThread: true, // the connection to its server lives here
+      // The connection to its server lives on the main thread; one that may change things queues with the writes.
+      lane: readOnly ? 'main' : 'write',
       params: undefined as never,
       inputSchema: { ...inputSchema, type: 'object', properties: inputSchema.properties ?? {} },
       // The policy sees a run of the MCP tool: unknown effects ask unless a rule or flag allows them.

@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import { inside } from '../core/paths.ts';
+import type { CheckedAccess } from '../core/tool.ts';
 
 export const KINDS = ['read', 'write', 'run', 'net', 'env'] as const;
 export type Kind = (typeof KINDS)[number];
@@ -21,15 +22,13 @@ export interface PermissionFlags {
 /** Flags with both sides present, as the policy uses them. */
 export type Flags = Required<PermissionFlags>;
 
-/** A target of one access, resolved: an absolute real path, a command line, a host, a variable. */
-export type Target =
-  | { kind: 'read' | 'write'; path: string }
-  | { kind: 'run'; command: string }
-  | { kind: 'net'; host: string }
-  | { kind: 'env'; name: string };
-
-/** Whether a grant covers a target. `resolve` turns a granted path into an absolute real path. */
-export function covers(grant: Grant | undefined, t: Target, resolve: (p: string) => string, asDeny: boolean): boolean {
+/** Whether a grant covers an access. `resolve` turns a granted path into an absolute real path. */
+export function covers(
+  grant: Grant | undefined,
+  t: CheckedAccess,
+  resolve: (p: string) => string,
+  asDeny: boolean,
+): boolean {
   if (grant === undefined || grant === false) return false;
   if (grant === true) return true;
   switch (t.kind) {

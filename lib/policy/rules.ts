@@ -12,8 +12,8 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import * as v from 'valibot';
 import { errValue, okValue, type Result } from '../core/result.ts';
+import type { CheckedAccess } from '../core/tool.ts';
 import { MODES, type Mode } from './modes.ts';
-import type { Target } from './permissions.ts';
 
 export const LEVELS = ['local', 'project', 'user'] as const;
 export type Level = (typeof LEVELS)[number];
@@ -26,7 +26,14 @@ export interface Rule {
   tool: string;
   /** The pattern as written (without parentheses); absent: every access of the tool. */
   pattern?: string;
-  test?: (t: Target, rel: (p: string) => string) => boolean;
+  test?: (t: CheckedAccess, rel: (p: string) => string) => boolean;
+}
+
+/** An external MCP server from the settings: started over stdio by lib/mcp/client.ts. */
+export interface McpServerConfig {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
 }
 
 export interface Hook {
@@ -75,7 +82,7 @@ export interface LoadedSettings {
   rules: Rule[];
   hooks: Hook[];
   /** By name; the closest file's definition of a name wins. */
-  mcpServers: Record<string, { command: string; args?: string[]; env?: Record<string, string> }>;
+  mcpServers: Record<string, McpServerConfig>;
   mode?: Mode;
   files: string[];
 }
@@ -181,7 +188,7 @@ export function parseRule(
         ? glob(s) || s === base || s.startsWith(`${base}/`)
         : s === p || s.startsWith(`${p} `) || s.startsWith(`${p}\t`);
   }
-  const test = (t: Target, rel: (p: string) => string) => {
+  const test = (t: CheckedAccess, rel: (p: string) => string) => {
     const hit = match(subjectOf(t, rel), t.kind === 'read' || t.kind === 'write');
     return negate ? !hit : hit;
   };
@@ -189,7 +196,7 @@ export function parseRule(
 }
 
 /** What a rule pattern is matched against for one access. */
-export function subjectOf(t: Target, rel: (p: string) => string): string {
+export function subjectOf(t: CheckedAccess, rel: (p: string) => string): string {
   switch (t.kind) {
     case 'read':
     case 'write':

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { IN_BUNDLE } from '../build_info.ts';
+import { errValue, okValue, type Result } from '../core/result.ts';
 import type { PoolResult, PoolTask } from './protocol.ts';
 
 /** Heap limit of each worker, in MiB. */
@@ -22,9 +23,13 @@ const workerFile = IN_BUNDLE
   ? String((globalThis as { __MEWCODE_SELF__?: string }).__MEWCODE_SELF__)
   : new URL(`./worker${ext}`, import.meta.url).href;
 
-export type TaskOutcome<T> =
-  | { ok: true; value: T }
-  | { ok: false; reason: 'timeout' | 'cancelled' | 'failed'; message: string };
+/** Why a task did not finish: its deadline, its caller's cancel, or a failure in the worker. */
+export interface TaskFailure {
+  reason: 'timeout' | 'cancelled' | 'failed';
+  message: string;
+}
+
+export type TaskOutcome<T> = Result<T, TaskFailure>;
 
 export interface ReadPool {
   readonly size: number;
@@ -57,17 +62,16 @@ export function createReadPool(options: { workers?: number; heapMb?: number } = 
     size,
     async run<T extends PoolResult>(task: PoolTask, signal: AbortSignal): Promise<TaskOutcome<T>> {
       try {
-        return { ok: true, value: (await get().run(task, { signal })) as T };
+        return okValue((await get().run(task, { signal })) as T);
       } catch (e) {
         if (signal.aborted) {
           const timedOut = (signal.reason as Error)?.name === 'TimeoutError';
-          return {
-            ok: false,
+          return errValue({
             reason: timedOut ? 'timeout' : 'cancelled',
             message: String((signal.reason as Error)?.message ?? 'aborted'),
-          };
+          });
         }
-        return { ok: false, reason: 'failed', message: (e as Error)?.message ?? String(e) };
+        return errValue({ reason: 'failed', message: (e as Error)?.message ?? String(e) });
       }
     },
     async close() {

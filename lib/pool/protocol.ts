@@ -4,11 +4,11 @@
  */
 import type { ToolResult } from '../core/tool.ts';
 import type { ShardResult, ShardTask } from '../search/shards.ts';
-import type { ReadToolName } from '../tools/mod.ts';
 
 export interface ToolTask {
   kind: 'tool';
-  name: ReadToolName;
+  /** A tool of the `pool` lane; the worker refuses any other. */
+  name: string;
   /** Arguments already parsed and checked on the main thread. */
   args: unknown;
   root: string;

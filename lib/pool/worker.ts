@@ -4,6 +4,7 @@
  */
 import v8 from 'node:v8';
 import type { CheckedPath } from '../core/paths.ts';
+import type { AnyTool } from '../core/tool.ts';
 import { runShard } from '../search/shards.ts';
 import { READ_TOOLS } from '../tools/read_tools.ts';
 import type { PoolResult, PoolTask } from './protocol.ts';
@@ -16,9 +17,8 @@ const neverAborted = new AbortController().signal;
 
 export default async function run(task: PoolTask): Promise<PoolResult> {
   if (task.kind !== 'tool') return runShard(task);
-  const tool = READ_TOOLS.find((t) => t.name === task.name);
-  if (!tool)
-    return { content: `The worker has no read-only tool named "${task.name}".`, isError: true, code: 'unknown_tool' };
-  // biome-ignore lint/suspicious/noExplicitAny: arguments were validated by this tool's schema on the main thread
-  return tool.invoke(task.args as any, { root: task.root, paths: task.paths as CheckedPath[], signal: neverAborted });
+  const tool: AnyTool | undefined = READ_TOOLS.find((t) => t.name === task.name && t.lane === 'pool');
+  if (!tool) return { content: `The worker runs no tool named "${task.name}".`, isError: true, code: 'internal' };
+  // Arguments were validated by this tool's schema on the main thread; a pool tool's context is the plain one.
+  return tool.invoke(task.args, { root: task.root, paths: task.paths as CheckedPath[], signal: neverAborted });
 }

@@ -3,6 +3,7 @@
  * across the worker pool, several shards per worker so a big directory does not leave the others
  * idle. Results come back in task order; callers merge them by path. Main thread.
  */
+import { errValue, okValue } from '../core/result.ts';
 import type { TaskOutcome } from '../pool/pool.ts';
 import { IgnoreRules } from './ignore.ts';
 import { runShard, type ShardResult, type ShardTask, type SkipCounts } from './shards.ts';
@@ -31,9 +32,9 @@ export const inlineRunner: ShardRunner = {
   parallelism: 1,
   async run<T extends ShardResult>(task: ShardTask): Promise<TaskOutcome<T>> {
     try {
-      return { ok: true, value: runShard(task) as T };
+      return okValue(runShard(task) as T);
     } catch (e) {
-      return { ok: false, reason: 'failed', message: (e as Error).message };
+      return errValue({ reason: 'failed', message: (e as Error).message });
     }
   },
 };
@@ -68,7 +69,7 @@ export async function runSharded<T extends ShardResult>(
     const r = await use.run<T>(make([start], []));
     if (!r.ok) return r;
     remember(key, [r.value]);
-    return { ok: true, value: { results: [r.value], skipped: {}, inline: use === inlineRunner, tasks: 1 } };
+    return okValue({ results: [r.value], skipped: {}, inline: use === inlineRunner, tasks: 1 });
   }
   const skipped: SkipCounts = {};
   const note = (rel: string, isDir: boolean, reason: SkipReason) => {
@@ -101,7 +102,7 @@ export async function runSharded<T extends ShardResult>(
     results.push(o.value);
   }
   remember(key, results);
-  return { ok: true, value: { results, skipped, inline: use === inlineRunner, tasks: tasks.length } };
+  return okValue({ results, skipped, inline: use === inlineRunner, tasks: tasks.length });
 }
 
 /**

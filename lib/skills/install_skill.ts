@@ -10,12 +10,13 @@ import path from 'node:path';
 import * as v from 'valibot';
 import { fmtInt } from '../core/budget.ts';
 import { defineTool, fail, ok } from '../core/tool.ts';
+import type { WriteContext } from '../lane/context.ts';
 import { parseSkill } from './catalog.ts';
 import { fetchSkill, SKILL_LIMITS, sourceHost } from './fetch.ts';
 
 export const installSkill = defineTool({
   name: 'install_skill',
-  readOnly: false,
+  lane: 'write',
   params: v.strictObject({
     url: v.pipe(
       v.string(),
@@ -39,7 +40,7 @@ export const installSkill = defineTool({
     { kind: 'net', host: sourceHost(a.url) ?? a.url },
     { kind: 'write', path: '.mewcode/skills' },
   ],
-  async run(a, ctx) {
+  async run(a, ctx: WriteContext) {
     const skillsDir = ctx.paths[0];
     if (skillsDir === undefined || !ctx.skills)
       return fail('io', 'install_skill runs only in a runtime with a skill catalog');

@@ -4,12 +4,12 @@
  */
 import * as v from 'valibot';
 import { defineTool, fail, ok } from '../core/tool.ts';
+import type { MainContext } from './context.ts';
 
 export const loadSkill = defineTool({
   name: 'load_skill',
-  readOnly: true,
+  lane: 'main',
   system: true,
-  mainThread: true,
   params: v.strictObject({
     name: v.pipe(
       v.string(),
@@ -21,7 +21,7 @@ export const loadSkill = defineTool({
     'Loads the skill `name` from the catalog in the system prompt: its instructions are added to the system prompt for the rest ' +
     'of the run. Load a skill when its description fits the task, before starting the work it covers.',
   access: () => [],
-  async run(a, ctx) {
+  async run(a, ctx: MainContext) {
     const catalog = ctx.skills;
     if (!catalog) return fail('io', 'load_skill needs the skill catalog of a runtime.');
     const s = catalog.get(a.name);

@@ -1,14 +1,14 @@
 /** What edit_file and multi_edit share: applying replacements to a held target and answering. */
 import { quote } from '../core/text.ts';
 import { fail, ok, type ToolResult } from '../core/tool.ts';
-import type { Target } from '../lane/target.ts';
+import type { HeldFile } from '../lane/held_file.ts';
 import { eolOf } from '../lane/text_file.ts';
 import { unifiedDiff } from './_diff.ts';
 import { type Replacement, replaceExact } from './_edit_match.ts';
 import { similarNames } from './_files.ts';
 
 export function applyEdits(
-  t: Target,
+  t: HeldFile,
   root: string,
   edits: readonly Replacement[],
   labels: (i: number) => string,

@@ -6,7 +6,8 @@
 import * as v from 'valibot';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
-import { type Target, withTargets } from '../lane/target.ts';
+import type { WriteContext } from '../lane/context.ts';
+import { type HeldFile, withHeldFiles } from '../lane/held_file.ts';
 import { eolOf, MAX_EDIT_BYTES, type TextStyle } from '../lane/text_file.ts';
 import { unifiedDiff } from './_diff.ts';
 import { applyChunks, opPaths, type PatchOp, parsePatch } from './_patch.ts';
@@ -22,8 +23,8 @@ const params = v.strictObject({
 
 interface Planned {
   op: PatchOp;
-  source: Target;
-  dest?: Target;
+  source: HeldFile;
+  dest?: HeldFile;
   /** New text and style, or undefined for a delete. */
   text?: string;
   style?: Pick<TextStyle, 'encoding' | 'bom' | 'eol'>;
@@ -32,7 +33,7 @@ interface Planned {
 
 export const applyPatch = defineTool({
   name: 'apply_patch',
-  readOnly: false,
+  lane: 'write',
   params,
   description:
     `Applies a \`patch\` in the V4A format: "*** Begin Patch", then per file "*** Add File: path" (lines starting with +), ` +
@@ -45,7 +46,7 @@ export const applyPatch = defineTool({
     const parsed = parsePatch(a.patch);
     return parsed.ok ? parsed.ops.flatMap(opPaths).map((path) => ({ kind: 'write' as const, path })) : [];
   },
-  async run(a, ctx) {
+  async run(a, ctx: WriteContext) {
     const parsed = parsePatch(a.patch);
     if (!parsed.ok) return fail('invalid_args', `Invalid patch: ${parsed.error}.`);
     const paths = [...ctx.paths];
@@ -56,13 +57,13 @@ export const applyPatch = defineTool({
         'invalid_args',
         'Invalid patch: it names the same file more than once; merge those changes into one section.',
       );
-    return withTargets(ctx, paths, { createParents: true }, (targets) => {
+    return withHeldFiles(ctx, paths, { createParents: true }, (targets) => {
       // 1. Work out every change, touching nothing.
       const plan: Planned[] = [];
       let k = 0;
       for (const op of parsed.ops) {
-        const source = targets[k++] as Target;
-        const dest = op.kind === 'update' && op.moveTo ? (targets[k++] as Target) : undefined;
+        const source = targets[k++] as HeldFile;
+        const dest = op.kind === 'update' && op.moveTo ? (targets[k++] as HeldFile) : undefined;
         const planned = planOp(op, source, dest);
         if ('result' in planned) return planned.result;
         plan.push(planned);
@@ -81,7 +82,7 @@ export const applyPatch = defineTool({
   },
 });
 
-function planOp(op: PatchOp, source: Target, dest: Target | undefined): Planned | { result: ToolResult } {
+function planOp(op: PatchOp, source: HeldFile, dest: HeldFile | undefined): Planned | { result: ToolResult } {
   const cur = source.current;
   if (op.kind === 'add') {
     if (cur)

@@ -13,6 +13,7 @@ import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import { bwrapArgv } from '../exec/bwrap.ts';
 import { OutputCollector } from '../exec/output.ts';
 import { supervise } from '../exec/supervise.ts';
+import type { WriteContext } from '../lane/context.ts';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
@@ -53,7 +54,7 @@ const params = v.strictObject({
 
 export const bash = defineTool({
   name: 'bash',
-  readOnly: false,
+  lane: 'write',
   params,
   maxOutputBytes: 64 * 1024,
   description:
@@ -68,7 +69,7 @@ export const bash = defineTool({
     { kind: 'run', command: a.command },
     { kind: 'read', path: a.workdir ?? '.' },
   ],
-  async run(a, ctx): Promise<ToolResult> {
+  async run(a, ctx: WriteContext): Promise<ToolResult> {
     const cwd = ctx.paths[0];
     const exec = ctx.exec;
     if (cwd === undefined || !exec) return fail('io', 'bash runs only in the write lane');

@@ -4,7 +4,8 @@
  */
 import * as v from 'valibot';
 import { defineTool, fail } from '../core/tool.ts';
-import { withTargets } from '../lane/target.ts';
+import type { WriteContext } from '../lane/context.ts';
+import { withHeldFiles } from '../lane/held_file.ts';
 import { applyEdits } from './_edit_common.ts';
 import { FILE_PATH } from './_params.ts';
 
@@ -25,7 +26,7 @@ const params = v.strictObject({
 
 export const editFile = defineTool({
   name: 'edit_file',
-  readOnly: false,
+  lane: 'write',
   params,
   description:
     `Replaces \`old_string\` with \`new_string\` in \`file_path\`. The file must have been read with read_file in this session and ` +
@@ -34,10 +35,10 @@ export const editFile = defineTool({
     `their line numbers. An empty \`old_string\` creates a missing file. The write is atomic and keeps permissions, BOM and encoding; ` +
     `the answer is a unified diff of the change.`,
   access: (a) => [{ kind: 'write', path: a.file_path }],
-  async run(a, ctx) {
+  async run(a, ctx: WriteContext) {
     const file = ctx.paths[0];
     if (file === undefined) return fail('io', 'edit_file received no checked path');
-    return withTargets(ctx, [file], { createParents: a.old_string === '' }, ([t]) =>
+    return withHeldFiles(ctx, [file], { createParents: a.old_string === '' }, ([t]) =>
       t ? applyEdits(t, ctx.root, [a], () => 'old_string') : fail('io', 'no target'),
     );
   },

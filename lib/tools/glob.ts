@@ -10,12 +10,13 @@ import { fmtInt, truncationMarker } from '../core/budget.ts';
 import { displayPath, inside } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
+import type { SearchContext } from '../search/context.ts';
 import { pathShower } from '../search/format.ts';
 import { compileGlob } from '../search/matcher.ts';
 import { INLINE_MAX_FILES, runSharded, skipNotes } from '../search/parallel.ts';
 import type { GlobShardResult } from '../search/shards.ts';
 import { comparePaths } from '../search/walk.ts';
-import { outcomeError, targetOf } from './_search_common.ts';
+import { outcomeError, searchStartKind } from './_search_common.ts';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 100_000;
@@ -58,8 +59,7 @@ const params = v.strictObject({
 
 export const glob = defineTool({
   name: 'glob',
-  readOnly: true,
-  fansOut: true,
+  lane: 'search',
   params,
   description:
     `Finds files whose path matches a glob \`pattern\`, relative to \`path\` (default: the root), and lists them ` +
@@ -69,13 +69,13 @@ export const glob = defineTool({
     `\`include_ignored\` lists them too, and a pattern naming a dot directory (\`.github/**\`) searches it. ` +
     `Directory symlinks are never followed. No match is not an error.`,
   access: (a) => [{ kind: 'read', path: a.path ?? '.' }],
-  async run(a, ctx): Promise<ToolResult> {
+  async run(a, ctx: SearchContext): Promise<ToolResult> {
     const dir = ctx.paths[0];
     if (dir === undefined) return fail('io', 'glob received no checked path');
     const shown = displayPath(ctx.root, dir);
-    const target = targetOf(dir, shown);
-    if (target.kind === 'error') return target.result;
-    if (target.kind === 'file')
+    const start = searchStartKind(dir, shown);
+    if (!start.ok) return start.error;
+    if (start.value === 'file')
       return fail(
         'invalid_args',
         `path ${quote(shown)} is a file; glob searches a directory. Read the file with read_file.`,
@@ -120,7 +120,8 @@ export const glob = defineTool({
       INLINE_MAX_FILES.glob,
       (rel, isDir) => isDir || wouldMatch(rel),
     );
-    if (!run.ok) return outcomeError(run, 'glob', 'the tree is too large for the deadline; narrow path or pattern.');
+    if (!run.ok)
+      return outcomeError(run.error, 'glob', 'the tree is too large for the deadline; narrow path or pattern.');
     const all: { rel: string; mtime: number }[] = [];
     for (const r of run.value.results) {
       for (const [i, rel] of r.paths.entries()) all.push({ rel, mtime: r.mtimes[i] ?? 0 });

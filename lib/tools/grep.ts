@@ -12,6 +12,7 @@ import { displayPath } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import type { TaskOutcome } from '../pool/pool.ts';
+import type { SearchContext } from '../search/context.ts';
 import { cutLine, MAX_MATCH_LINE_CHARS, noteLine, pathShower } from '../search/format.ts';
 import { compileRegex } from '../search/matcher.ts';
 import {
@@ -24,7 +25,7 @@ import {
 } from '../search/parallel.ts';
 import type { GrepFileResult, GrepShard, GrepShardResult } from '../search/shards.ts';
 import { comparePaths } from '../search/walk.ts';
-import { outcomeError, targetOf } from './_search_common.ts';
+import { outcomeError, searchStartKind } from './_search_common.ts';
 
 export const DEFAULT_HEAD_LIMIT = 100;
 export const MAX_CONTEXT = 50;
@@ -83,8 +84,7 @@ const params = v.strictObject({
 
 export const grep = defineTool({
   name: 'grep',
-  readOnly: true,
-  fansOut: true,
+  lane: 'search',
   params,
   description:
     `Searches file contents for a JavaScript regular expression \`pattern\` under \`path\` (a file or directory; default: the root). ` +
@@ -95,12 +95,12 @@ export const grep = defineTool({
     `\`include_ignored\` searches them too. \`glob\` filters files ("*.ts" matches at any depth). ` +
     `A pattern that backtracks catastrophically is stopped at a deadline and reported as a timeout.`,
   access: (a) => [{ kind: 'read', path: a.path ?? '.' }],
-  async run(a, ctx): Promise<ToolResult> {
+  async run(a, ctx: SearchContext): Promise<ToolResult> {
     const targetPath = ctx.paths[0];
     if (targetPath === undefined) return fail('io', 'grep received no checked path');
     const shown = displayPath(ctx.root, targetPath);
-    const target = targetOf(targetPath, shown);
-    if (target.kind === 'error') return target.result;
+    const start = searchStartKind(targetPath, shown);
+    if (!start.ok) return start.error;
     const spec = compileRegex(a.pattern, {
       ignoreCase: a.case_insensitive ?? false,
       fixedStrings: a.fixed_strings ?? false,
@@ -122,7 +122,7 @@ export const grep = defineTool({
     const includeAll = a.include_ignored ?? false;
     const before = mode === 'content' ? (a.before ?? a.context ?? 0) : 0;
     const after = mode === 'content' ? (a.after ?? a.context ?? 0) : 0;
-    const isFile = target.kind === 'file';
+    const isFile = start.value === 'file';
     const dir = isFile ? path.dirname(targetPath) : targetPath;
     const template = {
       kind: 'grep' as const,
@@ -160,7 +160,7 @@ export const grep = defineTool({
         );
     if (!run.ok) {
       return outcomeError(
-        run,
+        run.error,
         'grep',
         'the pattern may backtrack catastrophically (nested quantifiers such as (a+)+, or overlapping alternatives); simplify it, use fixed_strings, or narrow path and glob.',
       );

@@ -8,10 +8,7 @@ import { WRITE_TOOLS } from './write_tools.ts';
 export const TOOLS = [...READ_TOOLS, ...WRITE_TOOLS] as const;
 
 export type ToolName = (typeof TOOLS)[number]['name'];
-export type ReadToolName = (typeof READ_TOOLS)[number]['name'];
 /** Tools registered at run time by an MCP server: `mcp__<server>__<tool>`. */
 export type McpToolName = `mcp__${string}__${string}`;
 
 export const TOOL_NAMES: readonly ToolName[] = TOOLS.map((t) => t.name);
-
-export const isToolName = (name: string): name is ToolName => (TOOL_NAMES as readonly string[]).includes(name);

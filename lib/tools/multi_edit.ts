@@ -4,7 +4,8 @@
  */
 import * as v from 'valibot';
 import { defineTool, fail } from '../core/tool.ts';
-import { withTargets } from '../lane/target.ts';
+import type { WriteContext } from '../lane/context.ts';
+import { withHeldFiles } from '../lane/held_file.ts';
 import { applyEdits } from './_edit_common.ts';
 import { FILE_PATH } from './_params.ts';
 
@@ -31,17 +32,17 @@ const params = v.strictObject({
 
 export const multiEdit = defineTool({
   name: 'multi_edit',
-  readOnly: false,
+  lane: 'write',
   params,
   description:
     `Applies \`edits\` (each like edit_file: old_string, new_string, replace_all) to \`file_path\` in order, each on the result of the ` +
     `previous one. All or nothing: if any edit fails, the file is unchanged and the answer says which edit failed and why. Same rules ` +
     `as edit_file: read the file first, exact matches, line endings, BOM and permissions kept, atomic write, unified diff.`,
   access: (a) => [{ kind: 'write', path: a.file_path }],
-  async run(a, ctx) {
+  async run(a, ctx: WriteContext) {
     const file = ctx.paths[0];
     if (file === undefined) return fail('io', 'multi_edit received no checked path');
-    return withTargets(ctx, [file], { createParents: a.edits[0]?.old_string === '' }, ([t]) =>
+    return withHeldFiles(ctx, [file], { createParents: a.edits[0]?.old_string === '' }, ([t]) =>
       t ? applyEdits(t, ctx.root, a.edits, (i) => `edits[${i}].old_string`) : fail('io', 'no target'),
     );
   },

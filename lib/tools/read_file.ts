@@ -38,7 +38,7 @@ const params = v.strictObject({
 
 export const readFile = defineTool({
   name: 'read_file',
-  readOnly: true,
+  lane: 'pool',
   params,
   maxOutputBytes: MAX_OUTPUT_BYTES + 4096,
   description:

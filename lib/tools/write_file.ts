@@ -7,7 +7,8 @@ import * as v from 'valibot';
 import { fmtInt } from '../core/budget.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok } from '../core/tool.ts';
-import { withTargets } from '../lane/target.ts';
+import type { WriteContext } from '../lane/context.ts';
+import { withHeldFiles } from '../lane/held_file.ts';
 import { eolOf, MAX_EDIT_BYTES, withEol } from '../lane/text_file.ts';
 import { unifiedDiff } from './_diff.ts';
 import { FILE_PATH } from './_params.ts';
@@ -21,7 +22,7 @@ const countLines = (s: string) => (s === '' ? 0 : s.split('\n').length - (s.ends
 
 export const writeFile = defineTool({
   name: 'write_file',
-  readOnly: false,
+  lane: 'write',
   params,
   description:
     `Writes \`content\` to \`file_path\`, creating missing parent directories. Replacing an existing file requires that ` +
@@ -30,12 +31,12 @@ export const writeFile = defineTool({
     `its permissions, owner, byte-order mark, encoding (UTF-8 or UTF-16) and CRLF line endings. Writes through a symlink change its ` +
     `target and keep the link. Files up to ${MAX_EDIT_BYTES / 1024 / 1024} MiB. Prefer edit_file to change part of a file.`,
   access: (a) => [{ kind: 'write', path: a.file_path }],
-  async run(a, ctx) {
+  async run(a, ctx: WriteContext) {
     const file = ctx.paths[0];
     if (file === undefined) return fail('io', 'write_file received no checked path');
     if (Buffer.byteLength(a.content) > MAX_EDIT_BYTES)
       return fail('too_large', `content is over ${fmtInt(MAX_EDIT_BYTES)} bytes; write it in parts with bash.`);
-    return withTargets(ctx, [file], { createParents: true }, ([t]) => {
+    return withHeldFiles(ctx, [file], { createParents: true }, ([t]) => {
       if (!t) return fail('io', 'no target');
       const cur = t.current;
       if (!cur) {

@@ -10,8 +10,8 @@ import { editFile } from './edit_file.ts';
 import { multiEdit } from './multi_edit.ts';
 import { writeFile } from './write_file.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: a tool's schema type is its own; only the lane flag is checked here
-type WriteTool = Tool<string, any, false>;
+// biome-ignore lint/suspicious/noExplicitAny: a tool's schema and context are its own; only the lane is checked here
+type WriteTool = Tool<string, any, 'write', any>;
 
 export const WRITE_TOOLS = [
   writeFile,

@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { BACKGROUND_TOOLS, subAgentTools } from '../../lib/agent/filter.ts';
+import { subAgentTools } from '../../lib/agent/filter.ts';
 import { type AgentEvent, runAgent } from '../../lib/agent/loop.ts';
 import type { ToolDefinition } from '../../lib/core/registry.ts';
 import { makeProvider, type ProviderName } from '../../lib/llm/providers.ts';
@@ -198,9 +198,9 @@ test('agent: Ctrl-C stops the running command and answers the rest as cancelled'
   assert.equal(spawnSync('pgrep', ['-fx', `sleep ${nap}`]).status, 1);
 });
 
-test('agent: sub-agents get filtered tools — never agent; background ones read-only, skill and MCP tools', async () => {
+test('agent: sub-agents get filtered tools — never agent; read-only ones only the tools that read', async () => {
   const { model, run } = await setup('anthropic', [
-    { calls: [{ name: 'agent', input: { prompt: 'look around', background: true } }] },
+    { calls: [{ name: 'agent', input: { prompt: 'look around', read_only: true } }] },
     { text: 'sub-agent: nothing found' },
     { calls: [{ name: 'agent', input: { prompt: 'fix it', disallowed_tools: ['bash'] } }] },
     { text: 'fixed' },
@@ -210,7 +210,7 @@ test('agent: sub-agents get filtered tools — never agent; background ones read
   assert.equal(r.answer, 'all done');
   const toolsOf = (i: number) => ((model.requests[i]?.body.tools ?? []) as { name: string }[]).map((t) => t.name);
   assert.ok(toolsOf(0).includes('agent'));
-  assert.deepEqual(toolsOf(1), ['read_file', 'glob', 'grep', 'load_skill', 'install_skill']);
+  assert.deepEqual(toolsOf(1), ['read_file', 'glob', 'grep', 'load_skill']);
   assert.deepEqual(toolsOf(3), [
     'read_file',
     'glob',
@@ -225,17 +225,24 @@ test('agent: sub-agents get filtered tools — never agent; background ones read
   assert.match(JSON.stringify(model.requests[2]?.body.messages), /sub-agent: nothing found/);
 });
 
-test('agent filter: system tools survive every filter; MCP tools reach background agents', () => {
-  const d = (name: string, system = false): ToolDefinition => ({
+test('agent filter: system tools survive every filter; read-only agents get read-only MCP tools, not writing ones', () => {
+  const d = (name: string, readOnly: boolean, system = false): ToolDefinition => ({
     name,
     description: '',
     inputSchema: { type: 'object', properties: {} },
-    readOnly: true,
+    readOnly,
     system,
   });
-  const all = [d('read_file'), d('bash'), d('agent'), d('load_skill', true), d('mcp__gh__issues')];
+  const all = [
+    d('read_file', true),
+    d('bash', false),
+    d('agent', false),
+    d('load_skill', true, true),
+    d('mcp__gh__issues', true),
+    d('mcp__gh__comment', false),
+  ];
   assert.deepEqual(
-    subAgentTools(all, { background: true }).map((t) => t.name),
+    subAgentTools(all, { readOnly: true }).map((t) => t.name),
     ['read_file', 'load_skill', 'mcp__gh__issues'],
   );
   assert.deepEqual(
@@ -243,10 +250,9 @@ test('agent filter: system tools survive every filter; MCP tools reach backgroun
     ['bash', 'load_skill'],
   );
   assert.deepEqual(
-    subAgentTools(all, { disallowed: ['read_file', 'mcp__gh__issues'] }).map((t) => t.name),
+    subAgentTools(all, { disallowed: ['read_file', 'mcp__gh__issues', 'mcp__gh__comment'] }).map((t) => t.name),
     ['bash', 'load_skill'],
   );
-  assert.deepEqual([...BACKGROUND_TOOLS], ['read_file', 'glob', 'grep', 'load_skill', 'install_skill']);
 });
 
 test('agent CLI: the answer streams to stdout, activity to stderr; a local OpenAI-compatible server needs no key', async () => {

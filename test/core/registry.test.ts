@@ -11,12 +11,13 @@ import { READ_TOOLS } from '../../lib/tools/read_tools.ts';
 import { WRITE_TOOLS } from '../../lib/tools/write_tools.ts';
 import { REPO } from '../helpers.ts';
 
-const env = { root: '/', authorize: () => okValue([]) };
+const allowed = { allow: true, by: 'test', reason: 'the test allows everything' };
+const env = { root: '/', authorize: async () => okValue({ paths: [], decision: allowed }) };
 
 function echoTool<const N extends string>(name: N, gate?: Promise<void>, run?: () => Promise<ToolResult>) {
   return defineTool({
     name,
-    readOnly: true,
+    lane: 'pool',
     params: v.strictObject({ text: v.pipe(v.string(), v.description('what to echo')) }),
     description: `Echoes text (${name}).`,
     access: () => [],
@@ -120,32 +121,39 @@ test('registry: a tool registered or replaced while a call is in flight leaves t
   assert.equal((await r.execute('late_tool', { text: 'x' }, env)).code, 'unknown_tool');
 });
 
-test('registry: filtered definitions keep system tools and plan mode keeps read-only tools', () => {
+test('registry: plan mode offers the read-only tools, system ones included, never a write-lane tool', () => {
   const sys = { ...echoTool('sys_tool'), system: true };
-  const writer = { ...echoTool('writer_tool'), readOnly: false };
+  const writer = { ...echoTool('writer_tool'), lane: 'write' as const, readOnly: false };
   const r = new Registry([echoTool('a_tool'), sys, writer]);
-  assert.deepEqual(
-    r.definitionsFiltered(['read_file']).map((d) => d.name),
-    ['sys_tool'],
-  );
-  assert.deepEqual(
-    r.definitionsFiltered([]).map((d) => d.name),
-    ['a_tool', 'sys_tool', 'writer_tool'],
-  );
   assert.deepEqual(
     r.readOnlyDefinitions().map((d) => d.name),
     ['a_tool', 'sys_tool'],
   );
+  assert.deepEqual(
+    r.definitions().map((d) => d.name),
+    ['a_tool', 'sys_tool', 'writer_tool'],
+  );
 });
 
-test('registry: a tool that throws still answers with an io result', async () => {
+test('registry: the decision that allowed a call travels with its result', async () => {
+  const r = new Registry([echoTool('a_tool')]);
+  const res = await r.execute('a_tool', { text: 'x' }, env);
+  assert.deepEqual(res, { content: 'a_tool:x', isError: false, meta: { policy: allowed } });
+});
+
+test('registry: a tool that throws still answers, with the internal code of a broken invariant', async () => {
   const r = new Registry([
     echoTool('boom_tool', undefined, async () => {
       throw new Error('kaput');
     }),
   ]);
   const res = await r.execute('boom_tool', { text: 'x' }, env);
-  assert.deepEqual(res, { content: 'boom_tool failed unexpectedly: kaput', isError: true, code: 'io' });
+  assert.deepEqual(res, {
+    content: 'boom_tool failed unexpectedly: kaput',
+    isError: true,
+    code: 'internal',
+    meta: { policy: allowed },
+  });
 });
 
 test('registry: invalid arguments are summarised, naming unknown keys and the real parameters', async () => {

@@ -1,5 +1,5 @@
 /**
- * A write target held for the length of one change: in-process and cross-process locks taken (in
+ * A file held for the length of one change: in-process and cross-process locks taken (in
  * path order when several files change together), the parent directory opened and checked, the
  * current content loaded, and a `commit` that writes atomically with a compare-and-swap against what
  * was loaded, then records the new state in the ledger. Write lane, main thread.
@@ -8,13 +8,14 @@ import { type BigIntStats, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { type CheckedPath, displayPath } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
-import { fail, type ToolContext, type ToolResult } from '../core/tool.ts';
+import { fail, type ToolResult } from '../core/tool.ts';
 import { atomicWrite, type DirHandle, openDir, type WriteError } from './atomic.ts';
+import type { WriteContext } from './context.ts';
 import type { Ledger } from './ledger.ts';
 import { acquireFileLock, withPathLock } from './locks.ts';
 import { encodeText, loadText, type TextFile, type TextStyle } from './text_file.ts';
 
-export interface Target {
+export interface HeldFile {
   real: CheckedPath;
   shown: string;
   /** The file as loaded under the locks; undefined when it does not exist. */
@@ -29,20 +30,19 @@ export interface Target {
   restore(bytes: Buffer | undefined, mode?: number): void;
 }
 
-export interface TargetOptions {
+export interface HoldOptions {
   /** Create missing parent directories (write_file, apply_patch's Add File). */
   createParents?: boolean;
 }
 
-/** Holds every target of one change and runs `fn` with them; releases everything afterwards. */
-export async function withTargets(
-  ctx: ToolContext,
+/** Holds every file of one change and runs `fn` with them; releases everything afterwards. */
+export async function withHeldFiles(
+  ctx: WriteContext,
   files: readonly CheckedPath[],
-  options: TargetOptions,
-  fn: (targets: Target[]) => ToolResult | Promise<ToolResult>,
+  options: HoldOptions,
+  fn: (targets: HeldFile[]) => ToolResult | Promise<ToolResult>,
 ): Promise<ToolResult> {
   const ledger = ctx.ledger;
-  if (!ledger) return fail('io', 'this tool runs only in the write lane (no ledger was given)');
   const order = [...new Set(files)].sort(); // one global order: two multi-file changes cannot deadlock
   const held: (() => void)[] = [];
   const dirs: DirHandle[] = [];
@@ -58,7 +58,7 @@ export async function withTargets(
       }
       held.push(lock.release);
     }
-    const targets: Target[] = [];
+    const targets: HeldFile[] = [];
     for (const real of files) {
       const t = open(ctx.root, real, ledger, options, dirs);
       if ('result' in t) return t.result;
@@ -81,9 +81,9 @@ function open(
   root: string,
   real: CheckedPath,
   ledger: Ledger,
-  options: TargetOptions,
+  options: HoldOptions,
   dirs: DirHandle[],
-): Target | { result: ToolResult } {
+): HeldFile | { result: ToolResult } {
   const shown = displayPath(root, real);
   const parent = path.dirname(real);
   const name = path.basename(real);

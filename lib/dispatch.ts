@@ -1,0 +1,95 @@
+/**
+ * Dispatch: the one place that maps a tool's lane to how its checked call runs. `admit` decides when
+ * a whole call may start (write calls queue in the write lane, one at a time, and are authorised
+ * there, at the moment they run); `run` hands the checked call the context of its lane:
+ * - `pool`: a worker of the read pool under the read deadline (inline when there is no pool);
+ * - `search`: here, fanning shards out to the pool under the same deadline, skipping denied paths;
+ * - `main`: here, with the skill catalog;
+ * - `write`: here, inside the write lane, with the ledger and the command environment.
+ * Every read record a result carries goes into the ledger. Main thread.
+ */
+import type { LaneRunner } from './core/registry.ts';
+import { type AnyTool, fail, type Lane, type ToolContext, type ToolResult } from './core/tool.ts';
+import type { ExecConfig, WriteContext } from './lane/context.ts';
+import { WriteLane } from './lane/lane.ts';
+import type { Ledger } from './lane/ledger.ts';
+import type { ReadPool } from './pool/pool.ts';
+import type { ToolTask } from './pool/protocol.ts';
+import type { SearchContext } from './search/context.ts';
+import type { DenySpec } from './search/denied.ts';
+import type { SkillCatalog } from './skills/catalog.ts';
+import type { MainContext } from './skills/context.ts';
+import type { SkillSources } from './skills/fetch.ts';
+
+export interface LaneConfig {
+  /** Absent: every read tool runs inline on this thread. */
+  pool?: ReadPool;
+  /** Deadline of one read-lane call, in ms. */
+  readTimeoutMs: number;
+  readDeny?: DenySpec;
+  ledger: Ledger;
+  exec: ExecConfig;
+  skills: SkillCatalog;
+  skillSources: SkillSources;
+}
+
+/** Each lane's context, for the tools that run there. */
+export interface LaneContexts {
+  pool: ToolContext;
+  search: SearchContext;
+  main: MainContext;
+  write: WriteContext;
+}
+
+export function createLanes(c: LaneConfig): LaneRunner {
+  const writeLane = new WriteLane();
+  const { pool } = c;
+  const deadline = (ctx: ToolContext) => AbortSignal.any([ctx.signal, AbortSignal.timeout(c.readTimeoutMs)]);
+
+  const inPool = async (tool: AnyTool, args: unknown, ctx: ToolContext): Promise<ToolResult> => {
+    if (!pool) return tool.invoke(args, ctx);
+    const task: ToolTask = {
+      kind: 'tool',
+      name: tool.name,
+      args,
+      root: ctx.root,
+      paths: [...ctx.paths],
+    };
+    const out = await pool.run<ToolResult>(task, deadline(ctx));
+    if (out.ok) return out.value;
+    if (out.error.reason === 'timeout')
+      return fail('timeout', `${tool.name} stopped at its deadline of ${c.readTimeoutMs / 1000} s.`);
+    if (out.error.reason === 'cancelled') return fail('cancelled', `${tool.name} was cancelled.`);
+    return fail('internal', `${tool.name} failed in the worker pool: ${out.error.message}`);
+  };
+
+  const runners: { [L in Lane]: (tool: AnyTool, args: unknown, ctx: ToolContext) => Promise<ToolResult> } = {
+    pool: inPool,
+    search(tool, args, ctx) {
+      const search: SearchContext = { ...ctx, ...(c.readDeny ? { readDeny: c.readDeny } : {}) };
+      if (pool) {
+        const signal = deadline(ctx);
+        search.shards = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
+      }
+      return tool.invoke(args, search);
+    },
+    main: (tool, args, ctx) => tool.invoke(args, { ...ctx, skills: c.skills } satisfies LaneContexts['main']),
+    write: (tool, args, ctx) =>
+      tool.invoke(args, {
+        ...ctx,
+        ledger: c.ledger,
+        exec: c.exec,
+        skills: c.skills,
+        skillSources: c.skillSources,
+      } satisfies LaneContexts['write']),
+  };
+
+  return {
+    admit: (tool, call) => (tool.lane === 'write' ? writeLane.run(call) : call()),
+    async run(tool, args, ctx) {
+      const result = await runners[tool.lane](tool, args, ctx);
+      if (result.meta?.read) c.ledger.record(result.meta.read);
+      return result;
+    },
+  };
+}

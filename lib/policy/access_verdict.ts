@@ -1,0 +1,113 @@
+/**
+ * The verdict on one access of a call: allow, ask or deny, and which step gave it. The steps run in
+ * this order and the first one that answers wins, so a deny anywhere beats an ask, and an ask beats
+ * an allow, at any depth of the tree and in any settings file: allow src, deny src/secret, allow
+ * src/secret/pub leaves src/secret/pub denied. Main thread.
+ */
+import type { CheckedAccess } from '../core/tool.ts';
+import { ENV_ALLOWLIST } from '../exec/env.ts';
+import type { Mode } from './modes.ts';
+import { covers, type Flags } from './permissions.ts';
+import { type Rule, subjectOf } from './rules.ts';
+
+export type Verdict = 'allow' | 'ask' | 'deny';
+export type DecidedBy = 'blacklist' | 'protected' | 'mode' | 'flag' | 'rule' | 'default' | 'hook' | 'prompt';
+
+export interface AccessVerdict {
+  verdict: Verdict;
+  by: DecidedBy;
+  why: string;
+  access: CheckedAccess;
+}
+
+/** What the access steps consult. */
+export interface VerdictConfig {
+  mode: Mode;
+  flags: Flags;
+  rules: readonly Rule[];
+  /** Turns a granted path (relative to the root or absolute) into a checked absolute path. */
+  resolve: (p: string) => string;
+  /** Shows an absolute path relative to the root. */
+  rel: (p: string) => string;
+  /** Programs granted by path (--allow-run=./tool.sh), resolved. */
+  grantedPrograms: readonly string[];
+}
+
+type AccessStep = (c: VerdictConfig, tool: string, a: CheckedAccess) => AccessVerdict | undefined;
+
+const verdict = (v: Verdict, by: DecidedBy, why: string, access: CheckedAccess): AccessVerdict => ({
+  verdict: v,
+  by,
+  why,
+  access,
+});
+
+/** The verdict of the first rule of `list` that matches, naming the rule. */
+const byRule =
+  (list: Rule['list']): AccessStep =>
+  (c, tool, a) => {
+    const r = c.rules.find(
+      (r) => r.list === list && (r.tool === '*' || r.tool === tool) && (!r.test || r.test(a, c.rel)),
+    );
+    return r && verdict(list, 'rule', `the ${r.level} rule ${list} ${JSON.stringify(r.text)}`, a);
+  };
+
+const denyFlag: AccessStep = (c, _tool, a) =>
+  covers(c.flags.deny[a.kind], a, c.resolve, true)
+    ? verdict('deny', 'flag', `--deny-${a.kind} covers it`, a)
+    : undefined;
+
+// A program granted by path may not be rewritten: that would turn a narrow grant into running
+// anything (Deno refuses writes to granted binaries for the same reason).
+const grantedProgram: AccessStep = (c, _tool, a) =>
+  a.kind === 'write' && c.grantedPrograms.includes(a.path)
+    ? verdict('deny', 'flag', 'it is a program granted by --allow-run, which must not change', a)
+    : undefined;
+
+const bypassMode: AccessStep = (c, _tool, a) =>
+  c.mode === 'bypass' ? verdict('allow', 'mode', 'bypass mode', a) : undefined;
+
+const allowFlag: AccessStep = (c, _tool, a) =>
+  covers(c.flags.allow[a.kind], a, c.resolve, false) ? verdict('allow', 'flag', `--allow-${a.kind}`, a) : undefined;
+
+const acceptEditsMode: AccessStep = (c, _tool, a) =>
+  c.mode === 'acceptEdits' && a.kind === 'write' ? verdict('allow', 'mode', 'acceptEdits mode', a) : undefined;
+
+const byDefault: AccessStep = (c, _tool, a) => {
+  switch (a.kind) {
+    case 'read':
+      return verdict('allow', 'default', 'reads inside the root are allowed', a);
+    case 'write':
+      return verdict('ask', 'default', 'writes ask by default', a);
+    case 'run':
+      return verdict('ask', 'default', 'commands ask by default', a);
+    case 'net':
+      return verdict('deny', 'default', 'network access is denied by default', a);
+    case 'env':
+      return (ENV_ALLOWLIST as readonly string[]).includes(subjectOf(a, c.rel))
+        ? verdict('allow', 'default', 'an allowlisted variable', a)
+        : verdict('deny', 'default', 'variables outside the allowlist are denied by default', a);
+  }
+};
+
+/** The README's order: denials, bypass, asks, allows, defaults. */
+export const ACCESS_STEPS: readonly AccessStep[] = [
+  denyFlag,
+  grantedProgram,
+  byRule('deny'),
+  bypassMode,
+  byRule('ask'),
+  allowFlag,
+  byRule('allow'),
+  acceptEditsMode,
+  byDefault,
+];
+
+export function judgeAccess(c: VerdictConfig, tool: string, a: CheckedAccess): AccessVerdict {
+  for (const step of ACCESS_STEPS) {
+    const v = step(c, tool, a);
+    if (v) return v;
+  }
+  // byDefault answers every kind; this is unreachable unless a kind is added without a default.
+  throw new Error(`no default verdict for a ${a.kind} access`);
+}

@@ -1,0 +1,32 @@
+/**
+ * The one authorisation step every call goes through: the path gate resolves and checks each path
+ * the tool declared, then the policy decides on the checked accesses. Grants the checked paths (in
+ * access order) with the decision, or answers the refusal — carrying the decision when the policy
+ * made one. Main thread.
+ */
+import type { CheckedPath } from '../core/paths.ts';
+import type { Authorization } from '../core/registry.ts';
+import { errValue, okValue, type Result } from '../core/result.ts';
+import { type Access, type AnyTool, type CheckedAccess, fail, type ToolResult } from '../core/tool.ts';
+import type { Policy } from './check.ts';
+import type { PathGate } from './path_gate.ts';
+
+export type Authorize = (tool: AnyTool, access: readonly Access[]) => Promise<Result<Authorization, ToolResult>>;
+
+export function createAuthorize(gate: PathGate, policy: Policy): Authorize {
+  return async (tool, access) => {
+    const paths: CheckedPath[] = [];
+    const accesses: CheckedAccess[] = [];
+    for (const a of access) {
+      if (a.kind === 'read' || a.kind === 'write') {
+        const checked = gate.check(a.path, a.kind);
+        if (!checked.ok) return errValue(fail(checked.error.code, checked.error.message));
+        paths.push(checked.value);
+        accesses.push({ kind: a.kind, path: checked.value });
+      } else accesses.push(a);
+    }
+    const decision = await policy.check({ tool: tool.name, readOnly: tool.readOnly, accesses });
+    if (!decision.allow) return errValue(fail('permission_denied', decision.reason, { policy: decision }));
+    return okValue({ paths, decision });
+  };
+}

@@ -1,0 +1,14 @@
+/**
+ * The search lane's context: glob and grep run on the main thread and fan shards out through
+ * `shards`; `readDeny` names what the policy refuses to read, which a search skips without naming.
+ */
+import type { ToolContext } from '../core/tool.ts';
+import type { DenySpec } from './denied.ts';
+import type { ShardRunner } from './parallel.ts';
+
+export interface SearchContext extends ToolContext {
+  /** Runs search shards across the worker pool; absent where they must run inline. */
+  shards?: ShardRunner;
+  /** Paths the policy denies for reading: searches skip them without naming them. */
+  readDeny?: DenySpec;
+}

@@ -1,0 +1,75 @@
+/**
+ * The shape of lib/ that a maintainer relies on: core imports nothing above it, no module imports
+ * itself through others (type imports included: a cycle through types still ties the modules
+ * together), every file stays small, and each tool's lane is the one its context was written for.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { AnyTool } from '../lib/core/tool.ts';
+import { TOOLS } from '../lib/tools/mod.ts';
+import { REPO } from './helpers.ts';
+
+const LIB = path.join(REPO, 'lib');
+const files = (readdirSync(LIB, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).sort();
+
+/** Relative imports of a module (static, dynamic and `import('…')` types), as paths relative to lib/. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(path.join(LIB, file), 'utf8');
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*)['"](\.[^'"]+)['"]/g))
+    out.push(path.normalize(path.join(path.dirname(file), m[1] as string)));
+  return out;
+}
+
+const graph = new Map(files.map((f) => [f, importsOf(f)]));
+
+test('architecture: lib/core imports nothing above it', () => {
+  for (const [file, deps] of graph) {
+    if (!file.startsWith(`core${path.sep}`)) continue;
+    for (const d of deps) assert.ok(d.startsWith(`core${path.sep}`), `${file} imports ${d}, which is above core`);
+  }
+});
+
+test('architecture: no import cycles in lib/, type imports included', () => {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (f: string) => {
+    state.set(f, 'open');
+    stack.push(f);
+    for (const d of graph.get(f) ?? []) {
+      if (!graph.has(d)) continue;
+      if (state.get(d) === 'open') assert.fail(`import cycle: ${[...stack.slice(stack.indexOf(d)), d].join(' → ')}`);
+      if (!state.has(d)) visit(d);
+    }
+    stack.pop();
+    state.set(f, 'done');
+  };
+  for (const f of graph.keys()) if (!state.has(f)) visit(f);
+  assert.ok(graph.size > 50, 'the import graph was read');
+});
+
+test('architecture: no file in lib/ is over 300 lines', () => {
+  for (const f of files) {
+    const lines = readFileSync(path.join(LIB, f), 'utf8').split('\n').length - 1;
+    assert.ok(lines <= 300, `${f} has ${lines} lines`);
+  }
+});
+
+test('architecture: a tool is read-only exactly when its lane is not the write lane', () => {
+  for (const t of TOOLS as readonly AnyTool[]) assert.equal(t.readOnly, t.lane !== 'write', t.name);
+  const lanes = Object.fromEntries((TOOLS as readonly AnyTool[]).map((t) => [t.name, t.lane]));
+  assert.deepEqual(lanes, {
+    read_file: 'pool',
+    glob: 'search',
+    grep: 'search',
+    load_skill: 'main',
+    write_file: 'write',
+    edit_file: 'write',
+    multi_edit: 'write',
+    apply_patch: 'write',
+    bash: 'write',
+    install_skill: 'write',
+  });
+});
