@@ -120,8 +120,8 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     const allowNet = flags.allow.net === true && !flags.deny.net;
     const probe = probeSandbox(gate.root, allowNet);
     if (!probe.ok)
-      return errValue(`--sandbox was asked for, but ${probe.reason}. Refusing to run commands unsandboxed.`);
-    sandbox = { bwrap: probe.bwrap, root: gate.root, allowNet };
+      return errValue(`--sandbox was asked for, but ${probe.error}. Refusing to run commands unsandboxed.`);
+    sandbox = { bwrap: probe.value, root: gate.root, allowNet };
   }
   const registry = new Registry(TOOLS);
   const ledger = new Ledger();

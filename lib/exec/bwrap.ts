@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { errValue, okValue, type Result } from '../core/result.ts';
 
 export interface SandboxConfig {
   bwrap: string;
@@ -59,22 +60,18 @@ export function bwrapArgv(
   return [c.bwrap, ...args];
 }
 
-export type Probe = { ok: true; bwrap: string } | { ok: false; reason: string };
-
-/** Whether the sandbox can start here: finds bwrap and runs `true` inside it. */
-export function probeSandbox(root: string, allowNet: boolean): Probe {
+/** Whether the sandbox can start here: finds bwrap and runs `true` inside it. The path of bwrap, or why not. */
+export function probeSandbox(root: string, allowNet: boolean): Result<string, string> {
   const found = (spawnSync('/bin/sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).stdout ?? '').trim();
   if (!found)
-    return {
-      ok: false,
-      reason: 'bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap) or run without --sandbox',
-    };
+    return errValue(
+      'bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap) or run without --sandbox',
+    );
   const [cmd, ...args] = bwrapArgv({ bwrap: found, root, allowNet }, root, { PATH: '/usr/bin:/bin' }, ['true']);
   const r = spawnSync(cmd as string, args, { encoding: 'utf8', timeout: 10_000 });
   if (r.status !== 0)
-    return {
-      ok: false,
-      reason: `bubblewrap could not start a sandbox here: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim()}`,
-    };
-  return { ok: true, bwrap: found };
+    return errValue(
+      `bubblewrap could not start a sandbox here: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim()}`,
+    );
+  return okValue(found);
 }

@@ -21,6 +21,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { inside } from '../core/paths.ts';
+import { errValue, okValue, type Result } from '../core/result.ts';
 import { journalAdd, journalDone } from './journal.ts';
 
 export interface DirHandle {
@@ -35,28 +36,22 @@ export interface DirHandle {
 export type WriteError = { code: 'io' | 'outside_root' | 'stale'; message: string };
 
 /** Opens a directory and checks where it really is. */
-export function openDir(dir: string, root: string): { ok: true; value: DirHandle } | { ok: false; error: WriteError } {
+export function openDir(dir: string, root: string): Result<DirHandle, WriteError> {
   let fd: number;
   try {
     fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
   } catch (e) {
-    return {
-      ok: false,
-      error: { code: 'io', message: `cannot open the directory ${JSON.stringify(dir)} (${errno(e)})` },
-    };
+    return errValue({ code: 'io', message: `cannot open the directory ${JSON.stringify(dir)} (${errno(e)})` });
   }
   const real = readlinkSync(`/proc/self/fd/${fd}`);
   if (!inside(real, root)) {
     closeSync(fd);
-    return {
-      ok: false,
-      error: {
-        code: 'outside_root',
-        message: `the directory now resolves to ${JSON.stringify(real)}, outside the root`,
-      },
-    };
+    return errValue({
+      code: 'outside_root',
+      message: `the directory now resolves to ${JSON.stringify(real)}, outside the root`,
+    });
   }
-  return { ok: true, value: { fd, real, at: (name) => `/proc/self/fd/${fd}/${name}`, close: () => closeSync(fd) } };
+  return okValue({ fd, real, at: (name) => `/proc/self/fd/${fd}/${name}`, close: () => closeSync(fd) });
 }
 
 export interface AtomicWrite {

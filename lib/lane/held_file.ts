@@ -7,6 +7,7 @@
 import { type BigIntStats, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { type CheckedPath, displayPath } from '../core/paths.ts';
+import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
 import { atomicWrite, type DirHandle, openDir, type WriteError } from './atomic.ts';
@@ -50,19 +51,19 @@ export async function withHeldFiles(
     for (const real of order) {
       const lock = await acquireFileLock(real);
       if (!lock.ok) {
-        const who = lock.holder ? ` (process ${lock.holder.pid})` : '';
+        const who = lock.error ? ` (process ${lock.error.pid})` : '';
         return fail(
           'locked',
           `${quote(displayPath(ctx.root, real))} is locked by another writer${who}; nothing was written. Try again shortly.`,
         );
       }
-      held.push(lock.release);
+      held.push(lock.value);
     }
     const targets: HeldFile[] = [];
     for (const real of files) {
       const t = open(ctx.root, real, ledger, options, dirs);
-      if ('result' in t) return t.result;
-      targets.push(t);
+      if (!t.ok) return t.error;
+      targets.push(t.value);
     }
     return fn(targets);
   };
@@ -83,7 +84,7 @@ function open(
   ledger: Ledger,
   options: HoldOptions,
   dirs: DirHandle[],
-): HeldFile | { result: ToolResult } {
+): Result<HeldFile, ToolResult> {
   const shown = displayPath(root, real);
   const parent = path.dirname(real);
   const name = path.basename(real);
@@ -91,18 +92,18 @@ function open(
     try {
       mkdirSync(parent, { recursive: true });
     } catch (e) {
-      return {
-        result: fail('io', `Cannot create the directory of ${quote(shown)}: ${(e as NodeJS.ErrnoException).code}`),
-      };
+      return errValue(
+        fail('io', `Cannot create the directory of ${quote(shown)}: ${(e as NodeJS.ErrnoException).code}`),
+      );
     }
   }
   const opened = openDir(parent, root);
-  if (!opened.ok) return { result: fail(opened.error.code, `Cannot write ${quote(shown)}: ${opened.error.message}`) };
+  if (!opened.ok) return errValue(fail(opened.error.code, `Cannot write ${quote(shown)}: ${opened.error.message}`));
   const dir = opened.value;
   dirs.push(dir);
   const loaded = loadText(dir, name, shown);
-  if (loaded.kind === 'error') return { result: loaded.result };
-  const current = loaded.kind === 'file' ? loaded.file : undefined;
+  if (!loaded.ok) return loaded;
+  const current = loaded.value;
   const toResult = (e: WriteError | undefined) =>
     e ? fail(e.code, `Cannot write ${quote(shown)}: ${e.message}`) : undefined;
 
@@ -136,14 +137,14 @@ function open(
         };
   };
 
-  return {
+  return okValue({
     real,
     shown,
     current,
     fresh() {
       if (!current) return undefined;
       const f = ledger.verify(real, shown, current.stat, current.bytes);
-      return f.ok ? undefined : fail(f.code, f.message);
+      return f.ok ? undefined : fail(f.error.code, f.error.message);
     },
     commit(text, style) {
       const data = encodeText(text, style);
@@ -184,5 +185,5 @@ function open(
       }
       ledger.forget(real);
     },
-  };
+  });
 }

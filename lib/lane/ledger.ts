@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
 import type { ReadRecord } from '../core/read_record.ts';
+import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 
 export class Ledger {
@@ -35,29 +36,27 @@ export class Ledger {
   verify(realPath: string, shown: string, now: BigIntStats, bytes: Uint8Array): Freshness {
     const rec = this.#records.get(realPath);
     if (!rec) {
-      return {
-        ok: false,
+      return errValue({
         code: 'not_read',
         message: `${quote(shown)} has not been read in this session, so it cannot be changed yet: read it with read_file first (a partial read is enough), then retry.`,
-      };
+      });
     }
     const same =
       BigInt(rec.ino) === now.ino &&
       BigInt(rec.size) === now.size &&
       rec.mtimeNs === String(now.mtimeNs) &&
       rec.ctimeNs === String(now.ctimeNs);
-    if (same) return { ok: true };
+    if (same) return okValue(undefined);
     if (rec.sha256 !== null && sha256(bytes) === rec.sha256) {
       this.#records.set(realPath, { ...rec, ...statFields(now) });
-      return { ok: true };
+      return okValue(undefined);
     }
     const sizes = BigInt(rec.size) === now.size ? `${rec.size} bytes` : `${rec.size} → ${now.size} bytes`;
     const when = new Date(Number(now.mtimeMs)).toISOString();
-    return {
-      ok: false,
+    return errValue({
       code: 'stale',
       message: `${quote(shown)} changed since it was last read (${sizes}; modified ${when}); nothing was written. Read it again with read_file, then redo the change on the current content.`,
-    };
+    });
   }
 
   /** Records the state a write left, so the next edit needs no re-read. */
@@ -78,7 +77,8 @@ export class Ledger {
   }
 }
 
-export type Freshness = { ok: true } | { ok: false; code: 'not_read' | 'stale'; message: string };
+/** Nothing when the file is the one that was read; otherwise why it may not be changed. */
+export type Freshness = Result<undefined, { code: 'not_read' | 'stale'; message: string }>;
 
 export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 

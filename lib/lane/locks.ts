@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'no
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { errValue, okValue, type Result } from '../core/result.ts';
 
 /** How long to wait for another process's lock before giving up. */
 export const LOCK_WAIT_MS = 10_000;
@@ -44,7 +45,8 @@ interface LockInfo {
 export const lockFileOf = (realPath: string) =>
   path.join(tmpdir(), 'mewcode-locks', `${createHash('sha256').update(realPath).digest('hex').slice(0, 40)}.lock`);
 
-export type LockResult = { ok: true; release: () => void } | { ok: false; holder: LockInfo | undefined };
+/** The lock's release, or who holds it (undefined when its file could not be read). */
+export type LockResult = Result<() => void, LockInfo | undefined>;
 
 /** Takes the cross-process lock of a real path, waiting up to `waitMs`. */
 export async function acquireFileLock(realPath: string, waitMs = LOCK_WAIT_MS): Promise<LockResult> {
@@ -57,7 +59,7 @@ export async function acquireFileLock(realPath: string, waitMs = LOCK_WAIT_MS): 
     try {
       mine.at = Date.now();
       writeFileSync(file, JSON.stringify(mine), { flag: 'wx', mode: 0o600 });
-      return { ok: true, release: () => release(file, mine) };
+      return okValue(() => release(file, mine));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
@@ -66,7 +68,7 @@ export async function acquireFileLock(realPath: string, waitMs = LOCK_WAIT_MS): 
       breakLock(file, holder);
       continue;
     }
-    if (Date.now() >= deadline) return { ok: false, holder };
+    if (Date.now() >= deadline) return errValue(holder);
     // Short, jittered waits: a holder usually keeps the lock for one write.
     await sleep(Math.min(2 + attempt, 20) * (0.5 + Math.random()));
   }

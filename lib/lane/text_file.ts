@@ -6,6 +6,7 @@
 import { type BigIntStats, closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { fmtInt } from '../core/budget.ts';
 import { detectBom, type LineEnding, looksBinary, SNIFF_BYTES, type TextEncoding } from '../core/encoding.ts';
+import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
 import type { DirHandle } from './atomic.ts';
@@ -26,7 +27,8 @@ export interface TextFile extends TextStyle {
   stat: BigIntStats;
 }
 
-export type Loaded = { kind: 'file'; file: TextFile } | { kind: 'missing' } | { kind: 'error'; result: ToolResult };
+/** The file, undefined when there is none, or the answer that refuses it. */
+export type Loaded = Result<TextFile | undefined, ToolResult>;
 
 /** Loads `dir/name` for editing (never following a symlink swapped in since the check). */
 export function loadText(dir: DirHandle, name: string, shown: string): Loaded {
@@ -35,30 +37,24 @@ export function loadText(dir: DirHandle, name: string, shown: string): Loaded {
     fd = openSync(dir.at(name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { kind: 'missing' };
+    if (code === 'ENOENT') return okValue(undefined);
     if (code === 'ELOOP')
-      return {
-        kind: 'error',
-        result: fail(
-          'stale',
-          `${quote(shown)} became a symbolic link after it was checked; nothing was written. Try again.`,
-        ),
-      };
-    return { kind: 'error', result: fail('io', `Cannot open ${quote(shown)}: ${code}`) };
+      return errValue(
+        fail('stale', `${quote(shown)} became a symbolic link after it was checked; nothing was written. Try again.`),
+      );
+    return errValue(fail('io', `Cannot open ${quote(shown)}: ${code}`));
   }
   try {
     const stat = fstatSync(fd, { bigint: true });
-    if (stat.isDirectory())
-      return { kind: 'error', result: fail('is_directory', `${quote(shown)} is a directory, not a file.`) };
-    if (!stat.isFile()) return { kind: 'error', result: fail('not_a_file', `${quote(shown)} is not a regular file.`) };
+    if (stat.isDirectory()) return errValue(fail('is_directory', `${quote(shown)} is a directory, not a file.`));
+    if (!stat.isFile()) return errValue(fail('not_a_file', `${quote(shown)} is not a regular file.`));
     if (stat.size > BigInt(MAX_EDIT_BYTES)) {
-      return {
-        kind: 'error',
-        result: fail(
+      return errValue(
+        fail(
           'too_large',
           `${quote(shown)} is ${fmtInt(Number(stat.size))} bytes; the editing tools handle files up to ${fmtInt(MAX_EDIT_BYTES)} bytes. Use bash for this one.`,
         ),
-      };
+      );
     }
     const bytes = Buffer.alloc(Number(stat.size));
     let off = 0;
@@ -68,36 +64,36 @@ export function loadText(dir: DirHandle, name: string, shown: string): Loaded {
       off += n;
     }
     const decoded = decode(bytes.subarray(0, off), shown);
-    if ('result' in decoded) return { kind: 'error', result: decoded.result };
-    return { kind: 'file', file: { bytes: bytes.subarray(0, off), stat, ...decoded } };
+    if (!decoded.ok) return decoded;
+    return okValue({ bytes: bytes.subarray(0, off), stat, ...decoded.value });
   } finally {
     closeSync(fd);
   }
 }
 
-function decode(bytes: Buffer, shown: string): (TextStyle & { text: string }) | { result: ToolResult } {
+function decode(bytes: Buffer, shown: string): Result<TextStyle & { text: string }, ToolResult> {
   const bom = detectBom(bytes);
   if (!bom && looksBinary(bytes.subarray(0, SNIFF_BYTES))) {
-    return {
-      result: fail(
+    return errValue(
+      fail(
         'binary',
         `${quote(shown)} is a binary file (${fmtInt(bytes.length)} bytes); the text editing tools will not change it.`,
       ),
-    };
+    );
   }
   const encoding = bom?.encoding ?? 'utf-8';
   let text: string;
   try {
     text = new TextDecoder(encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(bom?.bomBytes ?? 0));
   } catch {
-    return {
-      result: fail(
+    return errValue(
+      fail(
         'not_text',
         `${quote(shown)} is not valid ${encoding.toUpperCase()} text; editing it as text would corrupt it, so nothing was written. Change it with bash (e.g. iconv, sed) instead.`,
       ),
-    };
+    );
   }
-  return { text, encoding, bom: bom !== undefined, eol: eolOf(text) };
+  return okValue({ text, encoding, bom: bom !== undefined, eol: eolOf(text) });
 }
 
 export function eolOf(text: string): LineEnding {

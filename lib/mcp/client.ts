@@ -61,7 +61,7 @@ export async function connectMcpServer(runtime: Runtime, name: string, c: McpSer
       inputSchema: { ...inputSchema, type: 'object', properties: inputSchema.properties ?? {} },
       // The policy sees a run of the MCP tool: unknown effects ask unless a rule or flag allows them.
       access: () => (readOnly ? [] : [{ kind: 'run', command: full }]),
-      run: async () => fail('io', 'not used'),
+      run: async () => fail('internal', 'not used'),
       parse: (input) =>
         input !== null && typeof input === 'object' && !Array.isArray(input)
           ? { ok: true, value: input }

@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { errValue, okValue, type Result } from '../core/result.ts';
 
 export interface Skill {
   name: string;
@@ -51,7 +52,8 @@ export class SkillCatalog {
           this.problems.push(`${file}: ${parsed.error}`);
           continue;
         }
-        if (!this.#skills.has(parsed.name)) this.#skills.set(parsed.name, { ...parsed, file, level });
+        const skill = parsed.value;
+        if (!this.#skills.has(skill.name)) this.#skills.set(skill.name, { ...skill, file, level });
       }
     }
   }
@@ -65,12 +67,16 @@ export class SkillCatalog {
   }
 }
 
+export interface ParsedSkill {
+  name: string;
+  description: string;
+  body: string;
+}
+
 /** Frontmatter `---\nname: x\ndescription: y\n---` then the body. */
-export function parseSkill(
-  text: string,
-): { ok: true; name: string; description: string; body: string } | { ok: false; error: string } {
+export function parseSkill(text: string): Result<ParsedSkill, string> {
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text.replace(/^\ufeff/, ''));
-  if (!m) return { ok: false, error: 'no frontmatter (--- name: … description: … ---) at the top' };
+  if (!m) return errValue('no frontmatter (--- name: … description: … ---) at the top');
   const fields: Record<string, string> = {};
   for (const line of (m[1] ?? '').split(/\r?\n/)) {
     const kv = /^([A-Za-z_-]+):\s*(.*)$/.exec(line);
@@ -78,7 +84,7 @@ export function parseSkill(
   }
   const name = fields.name ?? '';
   if (!SKILL_NAME.test(name))
-    return { ok: false, error: `name ${JSON.stringify(name)} must be lowercase letters, digits, - or _ (at most 64)` };
-  if (!fields.description) return { ok: false, error: 'description is missing' };
-  return { ok: true, name, description: fields.description, body: (m[2] ?? '').trim() };
+    return errValue(`name ${JSON.stringify(name)} must be lowercase letters, digits, - or _ (at most 64)`);
+  if (!fields.description) return errValue('description is missing');
+  return okValue({ name, description: fields.description, body: (m[2] ?? '').trim() });
 }

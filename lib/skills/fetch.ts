@@ -4,6 +4,7 @@
  * is checked (no `..`, nothing absolute, no symlinks or submodules) and every limit is enforced while
  * reading, before anything is written. Main thread.
  */
+import { errValue, okValue, type Result } from '../core/result.ts';
 
 export const SKILL_LIMITS = {
   fileBytes: 1024 * 1024,
@@ -26,7 +27,8 @@ export interface FetchedFile {
   bytes: Buffer;
 }
 
-export type Fetched = { ok: true; files: FetchedFile[] } | { ok: false; error: string };
+/** The files of a skill, or why they could not be fetched. */
+export type Fetched = Result<FetchedFile[], string>;
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 
@@ -82,37 +84,36 @@ function parseSource(url: string): Source | undefined {
 export async function fetchSkill(url: string, sources: SkillSources, signal: AbortSignal): Promise<Fetched> {
   const src = parseSource(url);
   if (!src)
-    return {
-      ok: false,
-      error: `${JSON.stringify(url)} is not a GitHub tree URL, a raw SKILL.md URL or skills.sh/<org>/<name>/<version>`,
-    };
+    return errValue(
+      `${JSON.stringify(url)} is not a GitHub tree URL, a raw SKILL.md URL or skills.sh/<org>/<name>/<version>`,
+    );
   const deadline = AbortSignal.any([signal, AbortSignal.timeout(sources.timeoutMs ?? SKILL_LIMITS.timeoutMs)]);
   const budget = { files: 0, bytes: 0 };
   try {
     if (src.kind === 'raw') {
       const bytes = await download(src.url, budget, deadline);
-      return { ok: true, files: [{ path: 'SKILL.md', bytes }] };
+      return okValue([{ path: 'SKILL.md', bytes }]);
     }
     if (src.kind === 'skills.sh') {
       const base = (sources.skillsSh ?? 'https://skills.sh').replace(/\/$/, '');
       const index = (await getJson(`${base}/api/v1/skills/${src.org}/${src.name}/${src.version}`, deadline)) as {
         files?: { path?: unknown; url?: unknown }[];
       };
-      if (!Array.isArray(index.files)) return { ok: false, error: 'skills.sh answered without a file list' };
+      if (!Array.isArray(index.files)) return errValue('skills.sh answered without a file list');
       const files: FetchedFile[] = [];
       const home = new URL(base).host;
       for (const f of index.files) {
         const p = typeof f.path === 'string' ? safePath(f.path) : undefined;
         if (!p || typeof f.url !== 'string')
-          return { ok: false, error: `skills.sh listed an unsafe file ${JSON.stringify(f.path)}` };
+          return errValue(`skills.sh listed an unsafe file ${JSON.stringify(f.path)}`);
         // The permission covered skills.sh: a file elsewhere would be a request nobody granted.
         const at = hostOf(f.url);
-        if (at !== home) return { ok: false, error: `skills.sh listed ${JSON.stringify(p)} at ${at}, not at ${home}` };
+        if (at !== home) return errValue(`skills.sh listed ${JSON.stringify(p)} at ${at}, not at ${home}`);
         if (p.split('/').length > SKILL_LIMITS.depth)
-          return { ok: false, error: `${p} is deeper than ${SKILL_LIMITS.depth} levels` };
+          return errValue(`${p} is deeper than ${SKILL_LIMITS.depth} levels`);
         files.push({ path: p, bytes: await download(f.url, budget, deadline) });
       }
-      return { ok: true, files };
+      return okValue(files);
     }
     const api = (sources.githubApi ?? 'https://api.github.com').replace(/\/$/, '');
     const apiHost = new URL(api).host;
@@ -145,14 +146,13 @@ export async function fetchSkill(url: string, sources: SkillSources, signal: Abo
       return undefined;
     };
     const err = await walk(src.dir, '', 0);
-    return err ? { ok: false, error: err } : { ok: true, files };
+    return err ? errValue(err) : okValue(files);
   } catch (e) {
     if (deadline.aborted && !signal.aborted)
-      return {
-        ok: false,
-        error: `the download took longer than ${Math.round((sources.timeoutMs ?? SKILL_LIMITS.timeoutMs) / 1000)} s`,
-      };
-    return { ok: false, error: (e as Error).message };
+      return errValue(
+        `the download took longer than ${Math.round((sources.timeoutMs ?? SKILL_LIMITS.timeoutMs) / 1000)} s`,
+      );
+    return errValue((e as Error).message);
   }
 }
 

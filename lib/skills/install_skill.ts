@@ -42,12 +42,12 @@ export const installSkill = defineTool({
   ],
   async run(a, ctx: WriteContext) {
     const skillsDir = ctx.paths[0];
-    if (skillsDir === undefined || !ctx.skills)
-      return fail('io', 'install_skill runs only in a runtime with a skill catalog');
-    const fetched = await fetchSkill(a.url, ctx.skillSources ?? {}, ctx.signal);
+    if (skillsDir === undefined) return fail('internal', 'install_skill received no checked path');
+    const fetched = await fetchSkill(a.url, ctx.skillSources, ctx.signal);
     if (!fetched.ok)
       return fail('io', `Cannot install the skill from ${a.url}: ${fetched.error}. Nothing was installed.`);
-    const main = fetched.files.find((f) => f.path === 'SKILL.md');
+    const files = fetched.value;
+    const main = files.find((f) => f.path === 'SKILL.md');
     if (!main)
       return fail(
         'not_found',
@@ -59,18 +59,19 @@ export const installSkill = defineTool({
         'invalid_args',
         `Cannot install the skill from ${a.url}: SKILL.md ${parsed.error}. Nothing was installed.`,
       );
-    const digest = treeDigest(fetched.files);
+    const skill = parsed.value;
+    const digest = treeDigest(files);
     if (a.sha256 && a.sha256 !== digest) {
       return fail(
         'invalid_args',
-        `Cannot install the skill "${parsed.name}": its sha256 is ${digest}, not the pinned ${a.sha256}. Nothing was installed.`,
+        `Cannot install the skill "${skill.name}": its sha256 is ${digest}, not the pinned ${a.sha256}. Nothing was installed.`,
       );
     }
     const staging = path.join(skillsDir, `.staging-${randomBytes(6).toString('hex')}`);
-    const target = path.join(skillsDir, parsed.name);
+    const target = path.join(skillsDir, skill.name);
     const old = path.join(skillsDir, `.old-${randomBytes(6).toString('hex')}`);
     try {
-      for (const f of fetched.files) {
+      for (const f of files) {
         const file = path.join(staging, f.path);
         mkdirSync(path.dirname(file), { recursive: true });
         writeFileSync(file, f.bytes, { flag: 'wx' });
@@ -87,13 +88,13 @@ export const installSkill = defineTool({
       if (replaced) rmSync(old, { recursive: true, force: true });
     } catch (e) {
       rmSync(staging, { recursive: true, force: true });
-      return fail('io', `Cannot install the skill "${parsed.name}": ${(e as Error).message}. Nothing was installed.`);
+      return fail('io', `Cannot install the skill "${skill.name}": ${(e as Error).message}. Nothing was installed.`);
     }
     ctx.skills.reload();
-    const bytes = fetched.files.reduce((n, f) => n + f.bytes.length, 0);
+    const bytes = files.reduce((n, f) => n + f.bytes.length, 0);
     return ok(
-      `Installed the skill "${parsed.name}" (${fetched.files.length} file${fetched.files.length === 1 ? '' : 's'}, ${fmtInt(bytes)} bytes) into .mewcode/skills/${parsed.name}; sha256 ${digest}. Load it with load_skill.`,
-      { name: parsed.name, sha256: digest },
+      `Installed the skill "${skill.name}" (${files.length} file${files.length === 1 ? '' : 's'}, ${fmtInt(bytes)} bytes) into .mewcode/skills/${skill.name}; sha256 ${digest}. Load it with load_skill.`,
+      { name: skill.name, sha256: digest },
     );
   },
 });

@@ -23,7 +23,6 @@ export const loadSkill = defineTool({
   access: () => [],
   async run(a, ctx: MainContext) {
     const catalog = ctx.skills;
-    if (!catalog) return fail('io', 'load_skill needs the skill catalog of a runtime.');
     const s = catalog.get(a.name);
     if (!s) {
       const names = catalog.list().map((k) => k.name);

@@ -28,9 +28,9 @@ export function applyEdits(
     const lines: number[] = [1];
     for (const [i, e] of edits.slice(1).entries()) {
       const r = replaceExact(text, eolOf(text), e, t.shown, labels(i + 1));
-      if (!r.ok) return prefix(r.result, edits.length, i + 1);
-      text = r.text;
-      lines.push(...r.lines);
+      if (!r.ok) return prefix(r.error, edits.length, i + 1);
+      text = r.value.text;
+      lines.push(...r.value.lines);
     }
     const err = t.commit(text, { encoding: 'utf-8', bom: false, eol: eolOf(text) });
     if (err) return err;
@@ -55,9 +55,9 @@ export function applyEdits(
         i,
       );
     const r = replaceExact(text, cur.eol, e, t.shown, labels(i));
-    if (!r.ok) return prefix(r.result, edits.length, i);
-    text = r.text;
-    lines.push(...r.lines);
+    if (!r.ok) return prefix(r.error, edits.length, i);
+    text = r.value.text;
+    lines.push(...r.value.lines);
   }
   const err = t.commit(text, { encoding: cur.encoding, bom: cur.bom, eol: cur.eol });
   if (err) return err;

@@ -7,6 +7,7 @@
  */
 
 import type { LineEnding } from '../core/encoding.ts';
+import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
 import { levenshtein } from './_files.ts';
@@ -17,7 +18,8 @@ export interface Replacement {
   replace_all?: boolean | undefined;
 }
 
-export type Replaced = { ok: true; text: string; lines: number[] } | { ok: false; result: ToolResult };
+/** The new text and the lines the change starts at, or the answer that refuses it. */
+export type Replaced = Result<{ text: string; lines: number[] }, ToolResult>;
 
 export function replaceExact(
   text: string,
@@ -27,30 +29,27 @@ export function replaceExact(
   label = 'old_string',
 ): Replaced {
   if (r.old_string === r.new_string) {
-    return {
-      ok: false,
-      result: fail(
+    return errValue(
+      fail(
         'no_change',
         `${label} and new_string are identical, so the edit would change nothing. Give the new text in new_string.`,
       ),
-    };
+    );
   }
   const view = lfView(text);
   const oldLf = r.old_string.replace(/\r\n/g, '\n');
   const newLf = r.new_string.replace(/\r\n/g, '\n');
   const starts: number[] = [];
   for (let i = view.text.indexOf(oldLf); i !== -1; i = view.text.indexOf(oldLf, i + oldLf.length)) starts.push(i);
-  if (starts.length === 0)
-    return { ok: false, result: fail('no_match', explainNoMatch(view.text, oldLf, shown, label)) };
+  if (starts.length === 0) return errValue(fail('no_match', explainNoMatch(view.text, oldLf, shown, label)));
   const lines = starts.map((s) => lineOf(view.text, s));
   if (starts.length > 1 && !r.replace_all) {
-    return {
-      ok: false,
-      result: fail(
+    return errValue(
+      fail(
         'not_unique',
         `${label} occurs ${starts.length} times in ${quote(shown)} (lines ${lines.join(', ')}). Include more surrounding lines so it matches once, or set replace_all: true to change every occurrence.`,
       ),
-    };
+    );
   }
   // Splice on the original text, back to front so earlier offsets stay valid.
   let out = text;
@@ -62,7 +61,7 @@ export function replaceExact(
     const crlf = region.includes('\n') ? region.includes('\r\n') : eol === 'crlf';
     out = out.slice(0, s) + (crlf ? newLf.replace(/\n/g, '\r\n') : newLf) + out.slice(e);
   }
-  return { ok: true, text: out, lines };
+  return okValue({ text: out, lines });
 }
 
 /** The text with CRLF as LF, and a map from offsets in it back to the original. */

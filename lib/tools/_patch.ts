@@ -9,6 +9,7 @@
  *   @@ optional anchor line   then ' ' context, '-' removed, '+' added lines; *** End of File pins to the end
  *   *** End Patch
  */
+import { errValue, okValue, type Result } from '../core/result.ts';
 import { explainNoMatch } from './_edit_match.ts';
 
 export interface Chunk {
@@ -28,7 +29,8 @@ export type PatchOp =
   | { kind: 'delete'; path: string }
   | { kind: 'update'; path: string; moveTo?: string; chunks: Chunk[] };
 
-export type Parsed = { ok: true; ops: PatchOp[] } | { ok: false; error: string };
+/** The patch's operations, or what is wrong with it. */
+export type Parsed = Result<PatchOp[], string>;
 
 const HEADER = /^\*\*\* (Add File|Delete File|Update File|Move to): (.+)$/;
 
@@ -36,11 +38,10 @@ export function parsePatch(patch: string): Parsed {
   const lines = patch.replace(/\r\n/g, '\n').split('\n');
   while (lines.length && lines[0]?.trim() === '') lines.shift();
   while (lines.length && lines.at(-1)?.trim() === '') lines.pop();
-  if (lines[0]?.trim() !== '*** Begin Patch')
-    return { ok: false, error: 'the patch must start with "*** Begin Patch"' };
-  if (lines.at(-1)?.trim() !== '*** End Patch') return { ok: false, error: 'the patch must end with "*** End Patch"' };
+  if (lines[0]?.trim() !== '*** Begin Patch') return errValue('the patch must start with "*** Begin Patch"');
+  if (lines.at(-1)?.trim() !== '*** End Patch') return errValue('the patch must end with "*** End Patch"');
   const ops: PatchOp[] = [];
-  const bad = (i: number, why: string): Parsed => ({ ok: false, error: `patch line ${i + 1}: ${why}` });
+  const bad = (i: number, why: string): Parsed => errValue(`patch line ${i + 1}: ${why}`);
   let i = 1;
   const end = lines.length - 1;
   while (i < end) {
@@ -111,15 +112,16 @@ export function parsePatch(patch: string): Parsed {
       return bad(i - 1, '"*** Move to:" must follow "*** Update File:"');
     }
   }
-  if (ops.length === 0) return { ok: false, error: 'the patch changes no file' };
-  return { ok: true, ops };
+  if (ops.length === 0) return errValue('the patch changes no file');
+  return okValue(ops);
 }
 
 /** The paths an operation touches, in order (a move's destination after its source). */
 export const opPaths = (op: PatchOp): string[] =>
   op.kind === 'update' && op.moveTo ? [op.path, op.moveTo] : [op.path];
 
-export type Applied = { ok: true; text: string } | { ok: false; error: string };
+/** The patched text, or why a chunk did not apply. */
+export type Applied = Result<string, string>;
 
 /**
  * Applies an update's chunks in order. Lines are compared without their CR; each chunk is found
@@ -138,10 +140,7 @@ export function applyChunks(text: string, chunks: readonly Chunk[], shown: strin
     if (c.anchor !== undefined) {
       const a = findSeq(lines, [c.anchor], cursor, false, bare);
       if (a === -1)
-        return {
-          ok: false,
-          error: `${label}: the @@ line ${JSON.stringify(c.anchor)} was not found after line ${cursor}.`,
-        };
+        return errValue(`${label}: the @@ line ${JSON.stringify(c.anchor)} was not found after line ${cursor}.`);
       cursor = a + 1;
     }
     let at: number;
@@ -156,10 +155,9 @@ export function applyChunks(text: string, chunks: readonly Chunk[], shown: strin
           shown,
           'the lines to replace',
         );
-        return {
-          ok: false,
-          error: `${label}: ${why.replace(/ Copy the text exactly.*$/, '')} (searched from line ${cursor + 1}${c.eof ? ', at the end of the file' : ''}). Read the file and make the context lines exact.`,
-        };
+        return errValue(
+          `${label}: ${why.replace(/ Copy the text exactly.*$/, '')} (searched from line ${cursor + 1}${c.eof ? ', at the end of the file' : ''}). Read the file and make the context lines exact.`,
+        );
       }
     }
     // Context lines keep the file's own text (they matched, perhaps up to whitespace); only '+'
@@ -176,8 +174,8 @@ export function applyChunks(text: string, chunks: readonly Chunk[], shown: strin
     lines.splice(at, c.old.length, ...replaced);
     cursor = at + replaced.length;
   }
-  if (lines.length === 0) return { ok: true, text: '' };
-  return { ok: true, text: `${lines.join('\n')}${endsWithNl || text === '' ? '\n' : ''}` };
+  if (lines.length === 0) return okValue('');
+  return okValue(`${lines.join('\n')}${endsWithNl || text === '' ? '\n' : ''}`);
 }
 
 function findSeq(

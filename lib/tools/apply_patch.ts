@@ -3,7 +3,9 @@
  * operation of every file is worked out in memory before anything is written; if a write still fails,
  * every file already changed is put back. Write lane.
  */
+
 import * as v from 'valibot';
+import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import type { WriteContext } from '../lane/context.ts';
@@ -44,14 +46,14 @@ export const applyPatch = defineTool({
     `Line endings, BOM and permissions are kept; the answer lists the files changed, with diffs.`,
   access: (a) => {
     const parsed = parsePatch(a.patch);
-    return parsed.ok ? parsed.ops.flatMap(opPaths).map((path) => ({ kind: 'write' as const, path })) : [];
+    return parsed.ok ? parsed.value.flatMap(opPaths).map((path) => ({ kind: 'write' as const, path })) : [];
   },
   async run(a, ctx: WriteContext) {
     const parsed = parsePatch(a.patch);
     if (!parsed.ok) return fail('invalid_args', `Invalid patch: ${parsed.error}.`);
     const paths = [...ctx.paths];
-    const all = parsed.ops.flatMap(opPaths);
-    if (paths.length !== all.length) return fail('io', 'apply_patch: the checked paths do not match the patch');
+    const all = parsed.value.flatMap(opPaths);
+    if (paths.length !== all.length) return fail('internal', 'apply_patch: the checked paths do not match the patch');
     if (new Set(paths).size !== paths.length)
       return fail(
         'invalid_args',
@@ -61,12 +63,12 @@ export const applyPatch = defineTool({
       // 1. Work out every change, touching nothing.
       const plan: Planned[] = [];
       let k = 0;
-      for (const op of parsed.ops) {
+      for (const op of parsed.value) {
         const source = targets[k++] as HeldFile;
         const dest = op.kind === 'update' && op.moveTo ? (targets[k++] as HeldFile) : undefined;
         const planned = planOp(op, source, dest);
-        if ('result' in planned) return planned.result;
-        plan.push(planned);
+        if (!planned.ok) return planned.error;
+        plan.push(planned.value);
       }
       // 2. Write them, undoing every earlier write if one fails.
       const done: (() => void)[] = [];
@@ -82,36 +84,33 @@ export const applyPatch = defineTool({
   },
 });
 
-function planOp(op: PatchOp, source: HeldFile, dest: HeldFile | undefined): Planned | { result: ToolResult } {
+function planOp(op: PatchOp, source: HeldFile, dest: HeldFile | undefined): Result<Planned, ToolResult> {
   const cur = source.current;
   if (op.kind === 'add') {
     if (cur)
-      return {
-        result: fail(
-          'exists',
-          `Cannot add ${quote(source.shown)}: it already exists. Use "*** Update File:" to change it.`,
-        ),
-      };
-    return {
+      return errValue(
+        fail('exists', `Cannot add ${quote(source.shown)}: it already exists. Use "*** Update File:" to change it.`),
+      );
+    return okValue({
       op,
       source,
       text: op.content,
       style: { encoding: 'utf-8', bom: false, eol: eolOf(op.content) },
       before: '',
-    };
+    });
   }
-  if (!cur) return { result: fail('not_found', `Cannot ${op.kind} ${quote(source.shown)}: no such file.`) };
+  if (!cur) return errValue(fail('not_found', `Cannot ${op.kind} ${quote(source.shown)}: no such file.`));
   const stale = source.fresh();
-  if (stale) return { result: stale };
+  if (stale) return errValue(stale);
   const style = { encoding: cur.encoding, bom: cur.bom, eol: cur.eol };
-  if (op.kind === 'delete') return { op, source, before: cur.text };
+  if (op.kind === 'delete') return okValue({ op, source, before: cur.text });
   if (dest?.current)
-    return {
-      result: fail('exists', `Cannot move ${quote(source.shown)} to ${quote(dest.shown)}: the destination exists.`),
-    };
+    return errValue(
+      fail('exists', `Cannot move ${quote(source.shown)} to ${quote(dest.shown)}: the destination exists.`),
+    );
   const applied = applyChunks(cur.text, op.chunks, source.shown);
-  if (!applied.ok) return { result: fail('no_match', applied.error) };
-  return { op, source, ...(dest ? { dest } : {}), text: applied.text, style, before: cur.text };
+  if (!applied.ok) return errValue(fail('no_match', applied.error));
+  return okValue({ op, source, ...(dest ? { dest } : {}), text: applied.value, style, before: cur.text });
 }
 
 function commit(p: Planned, done: (() => void)[]): ToolResult | undefined {

@@ -72,7 +72,7 @@ export const bash = defineTool({
   async run(a, ctx: WriteContext): Promise<ToolResult> {
     const cwd = ctx.paths[0];
     const exec = ctx.exec;
-    if (cwd === undefined || !exec) return fail('io', 'bash runs only in the write lane');
+    if (cwd === undefined) return fail('internal', 'bash received no checked path');
     const shownDir = displayPath(ctx.root, cwd);
     try {
       if (!statSync(cwd).isDirectory()) return fail('invalid_args', `workdir ${quote(shownDir)} is not a directory.`);

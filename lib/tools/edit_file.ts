@@ -37,9 +37,9 @@ export const editFile = defineTool({
   access: (a) => [{ kind: 'write', path: a.file_path }],
   async run(a, ctx: WriteContext) {
     const file = ctx.paths[0];
-    if (file === undefined) return fail('io', 'edit_file received no checked path');
+    if (file === undefined) return fail('internal', 'edit_file received no checked path');
     return withHeldFiles(ctx, [file], { createParents: a.old_string === '' }, ([t]) =>
-      t ? applyEdits(t, ctx.root, [a], () => 'old_string') : fail('io', 'no target'),
+      t ? applyEdits(t, ctx.root, [a], () => 'old_string') : fail('internal', 'edit_file was given no held file'),
     );
   },
 });

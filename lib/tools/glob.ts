@@ -71,7 +71,7 @@ export const glob = defineTool({
   access: (a) => [{ kind: 'read', path: a.path ?? '.' }],
   async run(a, ctx: SearchContext): Promise<ToolResult> {
     const dir = ctx.paths[0];
-    if (dir === undefined) return fail('io', 'glob received no checked path');
+    if (dir === undefined) return fail('internal', 'glob received no checked path');
     const shown = displayPath(ctx.root, dir);
     const start = searchStartKind(dir, shown);
     if (!start.ok) return start.error;

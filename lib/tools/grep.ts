@@ -97,7 +97,7 @@ export const grep = defineTool({
   access: (a) => [{ kind: 'read', path: a.path ?? '.' }],
   async run(a, ctx: SearchContext): Promise<ToolResult> {
     const targetPath = ctx.paths[0];
-    if (targetPath === undefined) return fail('io', 'grep received no checked path');
+    if (targetPath === undefined) return fail('internal', 'grep received no checked path');
     const shown = displayPath(ctx.root, targetPath);
     const start = searchStartKind(targetPath, shown);
     if (!start.ok) return start.error;

@@ -41,9 +41,11 @@ export const multiEdit = defineTool({
   access: (a) => [{ kind: 'write', path: a.file_path }],
   async run(a, ctx: WriteContext) {
     const file = ctx.paths[0];
-    if (file === undefined) return fail('io', 'multi_edit received no checked path');
+    if (file === undefined) return fail('internal', 'multi_edit received no checked path');
     return withHeldFiles(ctx, [file], { createParents: a.edits[0]?.old_string === '' }, ([t]) =>
-      t ? applyEdits(t, ctx.root, a.edits, (i) => `edits[${i}].old_string`) : fail('io', 'no target'),
+      t
+        ? applyEdits(t, ctx.root, a.edits, (i) => `edits[${i}].old_string`)
+        : fail('internal', 'multi_edit was given no held file'),
     );
   },
 });

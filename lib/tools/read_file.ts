@@ -51,7 +51,7 @@ export const readFile = defineTool({
   access: (a) => [{ kind: 'read', path: a.file_path }],
   async run(a, ctx): Promise<ToolResult> {
     const file = ctx.paths[0];
-    if (file === undefined) return fail('io', 'read_file received no checked path');
+    if (file === undefined) return fail('internal', 'read_file received no checked path');
     const shown = displayPath(ctx.root, file);
     let fh: import('node:fs/promises').FileHandle;
     try {

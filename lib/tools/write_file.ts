@@ -33,11 +33,11 @@ export const writeFile = defineTool({
   access: (a) => [{ kind: 'write', path: a.file_path }],
   async run(a, ctx: WriteContext) {
     const file = ctx.paths[0];
-    if (file === undefined) return fail('io', 'write_file received no checked path');
+    if (file === undefined) return fail('internal', 'write_file received no checked path');
     if (Buffer.byteLength(a.content) > MAX_EDIT_BYTES)
       return fail('too_large', `content is over ${fmtInt(MAX_EDIT_BYTES)} bytes; write it in parts with bash.`);
     return withHeldFiles(ctx, [file], { createParents: true }, ([t]) => {
-      if (!t) return fail('io', 'no target');
+      if (!t) return fail('internal', 'write_file was given no held file');
       const cur = t.current;
       if (!cur) {
         const err = t.commit(a.content, { encoding: 'utf-8', bom: false, eol: eolOf(a.content) });
