@@ -12,16 +12,9 @@ import { displayPath } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import type { TaskOutcome } from '../pool/pool.ts';
-import { cutLine, MAX_MATCH_LINE_CHARS, noteLine, pathShower } from '../search/format.ts';
+import { cutLine, MAX_MATCH_LINE_CHARS, noteLine, pathShower, skipNotes } from '../search/format.ts';
 import { compileRegex } from '../search/matcher.ts';
-import {
-  INLINE_MAX_FILES,
-  inlineRunner,
-  runSharded,
-  type SearchRun,
-  type ShardRunner,
-  skipNotes,
-} from '../search/parallel.ts';
+import { INLINE_MAX_FILES, inlineRunner, runSharded, type SearchRun, type ShardRunner } from '../search/parallel.ts';
 import type { GrepFileResult, GrepShard, GrepShardResult } from '../search/shards.ts';
 import { comparePaths } from '../search/walk.ts';
 import { outcomeError, targetOf } from './_search_common.ts';
