@@ -111,7 +111,7 @@ const cases: [string, string, string, PathKind, Expect][] = [
 ];
 
 for (const [attack, what, input, kind, expected] of cases) {
-  test(`sandbox, ${attack}: ${what} (${kind} ${JSON.stringify(input).slice(0, 40)})`, () => {
+  test(`path gate, ${attack}: ${what} (${kind} ${JSON.stringify(input).slice(0, 40)})`, () => {
     const r = gate.check(input, kind);
     if ('ok' in expected) {
       assert.ok(r.ok, r.ok ? '' : r.error.message);
@@ -128,7 +128,7 @@ for (const [attack, what, input, kind, expected] of cases) {
   });
 }
 
-test('sandbox: /proc and device files are refused even when the root is /', () => {
+test('path gate: /proc and device files are refused even when the root is /', () => {
   const g = createGate({ root: '/' });
   assert.ok(g.ok);
   for (const p of [
@@ -149,7 +149,7 @@ test('sandbox: /proc and device files are refused even when the root is /', () =
   assert.ok(g.value.check('/etc/hostname', 'read').ok, 'ordinary files follow the normal rules');
 });
 
-test('sandbox: a root given through a symlink accepts paths spelled through it', () => {
+test('path gate: a root given through a symlink accepts paths spelled through it', () => {
   const alias = path.join(outer, 'alias');
   symlinkSync(root, alias);
   const g = createGate({ root: alias });
@@ -160,7 +160,7 @@ test('sandbox: a root given through a symlink accepts paths spelled through it',
   assert.equal(r.value, path.join(root, 'sub/key'));
 });
 
-test('sandbox: extra read roots are readable but never writable', () => {
+test('path gate: extra read roots are readable but never writable', () => {
   const spill = path.join(outer, 'spill');
   mkdirSync(spill);
   writeFileSync(path.join(spill, 'out.txt'), 'x');
@@ -171,7 +171,7 @@ test('sandbox: extra read roots are readable but never writable', () => {
   assert.ok(!w.ok && w.error.code === 'outside_root');
 });
 
-test('sandbox: a missing or non-directory root is a clear error', () => {
+test('path gate: a missing or non-directory root is a clear error', () => {
   const missing = createGate({ root: path.join(outer, 'nope') });
   assert.ok(!missing.ok && /does not exist/.test(missing.error.message));
   const file = createGate({ root: path.join(root, 'a.txt') });
