@@ -28,6 +28,3 @@ export function hasUnsafe(s: string): boolean {
 
 /** A name in double quotes with unsafe characters escaped: `"src/a.ts"`. */
 export const quote = (s: string) => `"${escapeControl(s)}"`;
-
-/** Turns OS separators into `/` for paths shown to the model. */
-export const toSlash = (p: string) => (p.includes('\\') ? p.split('\\').join('/') : p);

@@ -60,7 +60,12 @@ export interface ToolContext {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a schema's input type is unconstrained on purpose
-export type ParamsSchema = v.ObjectSchema<any, any> | v.StrictObjectSchema<any, any>;
+type AnyEntries = any;
+/** A tool's parameters: an object schema (strict for built-in tools; loose for an MCP tool's passthrough). */
+export type ParamsSchema =
+  | v.ObjectSchema<AnyEntries, undefined>
+  | v.StrictObjectSchema<AnyEntries, undefined>
+  | v.LooseObjectSchema<AnyEntries, undefined>;
 
 export interface ToolSpec<N extends string, S extends ParamsSchema, L extends Lane, C extends ToolContext> {
   /** snake_case wire name, kept as a literal type so tool-name unions are exact. */
@@ -71,6 +76,11 @@ export interface ToolSpec<N extends string, S extends ParamsSchema, L extends La
   lane: L;
   /** Always visible: survives every tool-set filter (plan mode, sub-agents). */
   system?: boolean;
+  /**
+   * The JSON Schema the providers see when it was declared elsewhere (an MCP server's tool); by
+   * default it is derived from `params`.
+   */
+  inputSchema?: JsonSchemaObject;
   /** Output budget for `content`, in UTF-8 bytes. */
   maxOutputBytes?: number;
   access(args: v.InferOutput<S>): Access[];
@@ -105,6 +115,9 @@ export interface JsonSchemaObject {
 // biome-ignore lint/suspicious/noExplicitAny: used only as an upper bound for lists of tools
 export type AnyTool = Tool<string, any, Lane, any>;
 
+/** A built-in tool's name is snake_case; an MCP server's tool keeps its server's spelling. */
+const TOOL_NAME = /^([a-z][a-z0-9_]*|mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+)$/;
+
 /** Defines a tool once; name, schema and lane stay literal types for the tool-name union. */
 export function defineTool<
   const N extends string,
@@ -112,8 +125,9 @@ export function defineTool<
   const L extends Lane,
   C extends ToolContext = ToolContext,
 >(spec: ToolSpec<N, S, L, C>): Tool<N, S, L, C> {
-  if (!/^[a-z][a-z0-9_]*$/.test(spec.name)) throw new Error(`tool name "${spec.name}" is not snake_case`);
-  const inputSchema = schemaOf(spec.params);
+  if (!TOOL_NAME.test(spec.name))
+    throw new Error(`tool name "${spec.name}" is neither snake_case nor mcp__<server>__<tool>`);
+  const inputSchema = spec.inputSchema ?? schemaOf(spec.params);
   const maxOutputBytes = spec.maxOutputBytes ?? DEFAULT_RESULT_BYTES;
   return {
     ...spec,

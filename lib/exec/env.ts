@@ -7,6 +7,8 @@
 /** Passed through from the parent when set. */
 export const ENV_ALLOWLIST = ['HOME', 'PATH', 'USER', 'LOGNAME', 'TERM', 'LANG', 'SHELL', 'TMPDIR', 'TZ'] as const;
 const LOCALE = /^LC_[A-Z_]+$/;
+/** What passes by default, as the bash tool's description lists it. */
+export const ENV_PASSED_SHOWN = `${ENV_ALLOWLIST.join(', ')}, LC_*`;
 const LOADER = /^(LD_|DYLD_)/;
 
 /** Fixed for every command: no pager waits for a keypress that will never come. */

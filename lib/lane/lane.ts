@@ -5,19 +5,10 @@
  */
 export class WriteLane {
   #tail: Promise<unknown> = Promise.resolve();
-  #pending = 0;
 
   run<T>(fn: () => Promise<T>): Promise<T> {
-    this.#pending++;
-    const next = this.#tail.then(fn, fn).finally(() => {
-      this.#pending--;
-    });
+    const next = this.#tail.then(fn, fn);
     this.#tail = next.catch(() => undefined);
     return next;
-  }
-
-  /** Calls queued or running. */
-  get pending(): number {
-    return this.#pending;
   }
 }

@@ -6,16 +6,14 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { AnyTool, JsonSchemaObject, ToolResult } from '../core/tool.ts';
-import { fail } from '../core/tool.ts';
+import * as v from 'valibot';
+import { errValue } from '../core/result.ts';
+import { type AnyTool, defineTool, fail, type JsonSchemaObject, ok } from '../core/tool.ts';
 import { strictInexpressible } from '../llm/openai.ts';
+import type { McpServerConfig } from '../policy/rules.ts';
 import type { Runtime } from '../runtime.ts';
 
-export interface McpServerConfig {
-  command: string;
-  args?: string[];
-  env?: Record<string, string>;
-}
+export type { McpServerConfig } from '../policy/rules.ts';
 
 export interface McpConnection {
   server: string;
@@ -49,35 +47,12 @@ export async function connectMcpServer(runtime: Runtime, name: string, c: McpSer
     const readOnly = t.annotations?.readOnlyHint === true;
     for (const w of strictInexpressible(t.inputSchema))
       warnings.push(`${full}: ${w} is not expressible in OpenAI strict mode (moved into the description)`);
-    const { $schema: _s, ...inputSchema } = t.inputSchema as JsonSchemaObject & { $schema?: string };
-    const tool: AnyTool = {
-      name: full,
-      description: t.description ?? `${t.name} from the MCP server ${name}`,
+    const { $schema: _s, ...declared } = t.inputSchema as JsonSchemaObject & { $schema?: string };
+    const inputSchema = { ...declared, type: 'object' as const, properties: declared.properties ?? {} };
+    const tool = remoteTool(client, t.name, full, t.description ?? `${t.name} from the MCP server ${name}`, {
       readOnly,
-      system: false,
-      // The connection to its server lives on the main thread; one that may change things queues with the writes.
-      lane: readOnly ? 'main' : 'write',
-      params: undefined as never,
-      inputSchema: { ...inputSchema, type: 'object', properties: inputSchema.properties ?? {} },
-      // The policy sees a run of the MCP tool: unknown effects ask unless a rule or flag allows them.
-      access: () => (readOnly ? [] : [{ kind: 'run', command: full }]),
-      run: async () => fail('internal', 'not used'),
-      parse: (input) =>
-        input !== null && typeof input === 'object' && !Array.isArray(input)
-          ? { ok: true, value: input }
-          : { ok: false, error: fail('invalid_args', `${full} takes an object of arguments.`) },
-      async invoke(args): Promise<ToolResult> {
-        try {
-          const r = await client.callTool({ name: t.name, arguments: args as Record<string, unknown> });
-          const text = ((r.content ?? []) as { type: string; text?: string }[])
-            .map((p) => (p.type === 'text' ? (p.text ?? '') : `[${p.type}]`))
-            .join('\n');
-          return r.isError ? fail('io', text || `${full} failed`) : { content: text, isError: false };
-        } catch (e) {
-          return fail('io', `${full} failed: ${(e as Error).message}`);
-        }
-      },
-    };
+      inputSchema,
+    });
     if (runtime.registry.get(full)) runtime.registry.register(tool, { replace: true });
     else runtime.registry.register(tool);
     tools.push(full);
@@ -90,5 +65,50 @@ export async function connectMcpServer(runtime: Runtime, name: string, c: McpSer
       for (const t of tools) runtime.registry.unregister(t);
       await client.close();
     },
+  };
+}
+
+/** Any object of arguments, every key kept: the remote server checks them against the schema it declared. */
+const ANY_OBJECT = v.looseObject({});
+
+/** One of a server's tools, built like every tool so its result gets the output budget. */
+function remoteTool(
+  client: Client,
+  remoteName: string,
+  full: string,
+  description: string,
+  o: { readOnly: boolean; inputSchema: JsonSchemaObject },
+): AnyTool {
+  const tool = defineTool({
+    name: full,
+    description,
+    // The connection to its server lives on the main thread; a tool that may change things queues
+    // with the writes.
+    lane: o.readOnly ? 'main' : 'write',
+    system: false,
+    params: ANY_OBJECT,
+    // What the server declared: the providers see it, and OpenAI strict arguments are decoded with it.
+    inputSchema: o.inputSchema,
+    // The policy sees a run of the MCP tool: unknown effects ask unless a rule or flag allows them.
+    access: () => (o.readOnly ? [] : [{ kind: 'run', command: full }]),
+    async run(args) {
+      try {
+        const r = await client.callTool({ name: remoteName, arguments: args as Record<string, unknown> });
+        const text = ((r.content ?? []) as { type: string; text?: string }[])
+          .map((p) => (p.type === 'text' ? (p.text ?? '') : `[${p.type}]`))
+          .join('\n');
+        return r.isError ? fail('io', text || `${full} failed`) : ok(text);
+      } catch (e) {
+        return fail('io', `${full} failed: ${(e as Error).message}`);
+      }
+    },
+  });
+  return {
+    ...tool,
+    // valibot takes an array for an object; the server would not.
+    parse: (input) =>
+      Array.isArray(input)
+        ? errValue(fail('invalid_args', `${full} takes an object of arguments.`))
+        : tool.parse(input),
   };
 }

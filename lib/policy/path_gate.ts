@@ -23,8 +23,6 @@ export interface GateOptions {
   root: string;
   /** Directories outside the root that may be read (the output budget's spill directory). */
   extraReadRoots?: readonly string[];
-  /** Paths refused for every kind, matched on the lexical and on the real path; deny always wins. */
-  deny?: readonly string[];
 }
 
 export interface PathGate {
@@ -56,10 +54,6 @@ export function createGate(options: GateOptions): Result<PathGate, GateError> {
     });
   }
   const extra = (options.extraReadRoots ?? []).map((r) => realOrSelf(path.resolve(r)));
-  const deny = (options.deny ?? []).flatMap((d) => {
-    const abs = path.resolve(root, d);
-    return [abs, realOrSelf(abs)];
-  });
 
   const display = (p: string) => displayPath(root, p);
 
@@ -126,12 +120,6 @@ export function createGate(options: GateOptions): Result<PathGate, GateError> {
         code: 'permission_denied',
         message: `Cannot ${verb} ${quote(input)}: ${quote(real)} is a kernel interface, not a file`,
       });
-    if (deny.some((d) => inside(abs, d) || inside(real, d))) {
-      return errValue({
-        code: 'permission_denied',
-        message: `Cannot ${verb} ${quote(input)}: the path is denied by the permissions`,
-      });
-    }
     const type = fileType(real);
     if (type)
       return errValue({

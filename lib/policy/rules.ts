@@ -22,7 +22,7 @@ export type RuleList = 'allow' | 'ask' | 'deny';
 export interface Rule {
   text: string;
   list: RuleList;
-  level: Level | 'flag';
+  level: Level;
   tool: string;
   /** The pattern as written (without parentheses); absent: every access of the tool. */
   pattern?: string;
@@ -151,7 +151,7 @@ const RULE = /^(\*|[A-Za-z][A-Za-z0-9_]*|mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+)(?:
 export function parseRule(
   text: string,
   list: RuleList,
-  level: Rule['level'],
+  level: Level,
   toolNames: readonly string[],
 ): Result<Rule, string> {
   const m = RULE.exec(text.trim());

@@ -26,17 +26,9 @@ interface Cached {
 }
 
 const cache = new Map<string, Cached>();
-let enabled = true;
-
-/** Turns the cache off (and empties it): for callers that want every walk to hit the disk. */
-export function setDirCache(on: boolean): void {
-  enabled = on;
-  cache.clear();
-}
 
 /** The entries of a directory sorted by name, or [] when it cannot be listed. */
 export function listDir(abs: string): DirEntry[] {
-  if (!enabled) return read(abs);
   let st: import('node:fs').Stats | undefined;
   try {
     st = statSync(abs);

@@ -1,7 +1,12 @@
-/** Output formatting shared by glob and grep: paths for the model, cut lines, and the notes line. */
-import { charPrefix, fmtInt } from '../core/budget.ts';
+/**
+ * The printer: how glob and grep results read to the model — paths, cut lines, notes about what was
+ * skipped. The walker, matcher and searcher produce data; only this file words it.
+ */
+import { charPrefix, fmtInt, truncationMarker } from '../core/budget.ts';
 import { displayPath } from '../core/paths.ts';
-import { escapeControl, hasUnsafe } from '../core/text.ts';
+import { escapeControl, hasUnsafe, quote } from '../core/text.ts';
+import type { GrepFileResult, GrepMode, SkipCounts } from './shards.ts';
+import type { SkipReason } from './walk.ts';
 
 /** Matched lines longer than this many characters are cut. */
 export const MAX_MATCH_LINE_CHARS = 500;
@@ -24,3 +29,148 @@ export function cutLine(text: string, partial = false): string {
 }
 
 export const noteLine = (text: string) => `[note: ${text}]`;
+
+/** Adds skip counts together. */
+function mergeSkipped(all: readonly SkipCounts[]): SkipCounts {
+  const out: SkipCounts = {};
+  for (const s of all) {
+    for (const [k, c] of Object.entries(s) as [SkipReason, { dirs: number; files: number }][]) {
+      const t = out[k] ?? { dirs: 0, files: 0 };
+      t.dirs += c.dirs;
+      t.files += c.files;
+      out[k] = t;
+    }
+  }
+  return out;
+}
+
+/** A one-line account of what was skipped, or '' when nothing was. */
+function describeSkipped(s: SkipCounts, verb: string): string {
+  const parts: string[] = [];
+  for (const [reason, c] of Object.entries(s) as [SkipReason, { dirs: number; files: number }][]) {
+    const what = [
+      c.dirs ? `${c.dirs} director${c.dirs === 1 ? 'y' : 'ies'}` : '',
+      c.files ? `${c.files} file${c.files === 1 ? '' : 's'}` : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
+    if (what)
+      parts.push(
+        `${what} ${reason === 'hidden' ? 'hidden' : reason === 'denied' ? 'denied by the permissions' : `by ${reason}`}`,
+      );
+  }
+  return parts.length ? `${verb} ${parts.join('; ')}` : '';
+}
+
+/** The notes about skipped entries: ignored and hidden ones say how to include them; denied ones cannot be. */
+export function skipNotes(all: readonly SkipCounts[], include: string): string[] {
+  const { denied, ...rest } = mergeSkipped(all);
+  const notes: string[] = [];
+  const skipped = describeSkipped(rest, 'skipped');
+  if (skipped) notes.push(noteLine(`${skipped}; pass include_ignored: true to ${include} them`));
+  const refused = denied ? describeSkipped({ denied }, 'skipped') : '';
+  if (refused) notes.push(noteLine(refused));
+  return notes;
+}
+
+/** What a grep found, merged from its shards. */
+export interface GrepFound {
+  /** Files with matches, in path order. */
+  files: readonly GrepFileResult[];
+  binary: number;
+  unreadable: readonly { rel: string; error: string }[];
+  skipped: readonly SkipCounts[];
+}
+
+export interface GrepPrintOptions {
+  mode: GrepMode;
+  /** Most results to print: lines in content mode, files otherwise (Infinity for all). */
+  headLimit: number;
+  /** Context lines were asked for, so non-adjacent groups are separated by `--` as in ripgrep. */
+  withContext: boolean;
+  show: (rel: string) => string;
+  pattern: string;
+  /** The searched path as the model sees it, for the no-match answer. */
+  shown: string;
+}
+
+/** The answer's text and what it shows: files and matching lines (the shards may have found more). */
+export interface GrepPrinted {
+  text: string;
+  files: number;
+  matches: number;
+}
+
+/**
+ * Prints grep results ripgrep-style: `path:line: text` for matches, `path-line- text` for context,
+ * `path` or `path:N` in the other modes, cut at `headLimit`, then the notes.
+ */
+export function printGrep(found: GrepFound, o: GrepPrintOptions): GrepPrinted {
+  const { show, headLimit } = o;
+  const out: string[] = [];
+  let results = 0;
+  let more = false;
+  let files = 0;
+  let matches = 0;
+  outer: for (const f of found.files) {
+    if (o.mode !== 'content') {
+      if (results >= headLimit) {
+        more = true;
+        break;
+      }
+      out.push(o.mode === 'count' ? `${show(f.rel)}:${f.matches}` : show(f.rel));
+      results++;
+      files++;
+      matches += o.mode === 'count' ? f.matches : 1;
+      continue;
+    }
+    let prev = -1;
+    for (const l of f.lines) {
+      if (results >= headLimit) {
+        more = true;
+        break outer;
+      }
+      if (o.withContext && out.length > 0 && (prev === -1 || l.n !== prev + 1)) out.push('--');
+      out.push(`${show(f.rel)}${l.match ? ':' : '-'}${l.n}${l.match ? ':' : '-'} ${cutLine(l.text, l.partial)}`);
+      if (prev === -1) files++;
+      if (l.match) matches++;
+      prev = l.n;
+      results++;
+    }
+  }
+  const notes = grepNotes(found, o, more);
+  const text =
+    out.length === 0
+      ? [`No matches for ${quote(o.pattern)} in ${quote(o.shown)}.`, ...notes].join('\n')
+      : [...out, ...notes].join('\n');
+  return { text, files, matches };
+}
+
+function grepNotes(found: GrepFound, o: GrepPrintOptions, more: boolean): string[] {
+  const notes: string[] = [];
+  if (more)
+    notes.push(
+      truncationMarker(
+        `showing the first ${fmtInt(o.headLimit)} results; more exist`,
+        'raise head_limit (0 for all) or narrow pattern, path or glob',
+      ),
+    );
+  // Skip and binary counts are only complete when the search ran to the end; a head-limited search
+  // stops early (differently for each worker count), so its counts would be partial and unstable.
+  if (!more) {
+    notes.push(...skipNotes(found.skipped, 'search'));
+    const { binary } = found;
+    if (binary) notes.push(noteLine(`skipped ${binary} binary file${binary === 1 ? '' : 's'} that may match`));
+  }
+  const { unreadable } = found;
+  if (unreadable.length)
+    notes.push(
+      noteLine(
+        `could not read ${unreadable
+          .slice(0, 5)
+          .map((u) => `${o.show(u.rel)} (${u.error})`)
+          .join(', ')}${unreadable.length > 5 ? `, and ${unreadable.length - 5} more` : ''}`,
+      ),
+    );
+  return notes;
+}

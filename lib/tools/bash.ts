@@ -11,6 +11,7 @@ import { displayPath } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import { bwrapArgv } from '../exec/bwrap.ts';
+import { ENV_PASSED_SHOWN } from '../exec/env.ts';
 import { OutputCollector } from '../exec/output.ts';
 import { supervise } from '../exec/supervise.ts';
 import type { WriteContext } from '../lane/context.ts';
@@ -63,8 +64,8 @@ export const bash = defineTool({
     `is exactly the limit: past it the whole process group gets SIGTERM, then SIGKILL, and the answer is a timeout error with the ` +
     `output so far. The call ends when the command exits; background jobs (cmd &) are killed then, so start servers elsewhere. ` +
     `stdin is closed and there is no terminal: interactive programs get EOF. Long output keeps its first and last 16 KiB and the ` +
-    `whole output goes to a file the answer names. Only harmless environment variables pass (HOME, PATH, USER, TERM, LANG, LC_*, ` +
-    `TMPDIR, SHELL) plus those granted to the runtime; PAGER=cat.`,
+    `whole output goes to a file the answer names. Only harmless environment variables pass (${ENV_PASSED_SHOWN}) ` +
+    `plus those granted to the runtime; PAGER=cat.`,
   access: (a) => [
     { kind: 'run', command: a.command },
     { kind: 'read', path: a.workdir ?? '.' },

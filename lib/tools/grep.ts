@@ -7,23 +7,15 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
 import * as v from 'valibot';
-import { fmtInt, truncationMarker } from '../core/budget.ts';
 import { displayPath } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import type { TaskOutcome } from '../pool/pool.ts';
 import type { SearchContext } from '../search/context.ts';
-import { cutLine, MAX_MATCH_LINE_CHARS, noteLine, pathShower } from '../search/format.ts';
+import { MAX_MATCH_LINE_CHARS, pathShower, printGrep } from '../search/format.ts';
 import { compileRegex } from '../search/matcher.ts';
-import {
-  INLINE_MAX_FILES,
-  inlineRunner,
-  runSharded,
-  type SearchRun,
-  type ShardRunner,
-  skipNotes,
-} from '../search/parallel.ts';
-import type { GrepFileResult, GrepShard, GrepShardResult } from '../search/shards.ts';
+import { INLINE_MAX_FILES, inlineRunner, runSharded, type SearchRun, type ShardRunner } from '../search/parallel.ts';
+import type { GrepShard, GrepShardResult } from '../search/shards.ts';
 import { comparePaths } from '../search/walk.ts';
 import { outcomeError, searchStartKind } from './_search_common.ts';
 
@@ -144,6 +136,8 @@ export const grep = defineTool({
       ignoreBase: ctx.root,
       ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
     };
+    // A pattern that could backtrack catastrophically (a quantified group, a backreference, a lookaround)
+    // never runs inline: only a worker can be stopped at the deadline.
     const inlineAllowed = template.fixedStrings || !/[)\]][*+{]|\\[1-9]|\(\?<?[=!]/.test(a.pattern);
     const run = isFile
       ? await searchOneFile(
@@ -165,71 +159,23 @@ export const grep = defineTool({
         'the pattern may backtrack catastrophically (nested quantifiers such as (a+)+, or overlapping alternatives); simplify it, use fixed_strings, or narrow path and glob.',
       );
     }
-    const files: GrepFileResult[] = run.value.results
-      .flatMap((r) => r.files)
-      .sort((x, y) => comparePaths(x.rel, y.rel));
-    const binary = run.value.results.reduce((n, r) => n + r.binary, 0);
-    const unreadable = run.value.results.flatMap((r) => r.unreadable);
-    const show = pathShower(ctx.root, dir);
-    const out: string[] = [];
-    let results = 0;
-    let more = false;
-    // What the answer shows: files and matching lines (the shards may have found more than that).
-    let shownFiles = 0;
-    let shownMatches = 0;
-    outer: for (const f of files) {
-      if (mode !== 'content') {
-        if (results >= headLimit) {
-          more = true;
-          break;
-        }
-        out.push(mode === 'count' ? `${show(f.rel)}:${f.matches}` : show(f.rel));
-        results++;
-        shownFiles++;
-        shownMatches += mode === 'count' ? f.matches : 1;
-        continue;
-      }
-      let prev = -1;
-      for (const l of f.lines) {
-        if (results >= headLimit) {
-          more = true;
-          break outer;
-        }
-        if ((before || after) && out.length > 0 && (prev === -1 || l.n !== prev + 1)) out.push('--');
-        out.push(`${show(f.rel)}${l.match ? ':' : '-'}${l.n}${l.match ? ':' : '-'} ${cutLine(l.text, l.partial)}`);
-        if (prev === -1) shownFiles++;
-        if (l.match) shownMatches++;
-        prev = l.n;
-        results++;
-      }
-    }
-    const notes: string[] = [];
-    if (more)
-      notes.push(
-        truncationMarker(
-          `showing the first ${fmtInt(headLimit)} results; more exist`,
-          'raise head_limit (0 for all) or narrow pattern, path or glob',
-        ),
-      );
-    // Skip and binary counts are only complete when the search ran to the end; a head-limited search
-    // stops early (differently for each worker count), so its counts would be partial and unstable.
-    if (!more) {
-      notes.push(...skipNotes([run.value.skipped, ...run.value.results.map((r) => r.skipped)], 'search'));
-      if (binary) notes.push(noteLine(`skipped ${binary} binary file${binary === 1 ? '' : 's'} that may match`));
-    }
-    if (unreadable.length)
-      notes.push(
-        noteLine(
-          `could not read ${unreadable
-            .slice(0, 5)
-            .map((u) => `${show(u.rel)} (${u.error})`)
-            .join(', ')}${unreadable.length > 5 ? `, and ${unreadable.length - 5} more` : ''}`,
-        ),
-      );
-    const meta = { files: shownFiles, matches: shownMatches, inline: run.value.inline };
-    if (out.length === 0)
-      return ok([`No matches for ${quote(a.pattern)} in ${quote(shown)}.`, ...notes].join('\n'), meta);
-    return ok([...out, ...notes].join('\n'), meta);
+    const printed = printGrep(
+      {
+        files: run.value.results.flatMap((r) => r.files).sort((x, y) => comparePaths(x.rel, y.rel)),
+        binary: run.value.results.reduce((n, r) => n + r.binary, 0),
+        unreadable: run.value.results.flatMap((r) => r.unreadable),
+        skipped: [run.value.skipped, ...run.value.results.map((r) => r.skipped)],
+      },
+      {
+        mode,
+        headLimit,
+        withContext: before > 0 || after > 0,
+        show: pathShower(ctx.root, dir),
+        pattern: a.pattern,
+        shown,
+      },
+    );
+    return ok(printed.text, { files: printed.files, matches: printed.matches, inline: run.value.inline });
   },
 });
 

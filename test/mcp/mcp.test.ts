@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { DEFAULT_RESULT_BYTES } from '../../lib/core/budget.ts';
 import { connectMcpServer } from '../../lib/mcp/client.ts';
 import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
 
@@ -99,4 +101,32 @@ test('mcp client: an external server’s tools register as mcp__<server>__<tool>
   assert.deepEqual([failed.isError, failed.content], [true, 'nothing to shout']);
   assert.equal((await allowed.call('mcp__fx__echo', 'not an object')).code, 'invalid_args');
   assert.ok(rt.registry.definitions().some((d) => d.name === 'mcp__fx__echo'));
+});
+
+test('mcp client: a remote tool keeps its name and the schema its server declared, and the output budget cuts what it returns', async () => {
+  const rt = runtimeAt(root, { workers: 0 });
+  // Capitals and '-' are valid in an MCP server name, though not in a built-in tool's.
+  const c = await connectMcpServer(rt, 'Fx-2', {
+    command: process.execPath,
+    args: ['--import', TSX, path.join(REPO, 'test/fixtures/mcp_server.ts')],
+  });
+  closers.push(() => c.close());
+  assert.deepEqual(c.tools, ['mcp__Fx-2__echo', 'mcp__Fx-2__shout']);
+  assert.equal(rt.registry.get('mcp__Fx-2__echo')?.name, 'mcp__Fx-2__echo');
+  assert.deepEqual(rt.registry.get('mcp__Fx-2__echo')?.inputSchema, {
+    type: 'object',
+    properties: { text: { type: 'string', description: 'what to echo' } },
+    required: ['text'],
+  });
+  const text = `${'0123456789abcdef\n'.repeat(20_000)}end`;
+  const r = await rt.call('mcp__Fx-2__echo', { text });
+  assert.equal(r.isError, false);
+  const cut = r.meta?.truncated;
+  assert.ok(cut && cut.shownBytes < DEFAULT_RESULT_BYTES && cut.totalBytes === text.length);
+  assert.ok(Buffer.byteLength(r.content) <= DEFAULT_RESULT_BYTES);
+  assert.ok(text.startsWith(r.content.slice(0, r.content.lastIndexOf('\n[truncated: '))));
+  assert.match(r.content, /\n\[truncated: showing [\d,]+ of 340,003 bytes; the whole output is in "[^"]+"/);
+  assert.equal(readFileSync(cut.spillPath ?? '', 'utf8'), text);
+  const anArray = await rt.call('mcp__Fx-2__echo', ['hi']);
+  assert.deepEqual([anArray.code, anArray.content], ['invalid_args', 'mcp__Fx-2__echo takes an object of arguments.']);
 });

@@ -76,7 +76,7 @@ const table: Row[] = [
   ['acceptEdits: commands still ask', { mode: 'acceptEdits', tool: 'bash', accesses: [X('npm test')] }, 'ask'],
   ['plan: read-only tools run', { mode: 'plan', tool: 'grep', accesses: [R('.')] }, 'allow'],
   [
-    'plan: writes are denied even with an allow rule (J-7)',
+    'plan: writes are denied even with an allow rule',
     { mode: 'plan', tool: 'write_file', accesses: [W('a')], rules: rules({ allow: ['write_file'] }) },
     'deny',
   ],
@@ -169,7 +169,7 @@ const table: Row[] = [
     'ask',
   ],
   [
-    'nested (D2, P-3): allow src, deny src/secret, allow src/secret/pub → denied',
+    'nested: a deny between two allows wins at any depth: allow src, deny src/secret, allow src/secret/pub → denied',
     {
       tool: 'edit_file',
       accesses: [W('src/secret/pub/a')],
@@ -212,7 +212,7 @@ const table: Row[] = [
     'ask',
   ],
   [
-    'flag: deny wins over allow (D3 / CVE-2025-48888)',
+    'flag: a deny wins over an allow of the same kind, even a blanket one',
     { tool: 'read_file', accesses: [R('a')], flags: { allow: { read: true }, deny: { read: true } } },
     'deny',
   ],
@@ -226,17 +226,17 @@ const table: Row[] = [
     'deny',
   ],
   [
-    'D1: allow [a/specific, b/c]: b/c/sub is allowed',
+    'flag: a list of paths covers what is below each: allow [a/specific, b/c]: b/c/sub is allowed',
     { tool: 'write_file', accesses: [W('b/c/sub/path')], flags: { allow: { write: ['a/specific', 'b/c'] } } },
     'allow',
   ],
   [
-    'D1: b/e is not',
+    'flag: a list of paths: b/e, beside b/c, is not',
     { tool: 'write_file', accesses: [W('b/e')], flags: { allow: { write: ['a/specific', 'b/c'] } } },
     'ask',
   ],
   [
-    'D1: a/b is not',
+    'flag: a list of paths: a/b, beside a/specific, is not',
     { tool: 'write_file', accesses: [W('a/b')], flags: { allow: { write: ['a/specific', 'b/c'] } } },
     'ask',
   ],
@@ -246,12 +246,12 @@ const table: Row[] = [
     'allow',
   ],
   [
-    'D7: --allow-run=git does not cover ./git',
+    'flag: --allow-run=git does not cover ./git',
     { tool: 'bash', accesses: [X('./git status')], flags: { allow: { run: ['git'] } } },
     'ask',
   ],
   [
-    'D7: nor a hijacked PATH',
+    'flag: nor git found through a hijacked PATH',
     { tool: 'bash', accesses: [X('PATH=./evil:$PATH git status')], flags: { allow: { run: ['git'] } } },
     'ask',
   ],
@@ -266,7 +266,7 @@ const table: Row[] = [
     'ask',
   ],
   [
-    'D7: --deny-run=git also covers /usr/bin/git',
+    'flag: --deny-run=git also covers /usr/bin/git',
     { tool: 'bash', accesses: [X('/usr/bin/git log')], flags: { allow: { run: true }, deny: { run: ['git'] } } },
     'deny',
   ],
@@ -318,7 +318,8 @@ test('policy: the blacklist catches the classics and documents that it is only a
   ]) {
     assert.equal(blacklisted(c), undefined, c);
   }
-  // B-7: obfuscations the heuristic does not see. The sandbox, not this list, is the boundary.
+  // Obfuscations the heuristic does not see (quoting, variables, base64): the sandbox, not this list,
+  // is the boundary.
   for (const c of ['r""m -rf /', 'a=r;b=m;$a$b -rf /', 'echo cm0gLXJmIC8= | base64 -d | sh'])
     assert.equal(blacklisted(c), undefined, c);
 });
@@ -356,7 +357,7 @@ function prompted(answer: string) {
   };
 }
 
-test('policy prompt (D10): y allows once, A always, anything else or EOF denies; control characters are escaped', async () => {
+test('policy prompt: y allows once, A always, anything else or EOF denies; control characters are escaped', async () => {
   assert.equal((await prompted('y\n').ask('x'))[0], 'once');
   assert.equal((await prompted('A\n').ask('x'))[0], 'always');
   assert.equal((await prompted('a\n').ask('x'))[0], 'deny');
@@ -437,7 +438,7 @@ test('policy: the settings mode applies, local over project over user', async ()
   );
 });
 
-test('policy (D9): loader variables never reach a command unless in bypass', () => {
+test('policy: loader variables (LD_*, DYLD_*) never reach a command unless in bypass', () => {
   const parent = { PATH: '/bin', LD_PRELOAD: '/tmp/x.so', DYLD_INSERT_LIBRARIES: 'y', MY_TOKEN: 't', LC_ALL: 'C' };
   assert.deepEqual(Object.keys(childEnv(parent, true)).sort(), [
     'GIT_PAGER',
@@ -457,7 +458,7 @@ test('policy (D9): loader variables never reach a command unless in bypass', () 
   ]);
 });
 
-test('policy (P-14, D4): grep and glob never return names or lines under denied paths', async () => {
+test('policy: a denied path does not leak through search: grep and glob never return names or lines under it', async () => {
   const root = tempDir();
   writeTree(root, { 'pub/a.txt': 'token here\n', 'secrets/key.txt': 'token here\n', 'secrets/deep/k.txt': 'token\n' });
   const rt = runtimeAt(root, { workers: 2, home: null, deny: ['secrets'] });
@@ -470,7 +471,7 @@ test('policy (P-14, D4): grep and glob never return names or lines under denied 
   await rt.close();
 });
 
-test('policy (D8): a program granted by path to --allow-run cannot be rewritten', async () => {
+test('policy: a program granted by path to --allow-run cannot be rewritten, or the grant would run anything', async () => {
   assert.equal(
     await decide({
       tool: 'write_file',
@@ -485,7 +486,7 @@ test('policy (D8): a program granted by path to --allow-run cannot be rewritten'
   );
 });
 
-test('policy (D12): a worker runs no write tool, whatever it is sent', async () => {
+test('policy: a worker runs no write tool, whatever task it is sent, so nothing skips the write lane', async () => {
   const { createReadPool } = await import('../../lib/pool/pool.ts');
   const pool = createReadPool({ workers: 1 });
   try {
@@ -509,7 +510,7 @@ test('policy (D12): a worker runs no write tool, whatever it is sent', async () 
   }
 });
 
-test('policy (J-6): a 10 MB content argument and 200 calls in one batch', async () => {
+test('policy: a 10 MB content argument and 200 calls in one batch go through', async () => {
   const root = tempDir();
   writeTree(root, { 'a.txt': 'a\n' });
   const rt = runtimeAt(root, { workers: 2, allowWrite: true });

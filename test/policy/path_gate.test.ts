@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { createGate, type PathKind } from '../../lib/policy/path_gate.ts';
-import { tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
 
 // One outer directory holds the root, a sibling whose name extends the root's, and outside files.
 const outer = tempDir();
@@ -38,15 +38,16 @@ const weird = ['new\nline', 'rlo\u202etxt.exe', 'ansi\u001b[31mred'];
 for (const w of weird) writeFileSync(path.join(root, w), 'x');
 
 const gate = (() => {
-  const g = createGate({ root, deny: ['secrets'] });
+  const g = createGate({ root });
   assert.ok(g.ok);
   return g.value;
 })();
 
 type Expect = { ok: string } | { code: string; message?: RegExp };
+// Each case: the attack or edge it covers, the case, the path, read or write, and the verdict.
 const cases: [string, string, string, PathKind, Expect][] = [
   [
-    'P-1',
+    'escape with ..',
     'parent escape',
     '../../etc/passwd',
     'read',
@@ -55,62 +56,59 @@ const cases: [string, string, string, PathKind, Expect][] = [
       message: /^Cannot read "\.\.\/\.\.\/etc\/passwd": ".*\/etc\/passwd" is outside the root "/,
     },
   ],
-  ['P-1', 'escape through a subdirectory', 'sub/../../x', 'read', { code: 'outside_root' }],
-  ['P-1', 'escape on write', '../x', 'write', { code: 'outside_root', message: /^Cannot write "\.\.\/x"/ }],
-  ['P-2', 'absolute outside', '/etc/passwd', 'read', { code: 'outside_root' }],
-  ['P-2', 'absolute inside', path.join(root, 'sub/key'), 'read', { ok: 'sub/key' }],
-  ['P-3', 'denied directory itself (equal path)', 'secrets', 'read', { code: 'permission_denied' }],
-  ['P-3', 'below a denied directory, at any depth', 'secrets/pub/x', 'read', { code: 'permission_denied' }],
-  ['P-3', 'denied on write too', 'secrets/new', 'write', { code: 'permission_denied' }],
-  ['P-4', 'sibling prefix', '../r-evil/x', 'read', { code: 'outside_root' }],
-  ['P-4', 'sibling prefix, absolute', path.join(evil, 'x'), 'read', { code: 'outside_root' }],
-  ['P-4', 'symlink to a sibling prefix', 'evillink/x', 'read', { code: 'outside_root' }],
-  ['P-5', 'two dots inside a name', 'a..go', 'read', { ok: 'a..go' }],
-  ['P-5', 'leading two dots', '..a.go', 'read', { ok: '..a.go' }],
-  ['P-5', 'three dots', '...', 'read', { ok: '...' }],
-  ['P-5', 'dots before an extension', '.env..bak', 'write', { ok: '.env..bak' }],
-  ['P-5', 'dots in a directory name', 'foo..bar/x.ts', 'read', { ok: 'foo..bar/x.ts' }],
+  ['escape with ..', 'escape through a subdirectory', 'sub/../../x', 'read', { code: 'outside_root' }],
+  ['escape with ..', 'escape on write', '../x', 'write', { code: 'outside_root', message: /^Cannot write "\.\.\/x"/ }],
+  ['absolute path', 'absolute outside', '/etc/passwd', 'read', { code: 'outside_root' }],
+  ['absolute path', 'absolute inside', path.join(root, 'sub/key'), 'read', { ok: 'sub/key' }],
+  ['sibling prefix (r-evil beside r)', 'relative', '../r-evil/x', 'read', { code: 'outside_root' }],
+  ['sibling prefix (r-evil beside r)', 'absolute', path.join(evil, 'x'), 'read', { code: 'outside_root' }],
+  ['sibling prefix (r-evil beside r)', 'through a symlink', 'evillink/x', 'read', { code: 'outside_root' }],
+  ['dots that are not ..', 'two dots inside a name', 'a..go', 'read', { ok: 'a..go' }],
+  ['dots that are not ..', 'leading two dots', '..a.go', 'read', { ok: '..a.go' }],
+  ['dots that are not ..', 'three dots', '...', 'read', { ok: '...' }],
+  ['dots that are not ..', 'dots before an extension', '.env..bak', 'write', { ok: '.env..bak' }],
+  ['dots that are not ..', 'dots in a directory name', 'foo..bar/x.ts', 'read', { ok: 'foo..bar/x.ts' }],
   [
-    'P-6',
+    'symlinked file',
     'symlinked file to outside, read',
     'link',
     'read',
     { code: 'outside_root', message: /resolves through a symlink to ".*outside\/passwd", outside the root/ },
   ],
-  ['P-6', 'symlinked file to outside, write', 'link', 'write', { code: 'outside_root' }],
-  ['P-6', 'symlink inside the root is followed', 'inner_link', 'read', { ok: 'sub/key' }],
-  ['P-7', 'symlinked parent directory', 'dirlink/passwd', 'read', { code: 'outside_root' }],
-  ['P-7', 'new file under a symlinked parent', 'dirlink/new.txt', 'write', { code: 'outside_root' }],
-  ['P-8', 'dangling symlink to outside, write', 'dangling', 'write', { code: 'outside_root' }],
-  ['P-8', 'dangling symlink to outside, read', 'dangling', 'read', { code: 'outside_root' }],
-  ['P-9', 'symlink loop', 'loop_a', 'read', { code: 'io', message: /symlink loop/ }],
-  ['P-9', 'symlink loop below', 'loop_a/x', 'write', { code: 'io', message: /symlink loop/ }],
-  ['P-10', 'symlink to /', 'rootlink/etc/passwd', 'read', { code: 'outside_root' }],
-  ['P-10', 'symlink to the root itself', 'self/a.txt', 'read', { ok: 'a.txt' }],
-  ['P-15', 'doubled slashes', './sub//key', 'read', { ok: 'sub/key' }],
-  ['P-15', 'dot segments', 'sub/./key', 'read', { ok: 'sub/key' }],
-  ['P-15', 'trailing slash', 'sub/', 'read', { ok: 'sub' }],
-  ['P-15', 'case is significant on Linux', 'SUB/key', 'read', { ok: 'SUB/key' }],
-  ['P-18', 'NUL byte', 'a\0b', 'read', { code: 'invalid_args', message: /NUL byte/ }],
-  ['P-19', '256-byte name', 'n'.repeat(256), 'write', { code: 'io', message: /too long/ }],
-  ['P-19', '6,000-character path', 'd/'.repeat(3000), 'read', { code: 'io', message: /too long/ }],
-  ['P-20', 'newline in a name', 'new\nline', 'read', { ok: 'new\nline' }],
-  ['P-20', 'bidi override in a name', 'rlo\u202etxt.exe', 'read', { ok: 'rlo\u202etxt.exe' }],
+  ['symlinked file', 'symlinked file to outside, write', 'link', 'write', { code: 'outside_root' }],
+  ['symlinked file', 'symlink inside the root is followed', 'inner_link', 'read', { ok: 'sub/key' }],
+  ['symlinked parent directory', 'a file under it', 'dirlink/passwd', 'read', { code: 'outside_root' }],
+  ['symlinked parent directory', 'a new file under it', 'dirlink/new.txt', 'write', { code: 'outside_root' }],
+  ['dangling symlink', 'dangling symlink to outside, write', 'dangling', 'write', { code: 'outside_root' }],
+  ['dangling symlink', 'dangling symlink to outside, read', 'dangling', 'read', { code: 'outside_root' }],
+  ['symlink loop', 'the link itself', 'loop_a', 'read', { code: 'io', message: /symlink loop/ }],
+  ['symlink loop', 'below it', 'loop_a/x', 'write', { code: 'io', message: /symlink loop/ }],
+  ['symlink to / or to the root', 'symlink to /', 'rootlink/etc/passwd', 'read', { code: 'outside_root' }],
+  ['symlink to / or to the root', 'symlink to the root itself', 'self/a.txt', 'read', { ok: 'a.txt' }],
+  ['other spellings of a path', 'doubled slashes', './sub//key', 'read', { ok: 'sub/key' }],
+  ['other spellings of a path', 'dot segments', 'sub/./key', 'read', { ok: 'sub/key' }],
+  ['other spellings of a path', 'trailing slash', 'sub/', 'read', { ok: 'sub' }],
+  ['other spellings of a path', 'case is significant on Linux', 'SUB/key', 'read', { ok: 'SUB/key' }],
+  ['NUL byte', 'inside a name', 'a\0b', 'read', { code: 'invalid_args', message: /NUL byte/ }],
+  ['over the length limits', '256-byte name', 'n'.repeat(256), 'write', { code: 'io', message: /too long/ }],
+  ['over the length limits', '6,000-character path', 'd/'.repeat(3000), 'read', { code: 'io', message: /too long/ }],
+  ['control characters in names', 'newline in a name', 'new\nline', 'read', { ok: 'new\nline' }],
+  ['control characters in names', 'bidi override in a name', 'rlo\u202etxt.exe', 'read', { ok: 'rlo\u202etxt.exe' }],
   [
-    'P-20',
+    'control characters in names',
     'escape codes in an outside name are escaped',
     '../\u001b[2Jx\u202e',
     'read',
     { code: 'outside_root', message: /"\.\.\/\\u001b\[2Jx\\u202e"/ },
   ],
-  ['P-22', 'empty path', '', 'read', { code: 'invalid_args', message: /empty/ }],
-  ['P-22', 'dot is the root', '.', 'read', { ok: '.' }],
-  ['P-22', 'tilde is not expanded', '~/.ssh/id_rsa', 'read', { ok: '~/.ssh/id_rsa' }],
-  ['P-17', 'a FIFO', 'fifo', 'read', { code: 'not_a_file', message: /named pipe/ }],
+  ['empty, dot and tilde', 'empty path', '', 'read', { code: 'invalid_args', message: /empty/ }],
+  ['empty, dot and tilde', 'dot is the root', '.', 'read', { ok: '.' }],
+  ['empty, dot and tilde', 'tilde is not expanded', '~/.ssh/id_rsa', 'read', { ok: '~/.ssh/id_rsa' }],
+  ['special file', 'a FIFO', 'fifo', 'read', { code: 'not_a_file', message: /named pipe/ }],
 ];
 
-for (const [id, what, input, kind, expected] of cases) {
-  test(`sandbox ${id}: ${what} (${kind} ${JSON.stringify(input).slice(0, 40)})`, () => {
+for (const [attack, what, input, kind, expected] of cases) {
+  test(`path gate, ${attack}: ${what} (${kind} ${JSON.stringify(input).slice(0, 40)})`, () => {
     const r = gate.check(input, kind);
     if ('ok' in expected) {
       assert.ok(r.ok, r.ok ? '' : r.error.message);
@@ -127,7 +125,7 @@ for (const [id, what, input, kind, expected] of cases) {
   });
 }
 
-test('sandbox: /proc and device files are refused even when the root is /', () => {
+test('path gate: /proc and device files are refused even when the root is /', () => {
   const g = createGate({ root: '/' });
   assert.ok(g.ok);
   for (const p of [
@@ -148,7 +146,7 @@ test('sandbox: /proc and device files are refused even when the root is /', () =
   assert.ok(g.value.check('/etc/hostname', 'read').ok, 'ordinary files follow the normal rules');
 });
 
-test('sandbox: a root given through a symlink accepts paths spelled through it', () => {
+test('path gate: a root given through a symlink accepts paths spelled through it', () => {
   const alias = path.join(outer, 'alias');
   symlinkSync(root, alias);
   const g = createGate({ root: alias });
@@ -159,7 +157,7 @@ test('sandbox: a root given through a symlink accepts paths spelled through it',
   assert.equal(r.value, path.join(root, 'sub/key'));
 });
 
-test('sandbox: extra read roots are readable but never writable', () => {
+test('path gate: extra read roots are readable but never writable', () => {
   const spill = path.join(outer, 'spill');
   mkdirSync(spill);
   writeFileSync(path.join(spill, 'out.txt'), 'x');
@@ -170,9 +168,26 @@ test('sandbox: extra read roots are readable but never writable', () => {
   assert.ok(!w.ok && w.error.code === 'outside_root');
 });
 
-test('sandbox: a missing or non-directory root is a clear error', () => {
+test('path gate: a missing or non-directory root is a clear error', () => {
   const missing = createGate({ root: path.join(outer, 'nope') });
   assert.ok(!missing.ok && /does not exist/.test(missing.error.message));
   const file = createGate({ root: path.join(root, 'a.txt') });
   assert.ok(!file.ok && /is not a directory/.test(file.error.message));
+});
+
+test('path gate and policy: a denied path is refused for reading and writing, itself and at any depth', async () => {
+  const rt = runtimeAt(root, { workers: 0, deny: ['secrets'], permissions: { allow: { write: true } } });
+  try {
+    for (const [tool, input] of [
+      ['read_file', { file_path: 'secrets' }],
+      ['read_file', { file_path: 'secrets/pub/x' }],
+      ['write_file', { file_path: 'secrets/new', content: 'x' }],
+    ] as const) {
+      const r = await rt.call(tool, input);
+      assert.equal(r.code, 'permission_denied', `${tool} ${JSON.stringify(input)}`);
+    }
+    assert.ok(!existsSync(path.join(root, 'secrets/new')));
+  } finally {
+    await rt.close();
+  }
 });

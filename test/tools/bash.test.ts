@@ -161,7 +161,7 @@ test('bash --sandbox: no capabilities as root, / read-only even to root, root wr
     assert.equal(setsid.isError, false);
     await new Promise((res) => setTimeout(res, 300));
     assert.equal(spawnSync('pgrep', ['-fx', `sleep ${nap}`]).status, 1, 'a setsid grandchild dies with the sandbox');
-    // D5 / P-11: a link to /etc made inside the sandbox does not let write_file out.
+    // The sandbox cannot plant an escape: a link to /etc made inside it does not let write_file out.
     assert.equal((await sb.call('bash', { command: 'ln -s /etc etc_link && echo ok' })).content, 'exit_code: 0\nok\n');
     const writer = at({ sandbox: true, allowWrite: true });
     assert.equal(
