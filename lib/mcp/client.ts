@@ -15,6 +15,8 @@ export interface McpServerConfig {
   command: string;
   args?: string[];
   env?: Record<string, string>;
+  /** The user marked this server read-only in their settings: only then are its readOnlyHint annotations believed. */
+  trustReadOnlyHints?: boolean;
 }
 
 export interface McpConnection {
@@ -46,7 +48,7 @@ export async function connectMcpServer(runtime: Runtime, name: string, c: McpSer
       continue;
     }
     const full = `mcp__${name}__${t.name}`;
-    const readOnly = t.annotations?.readOnlyHint === true;
+    const readOnly = c.trustReadOnlyHints === true && t.annotations?.readOnlyHint === true;
     for (const w of strictInexpressible(t.inputSchema))
       warnings.push(`${full}: ${w} is not expressible in OpenAI strict mode (moved into the description)`);
     const { $schema: _s, ...inputSchema } = t.inputSchema as JsonSchemaObject & { $schema?: string };

@@ -73,6 +73,7 @@ test('mcp client: an external server’s tools register as mcp__<server>__<tool>
   const c = await connectMcpServer(rt, 'fx', {
     command: process.execPath,
     args: ['--import', TSX, path.join(REPO, 'test/fixtures/mcp_server.ts')],
+    trustReadOnlyHints: true, // echo's readOnlyHint is believed only for a server the user marked
   });
   closers.push(() => c.close());
   assert.deepEqual(c.tools, ['mcp__fx__echo', 'mcp__fx__shout']);
