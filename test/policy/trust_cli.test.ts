@@ -104,7 +104,8 @@ test('trust CLI: the MCP servers of an untrusted project are not started by an a
   assert.match(trusted.err, /the MCP server "evil" did not start/);
 });
 
-const HAS_SCRIPT = spawnSync('script', ['--version']).status === 0;
+/** util-linux `script` that can open a pseudo-terminal here (a container may have no /dev/pts). */
+const HAS_SCRIPT = spawnSync('script', ['-qec', 'true', '/dev/null'], { stdio: 'ignore' }).status === 0;
 
 /** Runs the CLI on a pseudo-terminal; `answer` is typed once the question is on the screen. */
 function onTerminal(args: string[], home: string, answer: string): Promise<{ code: number | null; screen: string }> {
@@ -132,7 +133,7 @@ function onTerminal(args: string[], home: string, answer: string): Promise<{ cod
 }
 
 test('trust CLI: on a terminal the question lists what would widen, and only "y" trusts', {
-  skip: HAS_SCRIPT ? false : 'util-linux script is not installed',
+  skip: HAS_SCRIPT ? false : 'no pseudo-terminal: util-linux script is missing or cannot open one',
 }, async () => {
   const { root, marker } = hookProject();
   const home = tempDir();
