@@ -7,5 +7,6 @@ export type { AgentEvent, AgentOptions, AgentResult } from './agent/loop.ts';
 export { runAgent } from './agent/loop.ts';
 export type { ToolResult } from './core/tool.ts';
 export { makeProvider } from './llm/providers.ts';
+export { inspectTrust, type TrustView } from './policy/trust.ts';
 export type { BatchCall, Runtime, RuntimeOptions } from './runtime.ts';
 export { createRuntime } from './runtime.ts';

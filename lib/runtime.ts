@@ -20,12 +20,14 @@ import { type AnthropicTool, toAnthropicTools } from './llm/anthropic.ts';
 import { type OpenAITool, toOpenAITools } from './llm/openai.ts';
 import { createAuthorize } from './policy/authorize.ts';
 import { createPolicy, type Policy } from './policy/check.ts';
+import { rememberAlways } from './policy/grants.ts';
 import type { Mode } from './policy/modes.ts';
 import { createGate, type PathGate } from './policy/path_gate.ts';
 import type { Flags, Grant, PermissionFlags } from './policy/permissions.ts';
 import { type Prompter, terminalPrompter } from './policy/prompt.ts';
 import { readDenyOf } from './policy/read_deny.ts';
 import { loadSettings, type McpServerConfig } from './policy/rules.ts';
+import type { TrustOption } from './policy/trust.ts';
 import { createReadPool, defaultWorkers } from './pool/pool.ts';
 import { SkillCatalog } from './skills/catalog.ts';
 import type { SkillSources } from './skills/fetch.ts';
@@ -49,8 +51,17 @@ export interface RuntimeOptions {
   sandbox?: boolean;
   /** How to ask for approval: a prompter, "terminal" (when stdin and stderr are terminals), or none. */
   prompt?: Prompter | 'terminal' | 'none';
-  /** Home directory for the user settings file (default: the OS's); null reads none. */
+  /** Home directory for the user settings file and the trust record (default: the OS's); null reads none. */
   home?: string | null;
+  /**
+   * Folder trust for the root's project and local settings (what they widen: hooks, allow rules,
+   * mode bypass/acceptEdits, MCP servers): true trusts them as they are now, a digest from
+   * `inspectTrust` only if they still match; either is recorded in `<home>/.mewcode/trusted.json`.
+   * Absent: the record decides, and untrusted widening settings are ignored with one `warn` line.
+   */
+  trust?: TrustOption;
+  /** Receives the line naming settings ignored for want of trust (default: stderr). */
+  warn?: (line: string) => void;
   /** Receives policy decisions and notes (the CLI's --verbose). */
   log?: (line: string) => void;
   /** Worker threads of the read lane (default: available cores); 0 runs every read tool inline. */
@@ -96,8 +107,10 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   if (!gateResult.ok) return errValue(gateResult.error.message);
   const gate = gateResult.value;
   const home = options.home === null ? undefined : (options.home ?? homedir());
-  const settings = loadSettings(gate.root, home, TOOL_NAMES);
+  const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const settings = loadSettings(gate.root, home, TOOL_NAMES, options.trust);
   if (!settings.ok) return errValue(settings.error);
+  if (settings.value.notice) warn(settings.value.notice);
   const flags = flagsOf(options);
   const mode = options.mode ?? settings.value.mode ?? 'default';
   const prompter =
@@ -113,6 +126,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
       return c.ok ? c.value : path.resolve(gate.root, p);
     },
     ...(prompter ? { prompter } : {}),
+    remember: rememberAlways(gate.root, home, warn),
     ...(options.log ? { log: options.log } : {}),
   });
   let sandbox: SandboxConfig | undefined;

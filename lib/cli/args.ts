@@ -27,6 +27,7 @@ const FLAGS = {
   'allow-all': { type: 'boolean', short: 'A' },
   mode: { type: 'string' },
   sandbox: { type: 'boolean' },
+  trust: { type: 'boolean' },
   verbose: { type: 'boolean', short: 'v' },
   offset: { type: 'string' },
   limit: { type: 'string' },
@@ -79,6 +80,7 @@ const GLOBAL_FLAGS: readonly Flag[] = [
   'allow-all',
   'mode',
   'sandbox',
+  'trust',
   'verbose',
   ...PERMISSION_FLAGS,
 ];
@@ -188,6 +190,9 @@ Options:
   -A, --allow-all  grant everything (the sandbox, the blacklist and denials still apply)
   --mode M         default | acceptEdits | plan | bypass
   --sandbox        run bash inside bubblewrap (fails when it cannot start; never falls back)
+  --trust          trust this folder's .mewcode settings (hooks, allow rules, mode bypass/acceptEdits,
+                   MCP servers), recorded in ~/.mewcode/trusted.json until they change; untrusted,
+                   they are ignored (on a terminal you are asked once)
   -v, --verbose    print every permission decision on stderr
                    .git/ and .mewcode/settings*.json are written only when an --allow-write path names them
   -h, --help       show this help

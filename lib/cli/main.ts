@@ -18,14 +18,20 @@ import {
 } from '../runtime.ts';
 import { runAgentCli } from './agent.ts';
 import { type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
+import { askTrust } from './trust_question.ts';
 
 export async function runCommand(args: ParsedArgs): Promise<number> {
   if (args.command === 'bench') return bench(args);
   // Serving MCP, stdin is the protocol: nothing may be asked on it.
-  const made = createRuntime({
+  const options: RuntimeOptions = {
     ...runtimeOptions(args),
     ...(args.command === 'mcp' ? { prompt: 'none' as const } : {}),
-  });
+  };
+  if (args.command !== 'mcp' && options.trust === undefined) {
+    const digest = await askTrust(options);
+    if (digest) options.trust = digest;
+  }
+  const made = createRuntime(options);
   if (!made.ok) throw new UsageError(made.error);
   const runtime = made.value;
   try {
@@ -130,7 +136,7 @@ async function read(runtime: Runtime, args: ParsedArgs): Promise<number> {
   return print(await runtime.call('read_file', input), args);
 }
 
-/** The runtime the flags describe: root, workers, permissions, mode, sandbox, prompt, verbosity. */
+/** The runtime the flags describe: root, workers, permissions, mode, sandbox, trust, prompt, verbosity. */
 export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
   const f = args.values;
   const permissions: Flags = { allow: {}, deny: {} };
@@ -149,6 +155,7 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
     permissions,
     ...(f.mode !== undefined ? { mode: f.mode as RuntimeOptions['mode'] & string } : {}),
     ...(f.sandbox ? { sandbox: true } : {}),
+    ...(f.trust ? { trust: true as const } : {}),
     prompt: 'terminal',
     ...(f.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
   };

@@ -44,7 +44,7 @@ export async function connectMcpServer(runtime: Runtime, name: string, c: McpSer
       continue;
     }
     const full = `mcp__${name}__${t.name}`;
-    const readOnly = t.annotations?.readOnlyHint === true;
+    const readOnly = c.trustReadOnlyHints === true && t.annotations?.readOnlyHint === true;
     for (const w of strictInexpressible(t.inputSchema))
       warnings.push(`${full}: ${w} is not expressible in OpenAI strict mode (moved into the description)`);
     const { $schema: _s, ...declared } = t.inputSchema as JsonSchemaObject & { $schema?: string };

@@ -36,6 +36,8 @@ export interface PolicyConfig {
   /** Turns a granted path (relative to the root or absolute) into a checked absolute path. */
   resolve: (p: string) => string;
   prompter?: Prompter;
+  /** Keeps the rules of an "always" answer (default: addLocalRules; the runtime also records them as the user's). */
+  remember?: (rules: readonly string[]) => void;
   /** Called with every decision (the CLI's --verbose). */
   log?: (line: string) => void;
 }
@@ -61,6 +63,7 @@ interface Env extends VerdictConfig {
   root: string;
   hooks: readonly Hook[];
   prompter?: Prompter;
+  remember?: (rules: readonly string[]) => void;
   log?: (line: string) => void;
   /** Granted write paths that lie in a protected location: they open exactly that much of it. */
   protectedGrants: readonly string[];
@@ -147,11 +150,11 @@ const prompt: Step = async (env, call) => {
       'prompt',
       `The user declined: ${call.tool} may not ${what}. Do not retry it; ask what they want instead.`,
     );
-  if (answer === 'always')
-    addLocalRules(
-      env.root,
-      asked.map((v) => exactRule(call.tool, v.access, env.rel)),
-    );
+  if (answer === 'always') {
+    const rules = asked.map((v) => exactRule(call.tool, v.access, env.rel));
+    if (env.remember) env.remember(rules);
+    else addLocalRules(env.root, rules);
+  }
   return allow('prompt', answer === 'always' ? 'allowed always (a local rule was added)' : 'allowed once');
 };
 

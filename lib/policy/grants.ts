@@ -1,12 +1,14 @@
 /**
  * What the policy tells a user who was not asked or answered "always": the flags that would grant
- * a refused call, and the exact local rules an "always" adds to .mewcode/settings.local.json.
+ * a refused call, and the exact local rules an "always" adds to .mewcode/settings.local.json (and
+ * records as the user's own in the trust record, see trust.ts).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CheckedAccess } from '../core/tool.ts';
 import { splitCommands } from './permissions.ts';
 import { subjectOf } from './rules.ts';
+import { recordGranted } from './trust.ts';
 
 /** The flags that would grant what was asked, for the no-terminal denial. */
 export function grantFlags(asked: readonly CheckedAccess[], rel: (p: string) => string): string[] {
@@ -39,4 +41,22 @@ export function addLocalRules(root: string, rules: readonly string[]): void {
   json.permissions = { ...json.permissions, allow: [...allow] };
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+}
+
+/**
+ * "Always" as the runtime wires it: the rules are first recorded as the user's own grant in their
+ * trust record (folder trust then applies them even where the project's settings are not trusted,
+ * and leaves them out of the digest), then written to .mewcode/settings.local.json.
+ */
+export function rememberAlways(
+  root: string,
+  home: string | undefined,
+  warn: (line: string) => void,
+): (rules: readonly string[]) => void {
+  return (rules) => {
+    const recorded = home ? recordGranted(home, root, rules) : undefined;
+    if (recorded && !recorded.ok)
+      warn(`mewcode: ${recorded.error}; the rule is written, but later runs ignore it unless you trust this folder`);
+    addLocalRules(root, rules);
+  };
 }

@@ -5,18 +5,17 @@
  * matched against what each access touches: a path (relative to the root) as a glob — a plain path
  * also covers everything below it —, a command as a prefix of whole words, a host or variable by
  * name; `=x` is exact, `~re` a regular expression, and a leading `!` negates. Which list wins is
- * decided in check.ts (deny > ask > allow, whatever file or depth).
+ * decided in check.ts (deny > ask > allow, whatever file or depth). The files are read and checked in
+ * settings_file.ts; what a project's files may widen is decided by folder trust (trust.ts).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import picomatch from 'picomatch';
-import * as v from 'valibot';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import type { CheckedAccess } from '../core/tool.ts';
-import { MODES, type Mode } from './modes.ts';
+import type { Mode } from './modes.ts';
+import { type Level, type McpServerConfig, readSettingsFiles, type SettingsFile } from './settings_file.ts';
+import { settleTrust, type TrustOption } from './trust.ts';
 
-export const LEVELS = ['local', 'project', 'user'] as const;
-export type Level = (typeof LEVELS)[number];
+export { LEVELS, type Level, type McpServerConfig, settingsFiles } from './settings_file.ts';
 export type RuleList = 'allow' | 'ask' | 'deny';
 
 export interface Rule {
@@ -29,13 +28,6 @@ export interface Rule {
   test?: (t: CheckedAccess, rel: (p: string) => string) => boolean;
 }
 
-/** An external MCP server from the settings: started over stdio by lib/mcp/client.ts. */
-export interface McpServerConfig {
-  command: string;
-  args?: string[];
-  env?: Record<string, string>;
-}
-
 export interface Hook {
   command: string;
   /** Regex on the tool name; absent: every tool. */
@@ -44,40 +36,6 @@ export interface Hook {
   level: Level;
 }
 
-const Settings = v.strictObject({
-  permissions: v.optional(
-    v.strictObject({
-      allow: v.optional(v.array(v.string())),
-      ask: v.optional(v.array(v.string())),
-      deny: v.optional(v.array(v.string())),
-    }),
-  ),
-  mode: v.optional(v.picklist(MODES)),
-  hooks: v.optional(
-    v.strictObject({
-      PreToolUse: v.optional(
-        v.array(
-          v.strictObject({
-            command: v.pipe(v.string(), v.minLength(1)),
-            matcher: v.optional(v.string()),
-            timeout: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-          }),
-        ),
-      ),
-    }),
-  ),
-  mcpServers: v.optional(
-    v.record(
-      v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/, 'an MCP server name is letters, digits, _ or -')),
-      v.strictObject({
-        command: v.pipe(v.string(), v.minLength(1)),
-        args: v.optional(v.array(v.string())),
-        env: v.optional(v.record(v.string(), v.string())),
-      }),
-    ),
-  ),
-});
-
 export interface LoadedSettings {
   rules: Rule[];
   hooks: Hook[];
@@ -85,42 +43,37 @@ export interface LoadedSettings {
   mcpServers: Record<string, McpServerConfig>;
   mode?: Mode;
   files: string[];
+  /** One line naming what an untrusted project's settings would have widened, and was ignored. */
+  notice?: string;
 }
 
-export function settingsFiles(root: string, home: string | undefined): [Level, string][] {
-  const files: [Level, string][] = [
-    ['local', path.join(root, '.mewcode', 'settings.local.json')],
-    ['project', path.join(root, '.mewcode', 'settings.json')],
-  ];
-  if (home) files.push(['user', path.join(home, '.mewcode', 'settings.json')]);
-  return files;
-}
-
-/** Loads every settings file that exists; any problem is an error naming the file and what is wrong. */
+/**
+ * Loads every settings file that exists, the project and local ones only as far as folder trust
+ * allows (trust.ts); any problem is an error naming the file and what is wrong.
+ */
 export function loadSettings(
   root: string,
   home: string | undefined,
   toolNames: readonly string[],
+  trust?: TrustOption,
 ): Result<LoadedSettings, string> {
+  const read = readSettingsFiles(root, home);
+  if (!read.ok) return read;
+  // Every file is checked whole, what trust ignores included: a bad file is an error either way.
+  const whole = compile(read.value, toolNames);
+  if (!whole.ok) return whole;
+  const settled = settleTrust(root, home, read.value, trust);
+  if (!settled.ok) return settled;
+  const { files, notice } = settled.value;
+  if (!notice) return whole;
+  const applied = compile(files, toolNames);
+  return applied.ok ? okValue({ ...applied.value, notice }) : applied;
+}
+
+function compile(files: readonly SettingsFile[], toolNames: readonly string[]): Result<LoadedSettings, string> {
   const out: LoadedSettings = { rules: [], hooks: [], mcpServers: {}, files: [] };
-  for (const [level, file] of settingsFiles(root, home)) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      return errValue(`Cannot read ${file}: ${(e as NodeJS.ErrnoException).code}`);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      return errValue(`${file} is not valid JSON: ${(e as Error).message}`);
-    }
-    const parsed = v.safeParse(Settings, json);
-    if (!parsed.success) return errValue(`${file} is not a valid settings file:\n${v.summarize(parsed.issues)}`);
+  for (const { level, file, settings: s } of files) {
     out.files.push(file);
-    const s = parsed.output;
     // The closest file's mode wins (local > project > user).
     if (s.mode && out.mode === undefined) out.mode = s.mode;
     for (const list of ['deny', 'ask', 'allow'] as const) {

@@ -75,6 +75,7 @@ test('mcp client: an external server’s tools register as mcp__<server>__<tool>
   const c = await connectMcpServer(rt, 'fx', {
     command: process.execPath,
     args: ['--import', TSX, path.join(REPO, 'test/fixtures/mcp_server.ts')],
+    trustReadOnlyHints: true, // echo's readOnlyHint is believed only for a server the user marked
   });
   closers.push(() => c.close());
   assert.deepEqual(c.tools, ['mcp__fx__echo', 'mcp__fx__shout']);
@@ -109,6 +110,7 @@ test('mcp client: a remote tool keeps its name and the schema its server declare
   const c = await connectMcpServer(rt, 'Fx-2', {
     command: process.execPath,
     args: ['--import', TSX, path.join(REPO, 'test/fixtures/mcp_server.ts')],
+    trustReadOnlyHints: true, // its echo says it only reads, so it runs without a grant
   });
   closers.push(() => c.close());
   assert.deepEqual(c.tools, ['mcp__Fx-2__echo', 'mcp__Fx-2__shout']);

@@ -372,13 +372,14 @@ test('policy prompt: y allows once, A always, anything else or EOF denies; contr
 
 test('policy: "always" writes a local rule that the next runtime honours', async () => {
   const root = tempDir();
+  const home = tempDir(); // where the rule is recorded as the user's own (see trust.test.ts)
   writeTree(root, { 'a.txt': 'x\n' });
-  const rt = runtimeAt(root, { workers: 0, home: null, prompt: { ask: async () => 'always' } });
+  const rt = runtimeAt(root, { workers: 0, home, prompt: { ask: async () => 'always' } });
   const r = await rt.call('bash', { command: 'echo hi' });
   assert.equal(r.content, 'exit_code: 0\nhi\n');
   const local = JSON.parse(readFileSync(path.join(root, '.mewcode/settings.local.json'), 'utf8'));
   assert.deepEqual(local, { permissions: { allow: ['bash(=echo hi)'] } });
-  const next = runtimeAt(root, { workers: 0, home: null });
+  const next = runtimeAt(root, { workers: 0, home });
   assert.equal((await next.call('bash', { command: 'echo hi' })).content, 'exit_code: 0\nhi\n');
   assert.equal((await next.call('bash', { command: 'echo other' })).code, 'permission_denied');
 });
@@ -398,7 +399,7 @@ test('policy: PreToolUse hooks see the access as JSON and block with exit 2', as
       },
     }),
   });
-  const rt = runtimeAt(root, { workers: 0, home: null });
+  const rt = runtimeAt(root, { workers: 0, home: null, trust: true });
   assert.equal((await rt.call('bash', { command: 'echo fine' })).content, 'exit_code: 0\nfine\n');
   const blocked = await rt.call('bash', { command: 'echo forbidden' });
   assert.equal(blocked.code, 'permission_denied');
@@ -430,7 +431,7 @@ test('policy: the settings mode applies, local over project over user', async ()
   writeTree(root, { '.mewcode/settings.json': JSON.stringify({ mode: 'plan' }) });
   assert.equal(runtimeAt(root, { workers: 0, home }).policy.mode, 'plan');
   writeTree(root, { '.mewcode/settings.local.json': JSON.stringify({ mode: 'acceptEdits' }) });
-  assert.equal(runtimeAt(root, { workers: 0, home }).policy.mode, 'acceptEdits');
+  assert.equal(runtimeAt(root, { workers: 0, home, trust: true }).policy.mode, 'acceptEdits');
   assert.equal(
     runtimeAt(root, { workers: 0, home, mode: 'default' }).policy.mode,
     'default',
