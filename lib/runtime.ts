@@ -25,7 +25,7 @@ import { createGate, type PathGate } from './policy/path_gate.ts';
 import type { Flags, Grant, PermissionFlags } from './policy/permissions.ts';
 import { type Prompter, terminalPrompter } from './policy/prompt.ts';
 import { readDenyOf } from './policy/read_deny.ts';
-import { loadSettings, type McpServerConfig } from './policy/rules.ts';
+import { loadSettings, type McpServerConfig, type Rule } from './policy/rules.ts';
 import { createReadPool, defaultWorkers } from './pool/pool.ts';
 import { SkillCatalog } from './skills/catalog.ts';
 import type { SkillSources } from './skills/fetch.ts';
@@ -117,11 +117,12 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   });
   let sandbox: SandboxConfig | undefined;
   if (options.sandbox) {
-    const allowNet = flags.allow.net === true && !flags.deny.net;
-    const probe = probeSandbox(gate.root, allowNet);
+    const made = sandboxConfigOf(gate, flags, settings.value.rules);
+    if (!made.ok) return made;
+    const probe = probeSandbox(made.value);
     if (!probe.ok)
       return errValue(`--sandbox was asked for, but ${probe.error}. Refusing to run commands unsandboxed.`);
-    sandbox = { bwrap: probe.value, root: gate.root, allowNet };
+    sandbox = { ...made.value, bwrap: probe.value };
   }
   const registry = new Registry(TOOLS);
   const ledger = new Ledger();
@@ -172,6 +173,33 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     },
   };
   return okValue(runtime);
+}
+
+/**
+ * What the sandbox needs from the flags and rules. A host list in --allow-net is refused: the sandbox
+ * can give a command all of the network or none of it, not some hosts.
+ */
+function sandboxConfigOf(
+  gate: PathGate,
+  flags: Flags,
+  rules: readonly Rule[],
+): Result<Omit<SandboxConfig, 'bwrap'>, string> {
+  const net = flags.allow.net;
+  const deny = flags.deny.net;
+  const hosts = Array.isArray(net) && net.length > 0 && deny !== true ? `--allow-net=${net.join(',')}` : undefined;
+  const except = net === true && Array.isArray(deny) && deny.length > 0 ? `--deny-net=${deny.join(',')}` : undefined;
+  if (hosts || except)
+    return errValue(
+      `--sandbox cannot give a command only part of the network (${hosts ?? except}): bubblewrap gives it all of the network or none. Use --allow-net without hosts to give sandboxed commands the whole network, or drop --allow-net to give them none`,
+    );
+  const denied = flags.deny.read;
+  const denyRules = readDenyOf({ allow: {}, deny: {} }, rules, gate);
+  return okValue({
+    root: gate.root,
+    allowNet: net === true && !deny,
+    denyRead: denied === true ? [gate.root] : (denied || []).map((p) => path.resolve(gate.root, p)),
+    ...(denyRules ? { denyRules } : {}),
+  });
 }
 
 function flagsOf(o: RuntimeOptions): Flags {
