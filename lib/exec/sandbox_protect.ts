@@ -72,7 +72,7 @@ export function protectRoot(root: string, dir: string): Result<Protection, strin
         saveState(dir, key, pruned(state)); // placeholders made for this command go again
         return entry;
       }
-      args.push('--ro-bind', p, p);
+      if (entry.value) args.push('--ro-bind', p, p);
     }
     // A `.git` file (a worktree, a submodule) names the real git directory: inside the root it is as
     // writable as the root, so it is protected too, with a worktree's common directory.
@@ -96,8 +96,12 @@ export function releaseUse(root: string, dir: string, use: Use): void {
   removeQuietly(use.status);
 }
 
-/** The entry exists (and is not a symlink), or a placeholder now stands in for it. */
-function ensureEntry(p: string, state: State): Result<void, string> {
+/**
+ * The entry exists (and is not a symlink: bind it), a placeholder now stands in for it (bind it), or
+ * the root cannot take it at all (a read-only file system, a directory this user may not write — the
+ * sandbox, with the same user and no capabilities, cannot create it either: nothing to bind).
+ */
+function ensureEntry(p: string, state: State): Result<boolean, string> {
   for (let tries = 0; tries < 3; tries++) {
     try {
       const st = lstatSync(p);
@@ -105,7 +109,7 @@ function ensureEntry(p: string, state: State): Result<void, string> {
         return errValue(
           `${path.basename(p)} in the root is a symbolic link (to ${quoteLink(p)}); the sandbox can keep a real directory read-only, not a link. Replace the link with the directory it points to, or run without --sandbox`,
         );
-      return okValue(undefined);
+      return okValue(true);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return errValue(`cannot inspect ${p}: ${errText(e)}`);
     }
@@ -113,9 +117,11 @@ function ensureEntry(p: string, state: State): Result<void, string> {
       mkdirSync(p, { mode: 0o755 });
       const st = lstatSync(p);
       state.placeholders.push({ path: p, dev: st.dev, ino: st.ino });
-      return okValue(undefined);
+      return okValue(true);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return errValue(`cannot create ${p}: ${errText(e)}`);
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return okValue(false);
+      if (code !== 'EEXIST') return errValue(`cannot create ${p}: ${errText(e)}`);
       // made by someone else just now: inspect it again
     }
   }

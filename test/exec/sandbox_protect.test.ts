@@ -194,6 +194,17 @@ test('sandbox: one sandbox ending never unprotects another still running (across
   assert.ok(!existsSync(path.join(root, '.mewcode')));
 });
 
+test('sandbox: the command cannot forge the status that ends its use (bubblewrap keeps its descriptors)', {
+  skip,
+}, async () => {
+  const root = tempDir();
+  const out = await run(
+    sandboxAt(root),
+    `printf '{ "exit-code": 0 }\\n' 2>/dev/null >&4 || echo no-fd-4; for fd in 3 4 5 6 7 8 9; do [ -e /proc/self/fd/$fd ] && echo open $fd; done; true`,
+  );
+  assert.equal(out, 'exit_code: 0\nno-fd-4\n');
+});
+
 test('sandbox: a placeholder the host wrote into is kept; a crashed runtime’s placeholder goes with the next command', {
   skip,
 }, async () => {
