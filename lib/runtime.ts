@@ -14,6 +14,7 @@ import type { ToolResult } from './core/tool.ts';
 import { createLanes } from './dispatch.ts';
 import { probeSandbox, type SandboxConfig } from './exec/bwrap.ts';
 import { childEnv } from './exec/env.ts';
+import { sandboxConfigOf } from './exec/sandbox_config.ts';
 import { sweepJournals } from './lane/journal.ts';
 import { Ledger } from './lane/ledger.ts';
 import { type AnthropicTool, toAnthropicTools } from './llm/anthropic.ts';
@@ -25,7 +26,7 @@ import { createGate, type PathGate } from './policy/path_gate.ts';
 import type { Flags, Grant, PermissionFlags } from './policy/permissions.ts';
 import { type Prompter, terminalPrompter } from './policy/prompt.ts';
 import { readDenyOf } from './policy/read_deny.ts';
-import { loadSettings, type McpServerConfig, type Rule } from './policy/rules.ts';
+import { loadSettings, type McpServerConfig } from './policy/rules.ts';
 import { createReadPool, defaultWorkers } from './pool/pool.ts';
 import { SkillCatalog } from './skills/catalog.ts';
 import type { SkillSources } from './skills/fetch.ts';
@@ -173,33 +174,6 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     },
   };
   return okValue(runtime);
-}
-
-/**
- * What the sandbox needs from the flags and rules. A host list in --allow-net is refused: the sandbox
- * can give a command all of the network or none of it, not some hosts.
- */
-function sandboxConfigOf(
-  gate: PathGate,
-  flags: Flags,
-  rules: readonly Rule[],
-): Result<Omit<SandboxConfig, 'bwrap'>, string> {
-  const net = flags.allow.net;
-  const deny = flags.deny.net;
-  const hosts = Array.isArray(net) && net.length > 0 && deny !== true ? `--allow-net=${net.join(',')}` : undefined;
-  const except = net === true && Array.isArray(deny) && deny.length > 0 ? `--deny-net=${deny.join(',')}` : undefined;
-  if (hosts || except)
-    return errValue(
-      `--sandbox cannot give a command only part of the network (${hosts ?? except}): bubblewrap gives it all of the network or none. Use --allow-net without hosts to give sandboxed commands the whole network, or drop --allow-net to give them none`,
-    );
-  const denied = flags.deny.read;
-  const denyRules = readDenyOf({ allow: {}, deny: {} }, rules, gate);
-  return okValue({
-    root: gate.root,
-    allowNet: net === true && !deny,
-    denyRead: denied === true ? [gate.root] : (denied || []).map((p) => path.resolve(gate.root, p)),
-    ...(denyRules ? { denyRules } : {}),
-  });
 }
 
 function flagsOf(o: RuntimeOptions): Flags {
