@@ -14,6 +14,7 @@ import type { ToolResult } from './core/tool.ts';
 import { createLanes } from './dispatch.ts';
 import { probeSandbox, type SandboxConfig } from './exec/bwrap.ts';
 import { childEnv } from './exec/env.ts';
+import { sandboxConfigOf } from './exec/sandbox_config.ts';
 import { sweepJournals } from './lane/journal.ts';
 import { Ledger } from './lane/ledger.ts';
 import { type AnthropicTool, toAnthropicTools } from './llm/anthropic.ts';
@@ -131,11 +132,12 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   });
   let sandbox: SandboxConfig | undefined;
   if (options.sandbox) {
-    const allowNet = flags.allow.net === true && !flags.deny.net;
-    const probe = probeSandbox(gate.root, allowNet);
+    const made = sandboxConfigOf(gate, flags, settings.value.rules);
+    if (!made.ok) return made;
+    const probe = probeSandbox(made.value);
     if (!probe.ok)
       return errValue(`--sandbox was asked for, but ${probe.error}. Refusing to run commands unsandboxed.`);
-    sandbox = { bwrap: probe.value, root: gate.root, allowNet };
+    sandbox = { ...made.value, bwrap: probe.value };
   }
   const registry = new Registry(TOOLS);
   const ledger = new Ledger();

@@ -261,7 +261,7 @@ test('install_skill: needs network permission for the source host', async () => 
   const rt = runtimeAt(root, {
     workers: 0,
     skillSources: { githubApi: base },
-    permissions: { allow: { write: true } },
+    permissions: { allow: { write: ['.mewcode/skills'] } }, // .mewcode/ is protected: only a grant naming it opens it
   });
   const r = await rt.call('install_skill', { url: tree('review') });
   assert.equal(r.code, 'permission_denied');
