@@ -6,10 +6,10 @@
  */
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { defaultSpillDir } from './core/budget.ts';
 import { runInGroups } from './core/call_groups.ts';
 import { Registry, type ToolDefinition } from './core/registry.ts';
 import { errValue, okValue, type Result } from './core/result.ts';
+import { spillDirFor } from './core/spill_dir.ts';
 import type { ToolResult } from './core/tool.ts';
 import { createLanes } from './dispatch.ts';
 import { probeSandbox, type SandboxConfig } from './exec/bwrap.ts';
@@ -92,7 +92,12 @@ export interface Runtime {
 
 /** Builds a runtime, or says why it cannot (a root that does not exist, a bad settings file, no sandbox). */
 export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, string> {
-  const gateResult = createGate({ root: options.root ?? process.cwd(), extraReadRoots: [defaultSpillDir()] });
+  // read_file may read this root's spill files, and no other root's (lib/core/spill_dir.ts).
+  const spillRoots = (root: string) => {
+    const dir = spillDirFor(root, { create: false });
+    return dir.ok ? [dir.value] : [];
+  };
+  const gateResult = createGate({ root: options.root ?? process.cwd(), extraReadRoots: spillRoots });
   if (!gateResult.ok) return errValue(gateResult.error.message);
   const gate = gateResult.value;
   const home = options.home === null ? undefined : (options.home ?? homedir());

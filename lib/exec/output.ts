@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { defaultSpillDir, fmtInt, truncationMarker } from '../core/budget.ts';
+import { fmtInt, truncationMarker } from '../core/budget.ts';
+import type { Result } from '../core/result.ts';
 
 export const HEAD_BYTES = 16 * 1024;
 export const TAIL_BYTES = 16 * 1024;
@@ -26,6 +27,13 @@ export class OutputCollector {
   #spillPath: string | undefined;
   #spillBytes = 0;
   #pending: Buffer[] = []; // everything, until the output outgrows head + tail
+  #spillRefused: string | undefined;
+  readonly #spillDir: () => Result<string, string>;
+
+  /** `spillDir` is asked only when the output outgrows head + tail (lib/core/spill_dir.ts `spillDirFor`). */
+  constructor(spillDir: () => Result<string, string>) {
+    this.#spillDir = spillDir;
+  }
 
   get total(): number {
     return this.#total;
@@ -64,11 +72,16 @@ export class OutputCollector {
   }
 
   #openSpill(): void {
+    const dir = this.#spillDir();
     try {
-      this.#spillPath = path.join(defaultSpillDir(), `bash-${Date.now()}-${randomBytes(4).toString('hex')}.txt`);
+      if (!dir.ok) throw new Error(dir.error);
+      this.#spillPath = path.join(dir.value, `bash-${Date.now()}-${randomBytes(4).toString('hex')}.txt`);
       this.#spillFd = openSync(this.#spillPath, 'wx', 0o600);
       for (const p of this.#pending) this.#spill(p);
-    } catch {
+    } catch (e) {
+      this.#spillRefused = dir.ok
+        ? `${this.#spillPath} cannot be written: ${(e as NodeJS.ErrnoException).code ?? e}`
+        : dir.error;
       this.#spillPath = undefined;
       this.#spillFd = -1; // could not spill: keep head and tail only
     }
@@ -93,7 +106,7 @@ export class OutputCollector {
     const tail = tailRaw.subarray(tailStart(tailRaw));
     const where = this.#spillPath
       ? `the whole output is in "${this.#spillPath}"${this.#spillBytes < this.#total ? ` (its first ${fmtInt(this.#spillBytes)} bytes)` : ''}; read it with read_file or search it with grep`
-      : 'the middle could not be saved';
+      : `the middle could not be saved (${this.#spillRefused})`;
     const marker = truncationMarker(
       `${fmtInt(this.#total)} bytes of output, showing the first ${fmtInt(head.length)} and the last ${fmtInt(tail.length)}`,
       where,

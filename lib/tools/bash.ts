@@ -8,6 +8,7 @@ import { statSync } from 'node:fs';
 import * as v from 'valibot';
 import { fmtInt } from '../core/budget.ts';
 import { displayPath } from '../core/paths.ts';
+import { spillDirFor } from '../core/spill_dir.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import { bwrapArgv } from '../exec/bwrap.ts';
@@ -87,7 +88,7 @@ export const bash = defineTool({
     const script = ['exec 2>&1', a.command].join('\n');
     const shellArgv = [SHELL, '-c', script];
     const argv = exec.sandbox ? bwrapArgv(exec.sandbox, cwd, exec.env, shellArgv) : shellArgv;
-    const out = new OutputCollector();
+    const out = new OutputCollector(() => spillDirFor(ctx.root));
     const o = await supervise(
       {
         argv,
