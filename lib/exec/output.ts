@@ -136,14 +136,18 @@ function tailStart(b: Buffer): number {
   return i;
 }
 
-// CSI and OSC sequences, and other C0 controls but tab, newline and carriage return. Built from a
-// string so the source holds no control characters.
+// Escape sequences in their 7-bit (ESC …) and 8-bit (C1, U+0080–U+009F) forms, with what they
+// introduce: CSI parameters and final byte; OSC, DCS, SOS, PM and APC strings up to BEL or ST. Then
+// any other C0 or C1 control but tab, newline and carriage return. A terminal that honours C1 would
+// act on U+009B like on ESC [. Built from a string so the source holds no control characters.
+const ST = '(?:\\u0007|\\u001b\\\\|\\u009c)'; // BEL, ESC \ or U+009C
+const STRING_BODY = '[^\\u0007\\u001b\\u009c]*';
 const ANSI = new RegExp(
   [
-    '\\u001b\\[[0-?]*[ -/]*[@-~]', // CSI: colours, cursor moves, clears
-    '\\u001b\\][^\\u0007\\u001b]*(?:\\u0007|\\u001b\\\\)', // OSC: titles, hyperlinks
+    '(?:\\u001b\\[|\\u009b)[0-?]*[ -/]*[@-~]', // CSI: colours, cursor moves, clears
+    `(?:\\u001b[\\]PX^_]|[\\u0090\\u0098\\u009d\\u009e\\u009f])${STRING_BODY}${ST}`, // OSC (titles, links), DCS, SOS, PM, APC
     '\\u001b[@-Z\\\\-_]', // other two-byte escapes
-    '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]',
+    '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]',
   ].join('|'),
   'g',
 );
