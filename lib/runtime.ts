@@ -13,6 +13,7 @@ import { spillDirFor } from './core/spill_dir.ts';
 import type { ToolResult } from './core/tool.ts';
 import { createLanes } from './dispatch.ts';
 import { probeSandbox, type SandboxConfig } from './exec/bwrap.ts';
+import { sweepStaleCgroups } from './exec/cgroup.ts';
 import { childEnv } from './exec/env.ts';
 import { sweepJournals } from './lane/journal.ts';
 import { Ledger } from './lane/ledger.ts';
@@ -132,6 +133,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   const ledger = new Ledger();
   const skills = new SkillCatalog(gate.root, home);
   sweepJournals(); // temp files of writers that died mid-write
+  void sweepStaleCgroups(); // commands of runtimes that were SIGKILLed
   const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
   const readDeny = readDenyOf(flags, settings.value.rules, gate);
   const lanes = createLanes({

@@ -1,8 +1,9 @@
 /**
- * bash: runs a command with `bash -c` (`sh -c` where bash is absent) in its own process group, with an
- * honest timeout, the environment allowlist, stdin closed, and stdout and stderr merged in order into
- * bounded memory (the whole output spilled to a file when it is long). Optionally inside the
- * bubblewrap sandbox. Write lane (main thread, one call at a time).
+ * bash: runs a command with `bash -c` (`sh -c` where bash is absent) contained so that nothing it starts
+ * outlives it (lib/exec/supervise.ts), with an honest timeout, the environment allowlist, stdin closed,
+ * and stdout and stderr merged in order into bounded memory (the whole output spilled to the root's
+ * spill directory when it is long). Optionally inside the bubblewrap sandbox. Write lane (main thread,
+ * one call at a time).
  */
 import { statSync } from 'node:fs';
 import * as v from 'valibot';
@@ -12,6 +13,7 @@ import { spillDirFor } from '../core/spill_dir.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import { bwrapArgv } from '../exec/bwrap.ts';
+import type { ContainmentKind } from '../exec/containment.ts';
 import { OutputCollector } from '../exec/output.ts';
 import { supervise } from '../exec/supervise.ts';
 import type { WriteContext } from '../lane/context.ts';
@@ -96,6 +98,7 @@ export const bash = defineTool({
         env: exec.sandbox ? { PATH: process.env.PATH ?? '/usr/bin:/bin' } : exec.env,
         timeoutMs,
         signal: ctx.signal,
+        ownPidNamespace: Boolean(exec.sandbox), // bwrap --unshare-pid --die-with-parent
       },
       out,
     );
@@ -107,22 +110,26 @@ export const bash = defineTool({
       ...(spillPath ? { spillPath } : {}),
       ...(a.description ? { description: a.description } : {}),
       sandboxed: Boolean(exec.sandbox),
+      contained: o.contained,
+      ...(o.leftover ? { leftover: o.leftover } : {}),
     };
     if (o.ending === 'spawn_error') return fail('io', `Cannot start ${SHELL}: ${o.error}`, meta);
     if (o.ending === 'timeout') {
       return fail(
         'timeout',
-        `The command ran past its timeout of ${fmtInt(timeoutMs)} ms and was stopped (process group terminated). Output so far:\n${text}`,
+        `The command ran past its timeout of ${fmtInt(timeoutMs)} ms and was stopped (${stopped(o.contained)}). Output so far:\n${text}`,
         meta,
       );
     }
     if (o.ending === 'cancelled')
-      return fail(
-        'cancelled',
-        `The command was cancelled and its process group terminated. Output so far:\n${text}`,
-        meta,
-      );
+      return fail('cancelled', `The command was cancelled (${stopped(o.contained)}). Output so far:\n${text}`, meta);
     const status = o.exitCode !== null ? `exit_code: ${o.exitCode}` : `exit_code: killed by ${o.signal}`;
     return ok(text === '' ? `${status}\n(no output)` : `${status}\n${text}`, meta);
   },
 });
+
+/** What the kill reached, as the containment guarantees it. */
+const stopped = (kind: ContainmentKind) =>
+  kind === 'group'
+    ? 'its process group was killed; processes that left the group may still run'
+    : 'every process it started was killed';
