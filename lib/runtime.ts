@@ -84,7 +84,7 @@ export interface Runtime {
   /** Runs one tool call; never throws. Write tools queue in the write lane. */
   call(name: string, input: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;
   /** Runs calls as the agent loop does: consecutive read-only calls together, writes one by one; results in order. */
-  batch(calls: readonly BatchCall[]): Promise<ToolResult[]>;
+  batch(calls: readonly BatchCall[], options?: { signal?: AbortSignal }): Promise<ToolResult[]>;
   definitions(format: 'anthropic'): AnthropicTool[];
   definitions(format: 'openai' | 'openai-strict'): OpenAITool[];
   definitions(format?: DefinitionFormat): AnthropicTool[] | OpenAITool[];
@@ -166,11 +166,11 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     isReadOnly,
     call: (name, input, callOptions = {}) =>
       registry.execute(name, input, { root: gate.root, signal: callOptions.signal, authorize, lanes }),
-    batch: (calls) =>
+    batch: (calls, batchOptions = {}) =>
       runInGroups(
         calls,
         (c) => isReadOnly(c.name),
-        (c) => runtime.call(c.name, c.input),
+        (c) => runtime.call(c.name, c.input, batchOptions),
       ),
     definitions: ((format: DefinitionFormat = 'anthropic') =>
       definitionsAs(registry.definitions(), format)) as Runtime['definitions'],
