@@ -60,9 +60,11 @@ export async function supervise(s: Supervised, out: OutputCollector): Promise<Ou
     if (!made.ok) return { ...base, ending: 'spawn_error', error: `it could not be contained: ${made.error}`, ms: 0 };
     cgroup = made.value.dir;
     argv = ['/bin/sh', '-c', ENTER_SCRIPT, 'sh', made.value.dir, made.value.path, ...argv];
+  } else if (how.kind === 'pidns' && how.prefix) {
     // Around bwrap too: bwrap reports the command's exit before its own namespace is empty, unshare
     // only after (its init's exit waits for the namespace, nested ones included).
-  } else if (how.kind === 'pidns' && how.prefix) argv = [...how.prefix, ...argv];
+    argv = [...how.prefix, ...argv];
+  }
 
   const [cmd, ...args] = argv;
   const child = spawn(cmd as string, args, {
