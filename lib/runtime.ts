@@ -6,13 +6,14 @@
  */
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { defaultSpillDir } from './core/budget.ts';
 import { runInGroups } from './core/call_groups.ts';
 import { Registry, type ToolDefinition } from './core/registry.ts';
 import { errValue, okValue, type Result } from './core/result.ts';
+import { spillDirFor } from './core/spill_dir.ts';
 import type { ToolResult } from './core/tool.ts';
 import { createLanes } from './dispatch.ts';
 import { probeSandbox, type SandboxConfig } from './exec/bwrap.ts';
+import { sweepStaleCgroups } from './exec/cgroup.ts';
 import { childEnv } from './exec/env.ts';
 import { sandboxConfigOf } from './exec/sandbox_config.ts';
 import { sweepJournals } from './lane/journal.ts';
@@ -95,7 +96,7 @@ export interface Runtime {
   /** Runs one tool call; never throws. Write tools queue in the write lane. */
   call(name: string, input: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;
   /** Runs calls as the agent loop does: consecutive read-only calls together, writes one by one; results in order. */
-  batch(calls: readonly BatchCall[]): Promise<ToolResult[]>;
+  batch(calls: readonly BatchCall[], options?: { signal?: AbortSignal }): Promise<ToolResult[]>;
   definitions(format: 'anthropic'): AnthropicTool[];
   definitions(format: 'openai' | 'openai-strict'): OpenAITool[];
   definitions(format?: DefinitionFormat): AnthropicTool[] | OpenAITool[];
@@ -104,7 +105,12 @@ export interface Runtime {
 
 /** Builds a runtime, or says why it cannot (a root that does not exist, a bad settings file, no sandbox). */
 export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, string> {
-  const gateResult = createGate({ root: options.root ?? process.cwd(), extraReadRoots: [defaultSpillDir()] });
+  // read_file may read this root's spill files, and no other root's (lib/core/spill_dir.ts).
+  const spillRoots = (root: string) => {
+    const dir = spillDirFor(root, { create: false });
+    return dir.ok ? [dir.value] : [];
+  };
+  const gateResult = createGate({ root: options.root ?? process.cwd(), extraReadRoots: spillRoots });
   if (!gateResult.ok) return errValue(gateResult.error.message);
   const gate = gateResult.value;
   const home = options.home === null ? undefined : (options.home ?? homedir());
@@ -143,6 +149,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   const ledger = new Ledger();
   const skills = new SkillCatalog(gate.root, home);
   sweepJournals(); // temp files of writers that died mid-write
+  void sweepStaleCgroups(); // commands of runtimes that were SIGKILLed
   const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
   const readDeny = readDenyOf(flags, settings.value.rules, gate);
   const lanes = createLanes({
@@ -175,11 +182,11 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     isReadOnly,
     call: (name, input, callOptions = {}) =>
       registry.execute(name, input, { root: gate.root, signal: callOptions.signal, authorize, lanes }),
-    batch: (calls) =>
+    batch: (calls, batchOptions = {}) =>
       runInGroups(
         calls,
         (c) => isReadOnly(c.name),
-        (c) => runtime.call(c.name, c.input),
+        (c) => runtime.call(c.name, c.input, batchOptions),
       ),
     definitions: ((format: DefinitionFormat = 'anthropic') =>
       definitionsAs(registry.definitions(), format)) as Runtime['definitions'],

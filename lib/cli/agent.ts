@@ -1,7 +1,8 @@
 /**
  * The one-shot agent run from the command line: the answer streams to stdout, tool activity goes to
  * stderr as `● tool(argument preview)` with a short result preview, `--json` prints the transcript.
- * Exit 0 when the run ends with an answer, 1 when it stops on a model or tool failure, 130 on Ctrl-C.
+ * Exit 0 when the run ends with an answer, 1 when it stops on a model or tool failure, 130 on Ctrl-C
+ * (the caller's `signal`, aborted by lib/cli/signals.ts).
  */
 
 import { type AgentEvent, runAgent } from '../agent/loop.ts';
@@ -18,17 +19,13 @@ export interface AgentCli {
   baseURL?: string;
   maxTurns?: number;
   json: boolean;
+  /** Aborted when the run must stop (a signal to the CLI): the model stream and the running tools end. */
+  signal: AbortSignal;
 }
 
 export async function runAgentCli(runtime: Runtime, o: AgentCli): Promise<number> {
   const made = makeProvider({ provider: o.provider, ...(o.baseURL ? { baseURL: o.baseURL } : {}) });
   if (!made.ok) throw new UsageError(made.error);
-  const controller = new AbortController();
-  const onSigint = () => {
-    process.stderr.write('\nmewcode: interrupted; stopping the running tools\n');
-    controller.abort();
-  };
-  process.once('SIGINT', onSigint);
   let endedWithText = true;
   const onEvent = (e: AgentEvent) => {
     if (o.json) return;
@@ -44,30 +41,26 @@ export async function runAgentCli(runtime: Runtime, o: AgentCli): Promise<number
       process.stderr.write(`${indent}  ⎿ ${resultPreview(e.result)}\n`);
     }
   };
-  try {
-    const r = await runAgent({
-      task: o.task,
-      provider: made.value,
-      model: o.model ?? DEFAULT_MODELS[o.provider],
-      runtime,
-      signal: controller.signal,
-      onEvent,
-      ...(o.maxTurns ? { maxTurns: o.maxTurns } : {}),
-    });
-    if (o.json)
-      process.stdout.write(
-        `${JSON.stringify({ ok: r.ok, reason: r.reason, answer: r.answer, error: r.error, turns: r.turns, transcript: r.transcript }, null, 2)}\n`,
-      );
-    else if (!endedWithText) process.stdout.write('\n');
-    if (r.reason === 'cancelled') return 130;
-    if (!r.ok) {
-      process.stderr.write(`mewcode: ${r.error ?? r.reason}\n`);
-      return 1;
-    }
-    return 0;
-  } finally {
-    process.off('SIGINT', onSigint);
+  const r = await runAgent({
+    task: o.task,
+    provider: made.value,
+    model: o.model ?? DEFAULT_MODELS[o.provider],
+    runtime,
+    signal: o.signal,
+    onEvent,
+    ...(o.maxTurns ? { maxTurns: o.maxTurns } : {}),
+  });
+  if (o.json)
+    process.stdout.write(
+      `${JSON.stringify({ ok: r.ok, reason: r.reason, answer: r.answer, error: r.error, turns: r.turns, transcript: r.transcript }, null, 2)}\n`,
+    );
+  else if (!endedWithText) process.stdout.write('\n');
+  if (r.reason === 'cancelled') return 130;
+  if (!r.ok) {
+    process.stderr.write(`mewcode: ${r.error ?? r.reason}\n`);
+    return 1;
   }
+  return 0;
 }
 
 function preview(tool: string, input: unknown): string {

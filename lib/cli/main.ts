@@ -18,6 +18,7 @@ import {
 } from '../runtime.ts';
 import { runAgentCli } from './agent.ts';
 import { type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
+import { watchStopSignals } from './signals.ts';
 import { askTrust } from './trust_question.ts';
 
 export async function runCommand(args: ParsedArgs): Promise<number> {
@@ -34,38 +35,45 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
   const made = createRuntime(options);
   if (!made.ok) throw new UsageError(made.error);
   const runtime = made.value;
+  // SIGINT, SIGTERM, SIGHUP stop every running command; then the exit code is 128 + the signal's number.
+  const stop = watchStopSignals();
+  const { signal } = stop;
+  const exit = (code: number) => stop.exitCode() ?? code;
   try {
     switch (args.command) {
       case 'call':
-        return await call(runtime, args);
+        return exit(await call(runtime, args, signal));
       case 'read':
-        return await read(runtime, args);
+        return exit(await read(runtime, args, signal));
       case 'batch':
-        return await batch(runtime, args);
+        return exit(await batch(runtime, args, signal));
       case 'agent':
-        return await agent(runtime, args);
+        return exit(await agent(runtime, args, signal));
       case 'mcp': {
         if (args.positionals.length)
           throw new UsageError(`mcp takes no arguments; unexpected "${args.positionals[0]}".`);
         const { serveMcp } = await import('../mcp/server.ts');
-        await serveMcp(runtime, version());
-        return 0;
+        // The server waits on stdin: a signal ends it, once its running commands are gone.
+        const code = await Promise.race([serveMcp(runtime, version()).then(() => 0), stop.stopped]);
+        if (stop.exitCode() !== undefined) await runtime.close().then(() => process.exit(code));
+        return code;
       }
       case 'tools':
         return tools(runtime, args);
       case 'grep':
-        return await search(runtime, args, 'grep');
+        return exit(await search(runtime, args, 'grep', signal));
       case 'glob':
-        return await search(runtime, args, 'glob');
+        return exit(await search(runtime, args, 'glob', signal));
       default:
         throw new UsageError('No command given. See mewcode --help.');
     }
   } finally {
     await runtime.close();
+    stop.dispose();
   }
 }
 
-async function call(runtime: Runtime, args: ParsedArgs): Promise<number> {
+async function call(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Promise<number> {
   const [name, json, ...extra] = args.positionals;
   if (name === undefined)
     throw new UsageError(`call needs a tool name. Tools: ${runtime.registry.names().join(', ')}.`);
@@ -80,11 +88,11 @@ async function call(runtime: Runtime, args: ParsedArgs): Promise<number> {
       throw new UsageError(`The arguments for ${name} are not valid JSON: ${(e as Error).message}.`);
     }
   }
-  return print(await runtime.call(name, input), args);
+  return print(await runtime.call(name, input, { signal }), args);
 }
 
 /** batch: a JSON array (or JSON lines) of {name, input}; answers a JSON array of results in order. */
-async function batch(runtime: Runtime, args: ParsedArgs): Promise<number> {
+async function batch(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Promise<number> {
   const [source = '-', ...extra] = args.positionals;
   if (extra.length) throw new UsageError(`batch takes one file (or - for stdin); unexpected "${extra[0]}".`);
   let text: string;
@@ -96,7 +104,7 @@ async function batch(runtime: Runtime, args: ParsedArgs): Promise<number> {
     );
   }
   const calls = parseBatch(text);
-  const results = await runtime.batch(calls);
+  const results = await runtime.batch(calls, { signal });
   const out = results.map((result, i) => ({ name: calls[i]?.name, ...result }));
   process.stdout.write(`${JSON.stringify(out, null, args.values.json ? 2 : undefined)}\n`);
   return results.some((r) => r.isError) ? 1 : 0;
@@ -124,7 +132,7 @@ function parseBatch(text: string): BatchCall[] {
   });
 }
 
-async function read(runtime: Runtime, args: ParsedArgs): Promise<number> {
+async function read(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Promise<number> {
   const [file, ...extra] = args.positionals;
   if (file === undefined) throw new UsageError('read needs a file path.');
   if (extra.length) throw new UsageError(`read takes one file; unexpected "${extra[0]}".`);
@@ -133,7 +141,7 @@ async function read(runtime: Runtime, args: ParsedArgs): Promise<number> {
   const limit = positiveInt('limit', args.values.limit);
   if (offset !== undefined) input.offset = offset;
   if (limit !== undefined) input.limit = limit;
-  return print(await runtime.call('read_file', input), args);
+  return print(await runtime.call('read_file', input, { signal }), args);
 }
 
 /** The runtime the flags describe: root, workers, permissions, mode, sandbox, trust, prompt, verbosity. */
@@ -161,7 +169,7 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
   };
 }
 
-async function agent(runtime: Runtime, args: ParsedArgs): Promise<number> {
+async function agent(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Promise<number> {
   const f = args.values;
   const task = args.positionals.join(' ').trim();
   if (!task)
@@ -190,6 +198,7 @@ async function agent(runtime: Runtime, args: ParsedArgs): Promise<number> {
       ...(f['base-url'] ? { baseURL: f['base-url'] } : {}),
       ...(maxTurns ? { maxTurns } : {}),
       json: f.json ?? false,
+      signal,
     });
   } finally {
     for (const c of connections) await c.close();
@@ -216,7 +225,7 @@ async function bench(args: ParsedArgs): Promise<number> {
   return runBench(argv);
 }
 
-async function search(runtime: Runtime, args: ParsedArgs, tool: 'grep' | 'glob'): Promise<number> {
+async function search(runtime: Runtime, args: ParsedArgs, tool: 'grep' | 'glob', signal: AbortSignal) {
   const [pattern, dir, ...extra] = args.positionals;
   if (pattern === undefined) throw new UsageError(`${tool} needs a pattern.`);
   if (extra.length)
@@ -256,7 +265,7 @@ async function search(runtime: Runtime, args: ParsedArgs, tool: 'grep' | 'glob')
       if (n !== undefined) input[key] = n;
     }
   }
-  const result = await runtime.call(tool, input);
+  const result = await runtime.call(tool, input, { signal });
   print(result, args);
   if (result.isError) return 2;
   return Number(result.meta?.[tool === 'grep' ? 'files' : 'total'] ?? 0) > 0 ? 0 : 1;

@@ -1,13 +1,14 @@
 /**
  * The output budget: the one place results are cut. Cuts never split a UTF-8 sequence or a
  * surrogate pair, every cut says `[truncated: …]` with what was left out and how to get it, and an
- * oversized result is spilled whole to a file under the OS temp dir that read_file may read.
- * Runs wherever a tool runs (worker or main thread).
+ * oversized result is spilled whole to a file in its root's spill directory (lib/core/spill_dir.ts),
+ * which read_file may read. Runs wherever a tool runs (worker or main thread).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { errValue, okValue, type Result } from './result.ts';
+import { spillDirFor } from './spill_dir.ts';
 import type { ToolResult } from './tool_result.ts';
 
 /** Default budget for a tool result's content, in UTF-8 bytes. */
@@ -15,39 +16,14 @@ export const DEFAULT_RESULT_BYTES = 256 * 1024;
 
 export interface Budget {
   maxBytes?: number;
-  /** Where spill files go; default `<tmpdir>/mewcode-spill`. */
+  /** The root whose spill directory takes the whole text (its real path). */
+  root?: string;
+  /** Where spill files go instead (tests); without it or `root` nothing is spilled. */
   spillDir?: string;
 }
 
 /** The one marker style for anything cut from a result. */
 export const truncationMarker = (what: string, how: string) => `[truncated: ${what}; ${how}]`;
-
-/** Spill files older than this are removed when a process first uses the spill directory. */
-export const SPILL_TTL_MS = 24 * 60 * 60 * 1000;
-
-let spillDir: string | undefined;
-
-/** The directory spill files go to by default (resolved, so the path gate can compare real paths). */
-export function defaultSpillDir(): string {
-  if (spillDir) return spillDir;
-  const dir = path.join(tmpdir(), 'mewcode-spill');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  spillDir = realpathSync(dir);
-  pruneSpills(spillDir);
-  return spillDir;
-}
-
-function pruneSpills(dir: string): void {
-  const cutoff = Date.now() - SPILL_TTL_MS;
-  try {
-    for (const name of readdirSync(dir)) {
-      const file = path.join(dir, name);
-      if (name.endsWith('.txt') && statSync(file).mtimeMs < cutoff) rmSync(file, { force: true });
-    }
-  } catch {
-    // another process pruned it first, or the directory is not ours to tidy
-  }
-}
 
 /**
  * The longest prefix of `text` whose UTF-8 encoding fits in `maxBytes`, cut on a code point.
@@ -76,15 +52,16 @@ export function applyBudget(result: ToolResult, budget: Budget = {}): ToolResult
   const maxBytes = budget.maxBytes ?? DEFAULT_RESULT_BYTES;
   const totalBytes = Buffer.byteLength(result.content, 'utf8');
   if (totalBytes <= maxBytes) return result;
-  const spillPath = spill(result.content, budget.spillDir);
+  const spilled = spill(result.content, budget);
+  const spillPath = spilled.ok ? spilled.value : undefined;
   // Leave room for the marker inside the budget, then prefer ending on a whole line.
   let { text } = utf8Prefix(result.content, Math.max(0, maxBytes - 512));
   const nl = text.lastIndexOf('\n');
   if (nl > text.length * 0.9) text = text.slice(0, nl + 1);
   const shownBytes = Buffer.byteLength(text, 'utf8');
-  const how = spillPath
-    ? `the whole output is in "${spillPath}"; read the rest with read_file (file_path "${spillPath}", offset = the next line)`
-    : 'the rest could not be saved; narrow the request';
+  const how = spilled.ok
+    ? `the whole output is in "${spilled.value}"; read the rest with read_file (file_path "${spilled.value}", offset = the next line)`
+    : `the rest could not be saved (${spilled.error}); narrow the request`;
   const marker = truncationMarker(`showing ${fmtInt(shownBytes)} of ${fmtInt(totalBytes)} bytes`, how);
   return {
     ...result,
@@ -93,14 +70,18 @@ export function applyBudget(result: ToolResult, budget: Budget = {}): ToolResult
   };
 }
 
-function spill(content: string, dir?: string): string | undefined {
+function spill(content: string, budget: Budget): Result<string, string> {
+  const dir =
+    budget.spillDir !== undefined ? okValue(budget.spillDir) : budget.root ? spillDirFor(budget.root) : undefined;
+  if (dir === undefined) return errValue('no spill directory');
+  if (!dir.ok) return dir;
+  const file = path.join(dir.value, `${Date.now()}-${randomBytes(6).toString('hex')}.txt`);
   try {
-    const target = dir ?? defaultSpillDir();
-    const file = path.join(target, `${Date.now()}-${randomBytes(6).toString('hex')}.txt`);
     writeFileSync(file, content, { mode: 0o600, flag: 'wx' });
-    return file;
-  } catch {
-    return undefined; // A full disk must not turn a result into a crash; the marker says so.
+    return okValue(file);
+  } catch (e) {
+    // A full disk must not turn a result into a crash; the marker says so.
+    return errValue(`${file} cannot be written: ${(e as NodeJS.ErrnoException).code ?? e}`);
   }
 }
 

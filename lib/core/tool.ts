@@ -146,7 +146,7 @@ export function defineTool<
         // A throw here is a bug in the tool, but the caller still gets a value, never an exception.
         result = fail('internal', `${spec.name} failed unexpectedly: ${describeError(e)}`);
       }
-      return applyBudget(result, { maxBytes: maxOutputBytes, ...budget });
+      return applyBudget(result, { maxBytes: maxOutputBytes, root: ctx.root, ...budget });
     },
   };
 }

@@ -85,27 +85,6 @@ export function sandboxCommand(
   return okValue(s.value.argv);
 }
 
-/**
- * sandboxCommand for callers that can only run an argv: when the sandbox cannot take the command, the
- * argv prints why on stderr and exits 126 (the command itself never runs).
- */
-export function bwrapArgv(
-  c: SandboxConfig,
-  cwd: string,
-  env: Record<string, string>,
-  argv: readonly string[],
-): string[] {
-  const s = sandboxCommand(c, cwd, env, argv);
-  if (s.ok) return s.value;
-  return [
-    '/bin/sh',
-    '-c',
-    'printf "%s\\n" "$1" >&2; exit 126',
-    'mewcode-sandbox',
-    `MewCode refused to run the command in its sandbox: ${s.error}.`,
-  ];
-}
-
 /** Writes the seccomp program once per content into the private state directory. */
 function filterFile(dir: string): Result<string, string> {
   const bytes = unixSocketFilter();

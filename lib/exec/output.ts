@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { defaultSpillDir, fmtInt, truncationMarker } from '../core/budget.ts';
+import { fmtInt, truncationMarker } from '../core/budget.ts';
+import type { Result } from '../core/result.ts';
 
 export const HEAD_BYTES = 16 * 1024;
 export const TAIL_BYTES = 16 * 1024;
@@ -26,6 +27,13 @@ export class OutputCollector {
   #spillPath: string | undefined;
   #spillBytes = 0;
   #pending: Buffer[] = []; // everything, until the output outgrows head + tail
+  #spillRefused: string | undefined;
+  readonly #spillDir: () => Result<string, string>;
+
+  /** `spillDir` is asked only when the output outgrows head + tail (lib/core/spill_dir.ts `spillDirFor`). */
+  constructor(spillDir: () => Result<string, string>) {
+    this.#spillDir = spillDir;
+  }
 
   get total(): number {
     return this.#total;
@@ -64,11 +72,16 @@ export class OutputCollector {
   }
 
   #openSpill(): void {
+    const dir = this.#spillDir();
     try {
-      this.#spillPath = path.join(defaultSpillDir(), `bash-${Date.now()}-${randomBytes(4).toString('hex')}.txt`);
+      if (!dir.ok) throw new Error(dir.error);
+      this.#spillPath = path.join(dir.value, `bash-${Date.now()}-${randomBytes(4).toString('hex')}.txt`);
       this.#spillFd = openSync(this.#spillPath, 'wx', 0o600);
       for (const p of this.#pending) this.#spill(p);
-    } catch {
+    } catch (e) {
+      this.#spillRefused = dir.ok
+        ? `${this.#spillPath} cannot be written: ${(e as NodeJS.ErrnoException).code ?? e}`
+        : dir.error;
       this.#spillPath = undefined;
       this.#spillFd = -1; // could not spill: keep head and tail only
     }
@@ -93,7 +106,7 @@ export class OutputCollector {
     const tail = tailRaw.subarray(tailStart(tailRaw));
     const where = this.#spillPath
       ? `the whole output is in "${this.#spillPath}"${this.#spillBytes < this.#total ? ` (its first ${fmtInt(this.#spillBytes)} bytes)` : ''}; read it with read_file or search it with grep`
-      : 'the middle could not be saved';
+      : `the middle could not be saved (${this.#spillRefused})`;
     const marker = truncationMarker(
       `${fmtInt(this.#total)} bytes of output, showing the first ${fmtInt(head.length)} and the last ${fmtInt(tail.length)}`,
       where,
@@ -123,14 +136,18 @@ function tailStart(b: Buffer): number {
   return i;
 }
 
-// CSI and OSC sequences, and other C0 controls but tab, newline and carriage return. Built from a
-// string so the source holds no control characters.
+// Escape sequences in their 7-bit (ESC …) and 8-bit (C1, U+0080–U+009F) forms, with what they
+// introduce: CSI parameters and final byte; OSC, DCS, SOS, PM and APC strings up to BEL or ST. Then
+// any other C0 or C1 control but tab, newline and carriage return. A terminal that honours C1 would
+// act on U+009B like on ESC [. Built from a string so the source holds no control characters.
+const ST = '(?:\\u0007|\\u001b\\\\|\\u009c)'; // BEL, ESC \ or U+009C
+const STRING_BODY = '[^\\u0007\\u001b\\u009c]*';
 const ANSI = new RegExp(
   [
-    '\\u001b\\[[0-?]*[ -/]*[@-~]', // CSI: colours, cursor moves, clears
-    '\\u001b\\][^\\u0007\\u001b]*(?:\\u0007|\\u001b\\\\)', // OSC: titles, hyperlinks
+    '(?:\\u001b\\[|\\u009b)[0-?]*[ -/]*[@-~]', // CSI: colours, cursor moves, clears
+    `(?:\\u001b[\\]PX^_]|[\\u0090\\u0098\\u009d\\u009e\\u009f])${STRING_BODY}${ST}`, // OSC (titles, links), DCS, SOS, PM, APC
     '\\u001b[@-Z\\\\-_]', // other two-byte escapes
-    '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]',
+    '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]',
   ].join('|'),
   'g',
 );

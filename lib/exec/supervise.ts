@@ -1,15 +1,23 @@
 /**
- * Running one command to completion under supervision: its own process group; on timeout or cancel,
- * SIGTERM to the group and SIGKILL after a grace; completion on the process's exit plus a bounded
- * drain of its pipes — never on pipe EOF, which a backgrounded grandchild holding stdout would delay
- * to the timeout — and then whatever is left in the group is killed. Write lane, main thread.
+ * Running one command to completion under supervision, so that nothing it starts outlives it: it runs
+ * in its own process group inside the strongest containment this machine allows (a cgroup of its own,
+ * else a PID namespace, else the process group alone: lib/exec/containment.ts). On timeout or cancel,
+ * SIGTERM to all of it and SIGKILL after a grace. The call completes on the process's exit: then
+ * whatever is left is killed and, for a cgroup, waited for until the kernel reports it empty — never
+ * on pipe EOF alone, which a backgrounded grandchild holding stdout would delay to the timeout.
+ * Write lane, main thread.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { createCommandCgroup, ENTER_SCRIPT, killAndRemove, killAndRemoveSync, killNow, signalAll } from './cgroup.ts';
+import { type Containment, type ContainmentKind, containment } from './containment.ts';
+import { track } from './live.ts';
 import type { OutputCollector } from './output.ts';
+import { childrenOf, signalEach, withDescendants } from './proctree.ts';
 
 /** Between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 2000;
-/** How long output keeps being read after the process exited. */
+/** How long output keeps being read after the process exited, when escaped processes may hold the pipes. */
 export const DRAIN_MS = 250;
 
 export interface Supervised {
@@ -18,6 +26,13 @@ export interface Supervised {
   env: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
+  /**
+   * The command makes its own PID namespace that dies with it (bwrap --unshare-pid --die-with-parent):
+   * without a cgroup, signals go to that namespace's init, not to the wrapper.
+   */
+  ownPidNamespace?: boolean;
+  /** Overrides the probed containment (tests of the weaker kinds). */
+  containment?: Containment;
 }
 
 export type Ending = 'exit' | 'timeout' | 'cancelled' | 'spawn_error';
@@ -28,60 +43,142 @@ export interface Outcome {
   signal: NodeJS.Signals | null;
   error?: string;
   ms: number;
+  /** What held the command's processes together. */
+  contained: ContainmentKind;
+  /** Set when processes of the command could not be confirmed gone (stuck in the kernel). */
+  leftover?: string;
 }
 
-export function supervise(s: Supervised, out: OutputCollector): Promise<Outcome> {
+export async function supervise(s: Supervised, out: OutputCollector): Promise<Outcome> {
   const started = Date.now();
+  const how = s.containment ?? containment();
+  const base = { exitCode: null, signal: null, contained: how.kind } as const;
+  let argv = [...s.argv];
+  let cgroup: string | undefined;
+  if (how.kind === 'cgroup' && how.parent) {
+    const made = createCommandCgroup(how.parent);
+    if (!made.ok) return { ...base, ending: 'spawn_error', error: `it could not be contained: ${made.error}`, ms: 0 };
+    cgroup = made.value.dir;
+    argv = ['/bin/sh', '-c', ENTER_SCRIPT, 'sh', made.value.dir, made.value.path, ...argv];
+  } else if (how.kind === 'pidns' && how.prefix) {
+    // Around bwrap too: bwrap reports the command's exit before its own namespace is empty, unshare
+    // only after (its init's exit waits for the namespace, nested ones included).
+    argv = [...how.prefix, ...argv];
+  }
+
+  const [cmd, ...args] = argv;
+  const child = spawn(cmd as string, args, {
+    cwd: s.cwd,
+    env: s.env,
+    detached: true, // its own process group, which a terminal's Ctrl-C does not reach: we decide
+    stdio: cgroup ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+  });
+  let entered = cgroup === undefined;
+  (child.stdio[3] as Readable | undefined)?.on('data', () => {
+    entered = true;
+  });
+  child.stdout?.on('data', (c: Buffer) => out.push(c));
+  child.stderr?.on('data', (c: Buffer) => out.push(c));
+
+  const killGroup = (sig: NodeJS.Signals) => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, sig);
+    } catch {
+      // the group is already gone
+    }
+  };
+  // Held by a PID namespace alone: signal what runs inside it, never the wrapper we spawned (unshare,
+  // bwrap), which would exit before the kernel has emptied the namespace (lib/exec/proctree.ts).
+  const inNamespace = cgroup === undefined && (s.ownPidNamespace === true || how.kind === 'pidns');
+  const signalCommand = (sig: NodeJS.Signals) => {
+    const inits = inNamespace && child.pid !== undefined ? childrenOf(child.pid) : [];
+    if (inits.length > 0) return signalEach(sig === 'SIGKILL' ? inits : withDescendants(inits), sig);
+    killGroup(sig);
+    if (cgroup && sig === 'SIGKILL') killNow(cgroup);
+    else if (cgroup) signalAll(cgroup, sig);
+  };
+  const hardKill = () => signalCommand('SIGKILL');
+  let ending: Ending = 'exit';
+  let grace: NodeJS.Timeout | undefined;
+  const terminate = (why: Ending) => {
+    if (ending !== 'exit' || exited) return;
+    ending = why;
+    signalCommand('SIGTERM');
+    grace = setTimeout(hardKill, KILL_GRACE_MS);
+  };
+  let exited = false;
+  child.once('exit', () => {
+    exited = true; // from here on, a timeout or cancel has nothing left to stop but leftovers, killed anyway
+  });
+  const timer = setTimeout(() => terminate('timeout'), s.timeoutMs);
+  const onAbort = () => terminate('cancelled');
+  if (s.signal.aborted) onAbort();
+  else s.signal.addEventListener('abort', onAbort, { once: true });
+
+  const ended = waitForEnd(child, cgroup);
+  const killNowAndWait = () => {
+    hardKill();
+    if (cgroup) killAndRemoveSync(cgroup);
+  };
+  const forget = track({ terminate: onAbort, killNow: killNowAndWait, ended });
+  const end = await ended;
+  forget();
+  clearTimeout(timer);
+  if (grace) clearTimeout(grace);
+  s.signal.removeEventListener('abort', onAbort);
+  const ms = Date.now() - started;
+  const leftover = end.leftover ? { leftover: end.leftover } : {};
+  if (end.error !== undefined) return { ...base, ending: 'spawn_error', error: end.error, ms, ...leftover };
+  // Stopped before it got in, it never ran the command: that is the timeout or cancel, not a failure.
+  if (!entered && ending === 'exit')
+    return { ...base, ending: 'spawn_error', error: 'it could not be placed in its own cgroup', ms, ...leftover };
+  return { ...base, ending, exitCode: end.exitCode, signal: end.signal, ms, ...leftover };
+}
+
+interface End {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  error?: string;
+  leftover?: string;
+}
+
+/**
+ * The process's exit, then nothing left: the cgroup killed and empty (then its pipes reach EOF at
+ * once), or the process group killed and the pipes drained for at most DRAIN_MS — an escaped process
+ * may hold them for hours.
+ */
+function waitForEnd(child: ChildProcess, cgroup: string | undefined): Promise<End> {
   return new Promise((resolve) => {
-    const [cmd, ...args] = s.argv;
-    let ending: Ending = 'exit';
     let settled = false;
-    const child = spawn(cmd as string, args, {
-      cwd: s.cwd,
-      env: s.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const killGroup = (sig: NodeJS.Signals) => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, sig);
-      } catch {
-        // the group is already gone
-      }
-    };
-    let grace: NodeJS.Timeout | undefined;
-    const terminate = (why: Ending) => {
-      if (ending !== 'exit' || settled) return;
-      ending = why;
-      killGroup('SIGTERM');
-      grace = setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS);
-    };
-    const timer = setTimeout(() => terminate('timeout'), s.timeoutMs);
-    const onAbort = () => terminate('cancelled');
-    if (s.signal.aborted) onAbort();
-    else s.signal.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => out.push(c));
-    const finish = (o: Omit<Outcome, 'ms'>) => {
+    const settle = (e: End) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      if (grace) clearTimeout(grace);
-      s.signal.removeEventListener('abort', onAbort);
-      resolve({ ...o, ms: Date.now() - started });
+      resolve(e);
     };
-    child.on('error', (e) => finish({ ending: 'spawn_error', exitCode: null, signal: null, error: e.message }));
-    child.on('exit', (exitCode, signal) => {
-      // Drain what is already in the pipes, but no longer than DRAIN_MS: a background job that
-      // inherited them may keep them open for hours.
-      let open = 2;
+    child.on('error', (e) => {
+      if (cgroup) void killAndRemove(cgroup);
+      settle({ exitCode: null, signal: null, error: e.message });
+    });
+    child.on('exit', async (exitCode, signal) => {
+      let leftover: string | undefined;
+      if (cgroup && !(await killAndRemove(cgroup)))
+        leftover = `processes in ${cgroup} did not exit after SIGKILL; they are left to the kernel`;
+      const pipes = [child.stdout, child.stderr, child.stdio[3] as Readable | undefined].filter(
+        (p): p is Readable => p !== undefined && p !== null,
+      );
       const done = () => {
-        killGroup('SIGKILL'); // leftovers of the group (background jobs) do not outlive the call
-        child.stdout.destroy();
-        child.stderr.destroy();
-        finish({ ending, exitCode, signal });
+        if (child.pid !== undefined) {
+          try {
+            process.kill(-child.pid, 'SIGKILL'); // leftovers of the group (background jobs)
+          } catch {
+            // already gone
+          }
+        }
+        for (const p of pipes) p.destroy();
+        settle({ exitCode, signal, ...(leftover ? { leftover } : {}) });
       };
+      let open = pipes.length;
       const drain = setTimeout(done, DRAIN_MS);
       const closed = () => {
         if (--open === 0) {
@@ -89,10 +186,10 @@ export function supervise(s: Supervised, out: OutputCollector): Promise<Outcome>
           done();
         }
       };
-      if (child.stdout.readableEnded) closed();
-      else child.stdout.once('end', closed);
-      if (child.stderr.readableEnded) closed();
-      else child.stderr.once('end', closed);
+      for (const p of pipes) {
+        if (p.readableEnded) closed();
+        else p.once('end', closed);
+      }
     });
   });
 }

@@ -19,8 +19,9 @@ export async function serveMcp(runtime: Runtime, version: string): Promise<void>
       annotations: { readOnlyHint: d.readOnly, destructiveHint: !d.readOnly, openWorldHint: d.name === 'bash' },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
-    const r = await runtime.call(req.params.name, req.params.arguments ?? {});
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    // The request's signal is aborted by the client's notifications/cancelled: the call stops as on Ctrl-C.
+    const r = await runtime.call(req.params.name, req.params.arguments ?? {}, { signal: extra.signal });
     return {
       content: [{ type: 'text' as const, text: r.content }],
       isError: r.isError,

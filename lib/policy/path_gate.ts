@@ -21,8 +21,8 @@ export interface GateError {
 export interface GateOptions {
   /** The directory every relative path is resolved against; it must exist. */
   root: string;
-  /** Directories outside the root that may be read (the output budget's spill directory). */
-  extraReadRoots?: readonly string[];
+  /** Directories outside the root that may be read (the root's spill directory): a list, or made from the root's real path. */
+  extraReadRoots?: readonly string[] | ((root: string) => readonly string[]);
 }
 
 export interface PathGate {
@@ -53,7 +53,9 @@ export function createGate(options: GateOptions): Result<PathGate, GateError> {
       message: `The root ${quote(given)} does not exist or cannot be opened (${errCode(e)})`,
     });
   }
-  const extra = (options.extraReadRoots ?? []).map((r) => realOrSelf(path.resolve(r)));
+  const extraRoots =
+    typeof options.extraReadRoots === 'function' ? options.extraReadRoots(root) : options.extraReadRoots;
+  const extra = (extraRoots ?? []).map((r) => realOrSelf(path.resolve(r)));
 
   const display = (p: string) => displayPath(root, p);
 

@@ -1,16 +1,19 @@
 /**
- * bash: runs a command with `bash -c` (`sh -c` where bash is absent) in its own process group, with an
- * honest timeout, the environment allowlist, stdin closed, and stdout and stderr merged in order into
- * bounded memory (the whole output spilled to a file when it is long). Optionally inside the
- * bubblewrap sandbox. Write lane (main thread, one call at a time).
+ * bash: runs a command with `bash -c` (`sh -c` where bash is absent) contained so that nothing it starts
+ * outlives it (lib/exec/supervise.ts), with an honest timeout, the environment allowlist, stdin closed,
+ * and stdout and stderr merged in order into bounded memory (the whole output spilled to the root's
+ * spill directory when it is long). Optionally inside the bubblewrap sandbox. Write lane (main thread,
+ * one call at a time).
  */
 import { statSync } from 'node:fs';
 import * as v from 'valibot';
 import { fmtInt } from '../core/budget.ts';
 import { displayPath } from '../core/paths.ts';
+import { spillDirFor } from '../core/spill_dir.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
-import { bwrapArgv } from '../exec/bwrap.ts';
+import { sandboxCommand } from '../exec/bwrap.ts';
+import type { ContainmentKind } from '../exec/containment.ts';
 import { ENV_PASSED_SHOWN } from '../exec/env.ts';
 import { OutputCollector } from '../exec/output.ts';
 import { supervise } from '../exec/supervise.ts';
@@ -61,7 +64,7 @@ export const bash = defineTool({
   description:
     `Runs \`command\` with bash -c in \`workdir\` (default: the root) and returns "exit_code: N" followed by stdout and stderr ` +
     `merged in order. A non-zero exit is not an error. \`timeout\` is in ms (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}) and ` +
-    `is exactly the limit: past it the whole process group gets SIGTERM, then SIGKILL, and the answer is a timeout error with the ` +
+    `is exactly the limit: past it every process the command started gets SIGTERM, then SIGKILL, and the answer is a timeout error with the ` +
     `output so far. The call ends when the command exits; background jobs (cmd &) are killed then, so start servers elsewhere. ` +
     `stdin is closed and there is no terminal: interactive programs get EOF. Long output keeps its first and last 16 KiB and the ` +
     `whole output goes to a file the answer names. Only harmless environment variables pass (${ENV_PASSED_SHOWN}) ` +
@@ -87,8 +90,13 @@ export const bash = defineTool({
     // stderr joins stdout inside the shell, so the two arrive in the order they were written.
     const script = ['exec 2>&1', a.command].join('\n');
     const shellArgv = [SHELL, '-c', script];
-    const argv = exec.sandbox ? bwrapArgv(exec.sandbox, cwd, exec.env, shellArgv) : shellArgv;
-    const out = new OutputCollector();
+    let argv = shellArgv;
+    if (exec.sandbox) {
+      const boxed = sandboxCommand(exec.sandbox, cwd, exec.env, shellArgv);
+      if (!boxed.ok) return fail('permission_denied', `The sandbox refused the command: ${boxed.error}.`);
+      argv = boxed.value;
+    }
+    const out = new OutputCollector(() => spillDirFor(ctx.root));
     const o = await supervise(
       {
         argv,
@@ -96,6 +104,7 @@ export const bash = defineTool({
         env: exec.sandbox ? { PATH: process.env.PATH ?? '/usr/bin:/bin' } : exec.env,
         timeoutMs,
         signal: ctx.signal,
+        ownPidNamespace: Boolean(exec.sandbox), // bwrap --unshare-pid --die-with-parent
       },
       out,
     );
@@ -107,22 +116,26 @@ export const bash = defineTool({
       ...(spillPath ? { spillPath } : {}),
       ...(a.description ? { description: a.description } : {}),
       sandboxed: Boolean(exec.sandbox),
+      contained: o.contained,
+      ...(o.leftover ? { leftover: o.leftover } : {}),
     };
     if (o.ending === 'spawn_error') return fail('io', `Cannot start ${SHELL}: ${o.error}`, meta);
     if (o.ending === 'timeout') {
       return fail(
         'timeout',
-        `The command ran past its timeout of ${fmtInt(timeoutMs)} ms and was stopped (process group terminated). Output so far:\n${text}`,
+        `The command ran past its timeout of ${fmtInt(timeoutMs)} ms and was stopped (${stopped(o.contained)}). Output so far:\n${text}`,
         meta,
       );
     }
     if (o.ending === 'cancelled')
-      return fail(
-        'cancelled',
-        `The command was cancelled and its process group terminated. Output so far:\n${text}`,
-        meta,
-      );
+      return fail('cancelled', `The command was cancelled (${stopped(o.contained)}). Output so far:\n${text}`, meta);
     const status = o.exitCode !== null ? `exit_code: ${o.exitCode}` : `exit_code: killed by ${o.signal}`;
     return ok(text === '' ? `${status}\n(no output)` : `${status}\n${text}`, meta);
   },
 });
+
+/** What the kill reached, as the containment guarantees it. */
+const stopped = (kind: ContainmentKind) =>
+  kind === 'group'
+    ? 'its process group was killed; processes that left the group may still run'
+    : 'every process it started was killed';

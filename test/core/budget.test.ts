@@ -71,7 +71,7 @@ test('budget: when the spill cannot be written the marker says so instead of fai
   );
   assert.match(
     r.content,
-    /\[truncated: showing [\d,]+ of 10,000 bytes; the rest could not be saved; narrow the request\]$/,
+    /\[truncated: showing [\d,]+ of 10,000 bytes; the rest could not be saved \(\/nonexistent\/dir\/\S+\.txt cannot be written: ENOENT\); narrow the request\]$/,
   );
   assert.equal(r.meta?.truncated?.spillPath, undefined);
 });

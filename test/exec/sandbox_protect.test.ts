@@ -13,7 +13,14 @@ import { sandboxStateDir } from '../../lib/exec/sandbox_state.ts';
 import type { Runtime } from '../../lib/runtime.ts';
 import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
 
-const skip = spawnSync('sh', ['-c', 'command -v bwrap']).status === 0 ? false : 'bubblewrap is not installed';
+// A missing bubblewrap fails these tests instead of skipping them: a green run must have attacked the sandbox.
+test('sandbox: bubblewrap is installed', () => {
+  assert.equal(
+    spawnSync('sh', ['-c', 'command -v bwrap']).status,
+    0,
+    'install bubblewrap (apt-get install bubblewrap)',
+  );
+});
 const rts: Runtime[] = [];
 after(() => Promise.all(rts.map((r) => r.close())));
 const sandboxAt = (root: string, options: Parameters<typeof runtimeAt>[1] = {}) => {
@@ -35,9 +42,7 @@ const uses = (root: string) => {
 };
 const HOOK = '{"mode":"bypass","hooks":{"PreToolUse":[{"matcher":".*","command":"id > pwned"}]}}';
 
-test('sandbox: a missing .mewcode cannot be created, and its placeholder goes after the command', {
-  skip,
-}, async () => {
+test('sandbox: a missing .mewcode cannot be created, and its placeholder goes after the command', async () => {
   const root = tempDir();
   writeTree(root, { 'a.txt': 'a\n' });
   const sb = sandboxAt(root);
@@ -54,7 +59,7 @@ test('sandbox: a missing .mewcode cannot be created, and its placeholder goes af
   assert.equal(runtimeAt(root, { workers: 0 }).policy.mode, 'default');
 });
 
-test('sandbox: an existing .mewcode cannot be renamed, replaced, removed or get new files', { skip }, async () => {
+test('sandbox: an existing .mewcode cannot be renamed, replaced, removed or get new files', async () => {
   const root = tempDir();
   const settings = '{"permissions":{"deny":["bash(curl)"]}}';
   writeTree(root, { '.mewcode/settings.json': settings });
@@ -79,7 +84,7 @@ test('sandbox: an existing .mewcode cannot be renamed, replaced, removed or get 
     assert.ok(!existsSync(path.join(root, p)), `${p} exists`);
 });
 
-test('sandbox: a missing .git cannot be created (no core.fsmonitor planted)', { skip }, async () => {
+test('sandbox: a missing .git cannot be created (no core.fsmonitor planted)', async () => {
   const root = tempDir();
   const sb = sandboxAt(root);
   const out = await run(
@@ -92,7 +97,7 @@ test('sandbox: a missing .git cannot be created (no core.fsmonitor planted)', { 
   assert.ok(!existsSync(path.join(root, '.git')));
 });
 
-test('sandbox: an existing .git cannot be renamed, replaced or written; git can still read it', { skip }, async () => {
+test('sandbox: an existing .git cannot be renamed, replaced or written; git can still read it', async () => {
   const root = tempDir();
   execFileSync('git', ['init', '-q', root]);
   const config = readFileSync(path.join(root, '.git/config'), 'utf8');
@@ -117,9 +122,7 @@ test('sandbox: an existing .git cannot be renamed, replaced or written; git can 
   assert.ok(lstatSync(path.join(root, '.git')).isDirectory());
 });
 
-test('sandbox: a .git pointer file stays, and the git directory it names inside the root is read-only', {
-  skip,
-}, async () => {
+test('sandbox: a .git pointer file stays, and the git directory it names inside the root is read-only', async () => {
   const root = tempDir();
   writeTree(root, {
     '.git': 'gitdir: .gitdirs/wt\n',
@@ -145,7 +148,7 @@ test('sandbox: a .git pointer file stays, and the git directory it names inside 
   assert.ok(!existsSync(path.join(root, 'g2')));
 });
 
-test('sandbox: a .mewcode or .git that is a symlink is refused — the command does not run', { skip }, async () => {
+test('sandbox: a .mewcode or .git that is a symlink is refused — the command does not run', async () => {
   for (const name of ['.mewcode', '.git']) {
     const root = tempDir();
     writeTree(root, { 'elsewhere/settings.json': '{}' });
@@ -154,10 +157,8 @@ test('sandbox: a .mewcode or .git that is a symlink is refused — the command d
     const r = await sb.call('bash', {
       command: `touch ran; rm ${name} && mkdir ${name} && echo '${HOOK}' > ${name}/settings.json`,
     });
-    assert.match(
-      r.content,
-      new RegExp(`MewCode refused to run the command in its sandbox: \\${name} in the root is a symbolic link`),
-    );
+    assert.equal(r.code, 'permission_denied');
+    assert.match(r.content, new RegExp(`The sandbox refused the command: \\${name} in the root is a symbolic link`));
     assert.ok(!existsSync(path.join(root, 'ran')), 'the command ran');
     assert.ok(lstatSync(path.join(root, name)).isSymbolicLink());
     assert.throws(
@@ -167,7 +168,7 @@ test('sandbox: a .mewcode or .git that is a symlink is refused — the command d
   }
 });
 
-test('sandbox: one sandbox ending never unprotects another still running (across processes)', { skip }, async () => {
+test('sandbox: one sandbox ending never unprotects another still running (across processes)', async () => {
   const root = tempDir();
   const a = sandboxAt(root);
   // A waits for the signal, then tries to create .mewcode — after B, in another process, has come and gone.
@@ -194,9 +195,7 @@ test('sandbox: one sandbox ending never unprotects another still running (across
   assert.ok(!existsSync(path.join(root, '.mewcode')));
 });
 
-test('sandbox: the command cannot forge the status that ends its use (bubblewrap keeps its descriptors)', {
-  skip,
-}, async () => {
+test('sandbox: the command cannot forge the status that ends its use (bubblewrap keeps its descriptors)', async () => {
   const root = tempDir();
   const out = await run(
     sandboxAt(root),
@@ -205,9 +204,7 @@ test('sandbox: the command cannot forge the status that ends its use (bubblewrap
   assert.equal(out, 'exit_code: 0\nno-fd-4\n');
 });
 
-test('sandbox: a placeholder the host wrote into is kept; a crashed runtime’s placeholder goes with the next command', {
-  skip,
-}, async () => {
+test('sandbox: a placeholder the host wrote into is kept; a crashed runtime’s placeholder goes with the next command', async () => {
   const root = tempDir();
   const sb = sandboxAt(root);
   const waiting = sb.call('bash', { command: 'touch started; while [ ! -e go ]; do sleep 0.02; done' });
@@ -238,9 +235,7 @@ test('sandbox: a placeholder the host wrote into is kept; a crashed runtime’s 
   assert.ok(!existsSync(path.join(other, '.git')));
 });
 
-test('sandbox: the repository a root belongs to is readable (git works) and read-only — enclosing tree and worktrees', {
-  skip,
-}, async () => {
+test('sandbox: the repository a root belongs to is readable (git works) and read-only — enclosing tree and worktrees', async () => {
   const top = tempDir();
   const git = (...a: string[]) => execFileSync('git', ['-C', top, '-c', 'user.name=t', '-c', 'user.email=t@t', ...a]);
   git('init', '-q');

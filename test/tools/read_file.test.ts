@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { MAX_LINE_CHARS, MAX_LINES, MAX_OUTPUT_BYTES } from '../../lib/tools/read_file.ts';
@@ -216,7 +216,7 @@ test('read_file: paths outside the root or through outside symlinks are refused 
 test('read_file: an oversized result spilled by the budget can be read back with read_file', async () => {
   const { applyBudget } = await import('../../lib/core/budget.ts');
   const text = `${lines(50_000, (i) => `row ${i} ✓`).join('\n')}\n`;
-  const cut = applyBudget({ content: text, isError: false }, { maxBytes: 10_000 });
+  const cut = applyBudget({ content: text, isError: false }, { maxBytes: 10_000, root: rt.root });
   const spill = cut.meta?.truncated?.spillPath;
   assert.ok(spill);
   assert.ok(Buffer.byteLength(cut.content) <= 10_000);
@@ -227,4 +227,5 @@ test('read_file: an oversized result spilled by the budget can be read back with
   assert.equal(readFileSync(spill, 'utf8'), text);
   const back = await read({ file_path: spill, offset: 49_999 });
   assert.equal(back.content, numbered(49_999, ['row 49999 ✓', 'row 50000 ✓']));
+  rmSync(spill);
 });
