@@ -18,7 +18,7 @@ const exited = (c: ChildProcess) =>
 const firstLine = (c: ChildProcess) =>
   new Promise<string>((resolve, reject) => {
     c.stdout?.once('data', (d: Buffer) => resolve(d.toString()));
-    c.once('exit', (code, signal) => reject(new Error(`the child exited (${code ?? signal}) before its first line`)));
+    c.once('close', (code, signal) => reject(new Error(`the child exited (${code ?? signal}) before its first line`)));
   });
 
 test('lane: three external writers x 200 locked increments plus lane edits lose no update', async () => {
