@@ -2,8 +2,9 @@
 # Runs a command (default: the tests, `node --import tsx test/run.ts`) with a fresh, private TMPDIR and
 # reports what it left behind: anything in that TMPDIR but tsx's compile cache and the runtime's
 # shared (empty) mewcode-spill, -locks and -journal directories; processes still alive that carry
-# that TMPDIR (the bash tool passes TMPDIR on, in and out of the sandbox); and new entries in /tmp
-# itself, for anything that ignores TMPDIR (on a shared machine, other users' files show up there too).
+# that TMPDIR or name a path in it (the bash tool passes TMPDIR on, in and out of the sandbox; the
+# tests' children get roots in it); and new entries in /tmp itself, for anything that ignores TMPDIR
+# (on a shared machine, other users' files show up there too).
 # Exit status: the command's, or 3 when something was left behind.
 # Usage: test/leftovers.sh [command...]
 set -uo pipefail
@@ -23,7 +24,11 @@ if [[ -n $files ]]; then
   echo "$files" | head -50 >&2
   left=1
 fi
-procs=$(grep -lsxz "TMPDIR=$run_tmp" /proc/[0-9]*/environ | cut -d/ -f3 | grep -vx "$$" || true)
+# Children that do not get TMPDIR (an MCP client passes only a few variables) still name a path in it.
+procs=$({
+  grep -lsxz "TMPDIR=$run_tmp" /proc/[0-9]*/environ
+  grep -lsF "$run_tmp" /proc/[0-9]*/cmdline
+} | cut -d/ -f3 | sort -un | grep -vx "$$" || true)
 if [[ -n $procs ]]; then
   echo "leftovers: processes still running:" >&2
   for pid in $procs; do ps -o pid=,etime=,args= -p "$pid" >&2; done
