@@ -1,6 +1,13 @@
 /**
  * Test entry for Node 20, whose `node --test` takes no glob patterns and passes with zero tests: find
- * the files ourselves, fail when none match or none run. Usage: node --import tsx test/run.ts [filter]
+ * the files ourselves, fail when none match or none run.
+ *
+ * Usage: node --import tsx test/run.ts [--quick] [filter]
+ *
+ * Two tiers. `*.test.ts` files are the quick tier; `*.slow.test.ts` files are the slow tier: tests
+ * that take many seconds on any machine (SIGKILL mid-write trials, a 1 GB output flood, 100 timed-out
+ * commands). Both run by default — `npm test` and CI run everything. `--quick` or `MEWCODE_QUICK=1`
+ * (`npm run test:quick`) leaves the slow tier out for a fast local loop.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -8,18 +15,30 @@ import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
 
+/** Per test file: only a safety net so a hung test fails the run instead of stalling it forever. */
+const FILE_TIMEOUT_MS = 15 * 60_000;
+
 const dir = path.dirname(fileURLToPath(import.meta.url));
-const only = process.argv[2] ?? '';
-const files = (readdirSync(dir, { recursive: true }) as string[])
+const args = process.argv.slice(2);
+const quick = args.includes('--quick') || process.env.MEWCODE_QUICK === '1';
+const only = args.find((a) => a !== '--quick') ?? '';
+const isSlow = (f: string) => f.endsWith('.slow.test.ts');
+const matched = (readdirSync(dir, { recursive: true }) as string[])
   .filter((f) => f.endsWith('.test.ts') && f.includes(only))
-  .map((f) => path.join(dir, f))
   .sort();
+const left = quick ? matched.filter(isSlow) : [];
+// The slow files start first: with two files at a time, the long ones then overlap the many short ones.
+const files = [...matched.filter(isSlow), ...matched.filter((f) => !isSlow(f))]
+  .filter((f) => !left.includes(f))
+  .map((f) => path.join(dir, f));
+if (left.length > 0)
+  console.error(`quick run: leaving out the slow tier (${left.join(', ')}); npm test runs everything`);
 if (files.length === 0) {
-  console.error(`no test files matched "${only}"`);
+  console.error(`no test files matched "${only}"${left.length ? ' outside the slow tier' : ''}`);
   process.exit(1);
 }
 let passed = 0;
-const stream = run({ files, concurrency: 2 });
+const stream = run({ files, concurrency: 2, timeout: FILE_TIMEOUT_MS });
 stream.on('test:fail', () => {
   process.exitCode = 1;
 });

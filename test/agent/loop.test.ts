@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { subAgentTools } from '../../lib/agent/filter.ts';
@@ -8,7 +8,7 @@ import { type AgentEvent, runAgent } from '../../lib/agent/loop.ts';
 import type { ToolDefinition } from '../../lib/core/registry.ts';
 import { makeProvider, type ProviderName } from '../../lib/llm/providers.ts';
 import type { Runtime, RuntimeOptions } from '../../lib/runtime.ts';
-import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
+import { killAfter, noSurvivors, REPO, runtimeAt, TSX, tempDir, waitFor, writeTree } from '../helpers.ts';
 import { type ScriptTurn, startModel } from './fake_model.ts';
 
 const closers: (() => Promise<void>)[] = [];
@@ -33,13 +33,19 @@ async function setup(name: ProviderName, script: ScriptTurn[], options: Omit<Run
   });
   assert.ok(made.ok);
   const events: AgentEvent[] = [];
-  const run = (task: string, extra: { maxTurns?: number; signal?: AbortSignal } = {}) =>
+  const run = (
+    task: string,
+    { onEvent, ...extra }: { maxTurns?: number; signal?: AbortSignal; onEvent?: (e: AgentEvent) => void } = {},
+  ) =>
     runAgent({
       task,
       provider: made.value,
       model: 'test-model',
       runtime: rt,
-      onEvent: (e) => events.push(e),
+      onEvent: (e) => {
+        events.push(e);
+        onEvent?.(e);
+      },
       ...extra,
     });
   return { model, root, rt, run, events };
@@ -173,21 +179,35 @@ test('agent: Anthropic requests cache the system prompt and the tool list', asyn
 });
 
 test('agent: Ctrl-C stops the running command and answers the rest as cancelled', async () => {
-  const nap = `30.${process.pid}`; // a duration only this test uses, so pgrep sees only ours
-  const { run, events } = await setup('openai', [
+  // A duration only this test uses, so the process table shows only ours; an hour, so the run
+  // ending at all shows the command was stopped rather than waited for.
+  const nap = `3621.${process.pid}`;
+  killAfter(nap);
+  const { root, run, events } = await setup('openai', [
     {
       calls: [
-        { name: 'bash', input: { command: `sleep ${nap}` } },
+        { name: 'bash', input: { command: `touch started; sleep ${nap}` } },
         { name: 'read_file', input: { file_path: 'README.md' } },
       ],
     },
   ]);
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 300);
-  const t0 = Date.now();
-  const r = await run('go', { signal: controller.signal });
+  let bashStarted!: () => void;
+  const started = new Promise<void>((resolve) => {
+    bashStarted = resolve;
+  });
+  const running = run('go', {
+    signal: controller.signal,
+    onEvent: (e) => {
+      if (e.type === 'tool_start' && e.name === 'bash') bashStarted();
+    },
+  });
+  // Ctrl-C once the command is really running: after its tool_start, when its flag file appears.
+  await Promise.race([started, running.then((r) => assert.fail(`the run ended (${r.reason}) before bash started`))]);
+  await waitFor(() => existsSync(path.join(root, 'started')), 'the command to start');
+  controller.abort();
+  const r = await running;
   assert.equal(r.reason, 'cancelled');
-  assert.ok(Date.now() - t0 < 5000);
   const ends = events
     .filter((e) => e.type === 'tool_end')
     .map((e) => [(e as { name: string }).name, (e as { result: { code?: string } }).result.code]);
@@ -195,7 +215,7 @@ test('agent: Ctrl-C stops the running command and answers the rest as cancelled'
     ['bash', 'cancelled'],
     ['read_file', 'cancelled'],
   ]);
-  assert.equal(spawnSync('pgrep', ['-fx', `sleep ${nap}`]).status, 1);
+  await noSurvivors(nap);
 });
 
 test('agent: sub-agents get filtered tools — never agent; read-only ones only the tools that read', async () => {

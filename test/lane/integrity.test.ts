@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,7 +16,10 @@ const exited = (c: ChildProcess) =>
     c.exitCode !== null || c.signalCode !== null ? r(c.exitCode) : c.on('exit', (code) => r(code)),
   );
 const firstLine = (c: ChildProcess) =>
-  new Promise<string>((r) => c.stdout?.once('data', (d: Buffer) => r(d.toString())));
+  new Promise<string>((resolve, reject) => {
+    c.stdout?.once('data', (d: Buffer) => resolve(d.toString()));
+    c.once('close', (code, signal) => reject(new Error(`the child exited (${code ?? signal}) before its first line`)));
+  });
 
 test('lane: three external writers x 200 locked increments plus lane edits lose no update', async () => {
   const root = tempDir();
@@ -46,37 +48,6 @@ test('lane: three external writers x 200 locked increments plus lane edits lose 
   const final = Number(readFileSync(file, 'utf8'));
   console.log(`lane: ${ours} lane increments, ${stale} reported stale, final ${final}`);
   assert.equal(final, 600 + ours, 'every increment, theirs and ours, is in the file');
-});
-
-test('lane: a writer killed mid-write leaves the old or the new bytes, never a mix, and its temp file is swept', async () => {
-  const root = tempDir();
-  const size = 24 * 1024 * 1024;
-  writeTree(root, { 'big.txt': 'o'.repeat(size) });
-  const digest = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-  const oldHash = digest(Buffer.from('o'.repeat(size)));
-  const newHash = digest(Buffer.from('n'.repeat(size)));
-  const seen = { old: 0, new: 0 };
-  const trials = 12;
-  for (let i = 0; i < trials; i++) {
-    const c = child('crash_writer.ts', [root, 'big.txt', String(size), 'n']);
-    await firstLine(c);
-    await new Promise((r) => setTimeout(r, (i * 41) % 480)); // the write itself takes ~0.4 s: kills land all through it
-    c.kill('SIGKILL');
-    await exited(c);
-    const h = digest(readFileSync(path.join(root, 'big.txt')));
-    assert.ok(h === oldHash || h === newHash, `trial ${i}: the file is a mix`);
-    if (h === oldHash) seen.old++;
-    else {
-      seen.new++;
-      writeFileSync(path.join(root, 'big.txt'), 'o'.repeat(size));
-    }
-  }
-  console.log(`lane: ${trials} crash trials: ${seen.old} left the old bytes, ${seen.new} the new, 0 mixed`);
-  runtimeAt(root, { workers: 0 }); // a new start sweeps what the killed writers left
-  assert.deepEqual(
-    readdirSync(root).filter((n) => n.endsWith('.mewcode-tmp')),
-    [],
-  );
 });
 
 test('lane: ENOSPC on a small tmpfs leaves the original intact and no temp file', async (t) => {
@@ -179,9 +150,9 @@ test('lane: a lock left by a dead process is broken; a live one makes the writer
     file,
     JSON.stringify({ pid: 999_999_999, host: (await import('node:os')).hostname(), at: Date.now(), path: 'x' }),
   );
-  const got = await acquireFileLock(path.join(real, 'x'), 1000);
+  const got = await acquireFileLock(path.join(real, 'x'), 60_000); // breaking it needs no wait: a generous net
   assert.ok(got.ok, 'a dead owner’s lock is broken');
-  const second = await acquireFileLock(path.join(real, 'x'), 200);
+  const second = await acquireFileLock(path.join(real, 'x'), 200); // held by us throughout: meant to run out
   assert.ok(!second.ok && second.error?.pid === process.pid, 'a live lock holds');
   if (got.ok) got.value();
   assert.ok(!existsSync(file));

@@ -53,7 +53,10 @@ before(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-after(() => server.close());
+after(() => {
+  server.closeAllConnections(); // the SDKs' keep-alive sockets would hold the file open for seconds
+  server.close();
+});
 
 const rt = runtimeAt(tempDir());
 

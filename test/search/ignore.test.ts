@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { IgnoreRules } from '../../lib/search/ignore.ts';
 import { type SkipReason, walk } from '../../lib/search/walk.ts';
-import { tempDir, writeTree } from '../helpers.ts';
+import { requireTool, tempDir, writeTree } from '../helpers.ts';
 
 /** Every file the walker yields with ignore rules on and hidden files included. */
 function walked(root: string, base?: string, start = '') {
@@ -17,11 +17,10 @@ function walked(root: string, base?: string, start = '') {
   return { files, skipped };
 }
 
+// git is the reference; missing, these tests fail naming the package instead of an ENOENT.
+const git = (args: string[], cwd: string) => execFileSync(requireTool('git'), args, { cwd, encoding: 'utf8' });
 const gitFiles = (root: string) =>
-  execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: root, encoding: 'utf8' })
-    .split('\n')
-    .filter(Boolean)
-    .sort();
+  git(['ls-files', '-co', '--exclude-standard'], root).split('\n').filter(Boolean).sort();
 
 test('ignore: the walker keeps exactly the files git keeps (negation, anchors, directory-only, nested overrides)', () => {
   const root = tempDir();
@@ -60,7 +59,7 @@ test('ignore: the walker keeps exactly the files git keeps (negation, anchors, d
     'pkg/deep/other.txt': '',
     'node_modules/keep/me.js': '',
   });
-  execFileSync('git', ['init', '-q'], { cwd: root });
+  git(['init', '-q'], root);
   assert.deepEqual(walked(root).files.sort(), gitFiles(root));
 });
 
@@ -98,7 +97,7 @@ test('ignore: rules of parent directories apply to a search started below them',
 test('ignore: .git/info/exclude is the lowest layer', () => {
   const root = tempDir();
   writeTree(root, { 'x.txt': '', 'y.txt': '', '.gitignore': '!y.txt\n' });
-  execFileSync('git', ['init', '-q'], { cwd: root });
+  git(['init', '-q'], root);
   writeTree(root, { '.git/info/exclude': 'x.txt\ny.txt\n' });
   assert.deepEqual(walked(root).files, ['.gitignore', 'y.txt']);
   assert.deepEqual(walked(root).files, gitFiles(root));

@@ -15,9 +15,13 @@ type Node =
   | { type: 'symlink' };
 const repos: Record<string, Record<string, Node>> = {};
 let base = '';
-let delayMs = 0;
+/** While set, requests get no answer at all (until the test lets go of them): a source that hangs. */
+let stalled: ServerResponse[] | undefined;
 const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-  if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+  if (stalled) {
+    stalled.push(res);
+    return;
+  }
   const url = new URL(req.url ?? '/', base);
   const contents = /^\/repos\/([^/]+)\/([^/]+)\/contents\/?(.*)$/.exec(url.pathname);
   const json = (status: number, body: unknown) => {
@@ -74,7 +78,10 @@ before(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-after(() => server.close());
+after(() => {
+  server.closeAllConnections(); // keep-alive sockets of the clients would hold the file open
+  server.close();
+});
 
 const skill = (name: string, extra = '') =>
   `---\nname: ${name}\ndescription: Reviews code for ${name}\n---\n# ${name}\nDo the review.${extra}\n`;
@@ -138,12 +145,13 @@ repos['acme/tools'] = {
   },
 };
 
-function setup() {
+// The download deadline stays at its default (60 s) here: no test but the deadline test may come near it.
+function setup(timeoutMs?: number) {
   const root = tempDir();
   writeTree(root, { 'README.md': 'x\n' });
   const rt = runtimeAt(root, {
     workers: 0,
-    skillSources: { githubApi: base, skillsSh: base, timeoutMs: 2000 },
+    skillSources: { githubApi: base, skillsSh: base, ...(timeoutMs ? { timeoutMs } : {}) },
     permissions: { allow: { net: true, write: ['.mewcode/skills'] } },
   });
   const skillsDir = path.join(root, '.mewcode', 'skills');
@@ -244,15 +252,17 @@ for (const [what, url, message] of failures) {
   });
 }
 
-test('install_skill: a source slower than the deadline times out, leaving nothing', async () => {
-  const { rt, left } = setup();
-  delayMs = 3000;
+test('install_skill: a source that never answers times out at the deadline, leaving nothing', async () => {
+  // The server holds every request: the deadline is the only thing that can end this install.
+  const { rt, left } = setup(1000);
+  stalled = [];
   try {
     const r = await rt.call('install_skill', { url: tree('review') });
-    assert.match(r.content, /the download took longer than 2 s\. Nothing was installed\.$/);
+    assert.match(r.content, /the download took longer than 1 s\. Nothing was installed\.$/);
     assert.deepEqual(left(), []);
   } finally {
-    delayMs = 0;
+    for (const res of stalled) res.destroy();
+    stalled = undefined;
   }
 });
 

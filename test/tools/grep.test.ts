@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { generateFixture } from '../../bench/fixture.ts';
-import type { Runtime } from '../../lib/runtime.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
 
 const root = tempDir();
@@ -24,13 +23,8 @@ for (let i = 0; i < 20; i++) writeSync(big, block); // one 20 MB line, longer th
 writeSync(big, ' needle at the end\nsecond line needle\n');
 closeSync(big);
 
-const rts: Runtime[] = [];
-const at = (r: string, workers: number, readTimeoutMs?: number) => {
-  const rt = runtimeAt(r, { workers, ...(readTimeoutMs ? { readTimeoutMs } : {}) });
-  rts.push(rt);
-  return rt;
-};
-after(() => Promise.all(rts.map((r) => r.close())));
+const at = (r: string, workers: number, readTimeoutMs?: number) =>
+  runtimeAt(r, { workers, ...(readTimeoutMs ? { readTimeoutMs } : {}) });
 const rt = at(root, 2);
 const grep = (input: Record<string, unknown>) => rt.call('grep', input);
 
@@ -137,13 +131,24 @@ test('grep: no match says so and is not an error', async () => {
 });
 
 test('grep: a catastrophic pattern stops at its deadline as a timeout, and the pool keeps serving', async () => {
-  const slow = at(root, 1, 400);
-  const r = await slow.call('grep', { pattern: '^(a+)+$', case_insensitive: true, path: 'evil.txt' });
+  // The pattern backtracks for hours on evil.txt: the deadline is the only thing that can end it,
+  // however fast or loaded the machine. Each runtime's short deadline applies to that call alone.
+  const catastrophic = { pattern: '^(a+)+$', case_insensitive: true, path: 'evil.txt' };
+  const expected = /^grep stopped at its deadline: the pattern may backtrack catastrophically/;
+  // The runtime's read deadline (readTimeoutMs), on a runtime that makes no other call.
+  const short = await at(root, 1, 400).call('grep', catastrophic);
+  assert.equal(short.code, 'timeout');
+  assert.match(short.content, expected);
+  // The same pool serving on: its own deadline stays the generous default, the catastrophic call
+  // gets a short one of its own, so only that call can hit a deadline.
+  const served = at(root, 1);
+  assert.equal((await served.call('read_file', { file_path: 'src/b.ts' })).content, '     1\tnothing here');
+  const r = await served.call('grep', catastrophic, { signal: AbortSignal.timeout(400) });
   assert.equal(r.code, 'timeout');
-  assert.match(r.content, /^grep stopped at its deadline: the pattern may backtrack catastrophically/);
-  const next = await slow.call('grep', { pattern: 'needle', path: 'src' });
+  assert.match(r.content, expected);
+  const next = await served.call('grep', { pattern: 'needle', path: 'src' });
   assert.equal(next.content, 'src/a.ts:2: const total = price * 2; // needle');
-  const again = await slow.call('read_file', { file_path: 'src/b.ts' });
+  const again = await served.call('read_file', { file_path: 'src/b.ts' });
   assert.equal(again.content, '     1\tnothing here');
 });
 

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import path from 'node:path';
 import { test } from 'node:test';
 import { MAX_LINE_CHARS, MAX_LINES, MAX_OUTPUT_BYTES } from '../../lib/tools/read_file.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { removeSpills, runtimeAt, tempDir, writeTree } from '../helpers.ts';
 
 const root = tempDir();
 const rt = runtimeAt(root);
@@ -213,10 +213,11 @@ test('read_file: paths outside the root or through outside symlinks are refused 
   assert.equal(rt.ledger.get('/etc/passwd'), undefined);
 });
 
-test('read_file: an oversized result spilled by the budget can be read back with read_file', async () => {
+test('read_file: an oversized result spilled by the budget can be read back with read_file', async (t) => {
   const { applyBudget } = await import('../../lib/core/budget.ts');
   const text = `${lines(50_000, (i) => `row ${i} ✓`).join('\n')}\n`;
   const cut = applyBudget({ content: text, isError: false }, { maxBytes: 10_000, root: rt.root });
+  t.after(() => removeSpills(cut)); // it is in this root's spill directory under the OS temp dir
   const spill = cut.meta?.truncated?.spillPath;
   assert.ok(spill);
   assert.ok(Buffer.byteLength(cut.content) <= 10_000);

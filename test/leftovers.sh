@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs a command (default: the tests, `node --import tsx test/run.ts`) with a fresh, private TMPDIR and
+# reports what it left behind: anything in that TMPDIR but tsx's compile cache and the runtime's
+# shared (empty) mewcode-spill, -locks and -journal directories; processes still alive that carry
+# that TMPDIR or name a path in it (the bash tool passes TMPDIR on, in and out of the sandbox; the
+# tests' children get roots in it); and new entries in /tmp itself, for anything that ignores TMPDIR
+# (on a shared machine, other users' files show up there too).
+# Exit status: the command's, or 3 when something was left behind.
+# Usage: test/leftovers.sh [command...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+((${#@})) || set -- node --import tsx test/run.ts
+run_tmp=$(mktemp -d "${TMPDIR:-/tmp}/mewcode-leftovers.XXXXXX")
+before=$(find /tmp -mindepth 1 -maxdepth 1 | sort)
+
+TMPDIR=$run_tmp "$@"
+status=$?
+
+left=0
+files=$(cd "$run_tmp" && find . -mindepth 1 \
+  -not -path './tsx-*' -not -path './tsx-*/*' -not -path './mewcode-spill' -not -path './mewcode-locks' -not -path './mewcode-journal')
+if [[ -n $files ]]; then
+  echo "leftovers: files in the run's TMPDIR:" >&2
+  echo "$files" | head -50 >&2
+  left=1
+fi
+# Children that do not get TMPDIR (an MCP client passes only a few variables) still name a path in it.
+procs=$({
+  grep -lsxz "TMPDIR=$run_tmp" /proc/[0-9]*/environ
+  grep -lsF "$run_tmp" /proc/[0-9]*/cmdline
+} | cut -d/ -f3 | sort -un | grep -vx "$$" || true)
+if [[ -n $procs ]]; then
+  echo "leftovers: processes still running:" >&2
+  for pid in $procs; do ps -o pid=,etime=,args= -p "$pid" >&2; done
+  left=1
+fi
+after=$(find /tmp -mindepth 1 -maxdepth 1 | sort)
+new=$(comm -13 <(echo "$before") <(echo "$after") | grep -vx "$run_tmp" || true)
+if [[ -n $new ]]; then
+  echo "new in /tmp during the run (the tests' or, on a shared machine, someone else's):" >&2
+  echo "$new" >&2
+fi
+if ((left)); then
+  echo "leftovers: kept $run_tmp for inspection" >&2
+  ((status)) || status=3
+else
+  echo "leftovers: none (no files, no processes)" >&2
+  rm -rf "$run_tmp"
+fi
+exit "$status"
