@@ -4,7 +4,7 @@
  * .mewcode/settings.local.json, and as the user's own in the trust record (see trust.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import type { CheckedAccess } from '../core/tool.ts';
@@ -55,6 +55,11 @@ export function alwaysRules(
  */
 export function addLocalRules(root: string, rules: readonly string[]): Result<void, string> {
   const file = path.join(root, '.mewcode', 'settings.local.json');
+  // A .mewcode that is a link (a clone can ship one) would put the file wherever it points.
+  if (lstatSync(path.dirname(file), { throwIfNoEntry: false })?.isSymbolicLink())
+    return errValue(
+      `${path.dirname(file)} is a symbolic link; replace it with a directory, then add ${rules.join(', ')}`,
+    );
   let json: { permissions?: { allow?: unknown } } & Record<string, unknown> = {};
   let mode: number | undefined; // an existing file keeps its permissions
   try {

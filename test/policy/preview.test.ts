@@ -4,7 +4,7 @@
  * "always" answer that holds in this runtime at once.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import * as v from 'valibot';
@@ -195,5 +195,22 @@ test('always: when the settings file cannot take the rule, it is left as it was 
     warnings[0] ?? '',
     /^mewcode: the rule holds for this run only: .*settings\.local\.json cannot be read as JSON \(.*\); fix it, then add bash\(=echo hi\) to its permissions\.allow$/,
   );
+  await rt.close();
+});
+
+test('always: a .mewcode that is a symbolic link is not written through; the rule holds for this run', async () => {
+  const root = tempDir();
+  const elsewhere = tempDir();
+  symlinkSync(elsewhere, path.join(root, '.mewcode'));
+  const warnings: string[] = [];
+  const { prompter, seen } = recorder('always');
+  const rt = runtimeAt(root, { workers: 0, home: tempDir(), prompt: prompter, warn: (l) => warnings.push(l) });
+  await rt.call('bash', { command: 'echo hi' });
+  assert.equal((await rt.call('bash', { command: 'echo hi' })).content, 'exit_code: 0\nhi\n');
+  assert.equal(seen.length, 1);
+  assert.deepEqual(readdirSync(elsewhere), [], 'nothing was written where the link points');
+  assert.deepEqual(warnings, [
+    `mewcode: the rule holds for this run only: ${root}/.mewcode is a symbolic link; replace it with a directory, then add bash(=echo hi)`,
+  ]);
   await rt.close();
 });
