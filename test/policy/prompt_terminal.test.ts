@@ -149,7 +149,7 @@ test('prompt on a terminal: a long diff shows its head and names the file that h
     assert.ok(diff.startsWith('--- a/big.txt\n+++ b/big.txt\n@@ '), diff.slice(0, 80));
     assert.ok(diff.endsWith('+row 199\n+row 200\n'));
   } finally {
-    rmSync(whole, { force: true });
+    rmSync(path.dirname(whole), { recursive: true, force: true }); // this temp root's own spill directory
   }
   assert.equal(existsSync(path.join(root, 'big.txt')), false);
 });
