@@ -168,7 +168,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
       ...options.skillSources,
     },
   });
-  const authorize = createAuthorize(gate, policy);
+  const authorize = createAuthorize(gate, policy, ledger);
   const isReadOnly = (name: string) => registry.get(name)?.readOnly === true;
 
   const runtime: Runtime = {

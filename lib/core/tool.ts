@@ -3,6 +3,7 @@
  * argument type and the JSON Schema the providers see; `ToolResult` is the value every call ends in.
  * Shared by both lanes: nothing here touches the file system or the policy.
  */
+import type { BigIntStats } from 'node:fs';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { applyBudget, type Budget, DEFAULT_RESULT_BYTES } from './budget.ts';
@@ -59,6 +60,25 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
+/** What a call would change, for the approval prompt: a unified diff, or one line on why there is none. */
+export type Preview = { diff: string } | { note: string };
+
+/** What `preview` receives: the checked paths (it reads through them, never writes), and the read ledger's check. */
+export interface PreviewContext {
+  root: string;
+  /** The checked forms of the path accesses `access()` declared, in the same order. */
+  paths: readonly CheckedPath[];
+  /** Whether a file as it is now may be changed: not read in this session, or changed since (lib/lane/ledger.ts). */
+  ledger: {
+    verify(
+      real: string,
+      shown: string,
+      now: BigIntStats,
+      bytes: Uint8Array,
+    ): Result<undefined, { code: 'not_read' | 'stale'; message: string }>;
+  };
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: a schema's input type is unconstrained on purpose
 type AnyEntries = any;
 /** A tool's parameters: an object schema (strict for built-in tools; loose for an MCP tool's passthrough). */
@@ -84,6 +104,11 @@ export interface ToolSpec<N extends string, S extends ParamsSchema, L extends La
   /** Output budget for `content`, in UTF-8 bytes. */
   maxOutputBytes?: number;
   access(args: v.InferOutput<S>): Access[];
+  /**
+   * The change the call would make, shown by the approval prompt; computed only when the user is
+   * asked. A throw is shown as a note and never changes the decision.
+   */
+  preview?(args: v.InferOutput<S>, ctx: PreviewContext): Preview | Promise<Preview>;
   /** `ctx` is the context of the tool's lane. */
   run(args: v.InferOutput<S>, ctx: C): Promise<ToolResult>;
 }

@@ -4,18 +4,20 @@
  * blacklist (commands; every mode) → protected locations → plan mode (only read-only tools) → the
  * first denial among the accesses (flags, rules; see access_verdict.ts for the order within one
  * access: denials, bypass, asks, allows, defaults) → PreToolUse hooks → allowed when nothing asks →
- * the prompt, or without a terminal a denial naming the flag that would grant it. Main thread.
+ * the prompt, or without a terminal a denial naming the flag that would grant it. The prompt is
+ * shown the whole of what asks, and a write's diff; an "always" answer adds its rules to this
+ * policy at once (and to the settings file). Main thread.
  */
 import { displayPath, inside } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
 import type { CheckedAccess } from '../core/tool.ts';
 import { type AccessVerdict, type DecidedBy, judgeAccess, type VerdictConfig } from './access_verdict.ts';
 import { blacklisted } from './blacklist.ts';
-import { addLocalRules, exactRule, grantFlags } from './grants.ts';
+import { addLocalRules, alwaysRules, grantFlags } from './grants.ts';
 import { runHooks } from './hooks.ts';
 import type { Mode } from './modes.ts';
 import type { Flags } from './permissions.ts';
-import type { Prompter } from './prompt.ts';
+import { MAX_PROMPT_CHARS, type Prompter, type PromptPreview, type PromptRequest, requestChars } from './prompt.ts';
 import { protectedLocation } from './protected.ts';
 import { type Hook, type Rule, subjectOf } from './rules.ts';
 
@@ -46,6 +48,8 @@ export interface CheckRequest {
   tool: string;
   readOnly: boolean;
   accesses: readonly CheckedAccess[];
+  /** The change the call would make (a write tool's preview), computed only if the prompt asks. */
+  preview?: () => Promise<PromptPreview>;
 }
 
 export interface Policy {
@@ -67,6 +71,7 @@ interface Env extends VerdictConfig {
   log?: (line: string) => void;
   /** Granted write paths that lie in a protected location: they open exactly that much of it. */
   protectedGrants: readonly string[];
+  /** An access in a message to the model: a long command is shortened (the prompt shows it whole). */
   show(a: CheckedAccess): string;
 }
 
@@ -144,16 +149,40 @@ const prompt: Step = async (env, call) => {
         env.rel,
       ).join(' ')}.`,
     );
-  const answer = await env.prompter.ask(`MewCode: ${call.tool} wants to ${what}.`);
+  // The user approves the whole of what will run: nothing shortened here (the prompter escapes it).
+  const request: PromptRequest = {
+    tool: call.tool,
+    asks: asked.map((v) => ({
+      kind: v.access.kind,
+      subject: v.access.kind === 'run' ? v.access.command : subjectOf(v.access, env.rel),
+    })),
+    // An ask rule beats any allow rule, so "always" could not stop it asking: not offered then.
+    always: !asked.some((v) => v.by === 'rule'),
+    ...(call.preview ? { preview: call.preview } : {}),
+  };
+  const answer = await env.prompter.ask(request);
+  if (answer === 'deny' && requestChars(request) > MAX_PROMPT_CHARS)
+    return deny(
+      'prompt',
+      `Denied without asking: ${call.tool} wants to ${what}, ${requestChars(request)} characters in all, more than the ${MAX_PROMPT_CHARS} the prompt shows. Split it into shorter commands, or write a script file and run that.`,
+    );
   if (answer === 'deny')
     return deny(
       'prompt',
       `The user declined: ${call.tool} may not ${what}. Do not retry it; ask what they want instead.`,
     );
   if (answer === 'always') {
-    const rules = asked.map((v) => exactRule(call.tool, v.access, env.rel));
-    if (env.remember) env.remember(rules);
-    else addLocalRules(env.root, rules);
+    const always = alwaysRules(
+      call.tool,
+      asked.map((v) => v.access),
+      env.rel,
+    );
+    env.rules = [...env.rules, ...always.rules]; // this run asks no more, from the next call on
+    if (env.remember) env.remember(always.texts);
+    else {
+      const written = addLocalRules(env.root, always.texts);
+      if (!written.ok) env.log?.(`policy: the rule holds for this run only: ${written.error}`);
+    }
   }
   return allow('prompt', answer === 'always' ? 'allowed always (a local rule was added)' : 'allowed once');
 };

@@ -1,13 +1,15 @@
 /**
  * What the policy tells a user who was not asked or answered "always": the flags that would grant
- * a refused call, and the exact local rules an "always" adds to .mewcode/settings.local.json (and
- * records as the user's own in the trust record, see trust.ts).
+ * a refused call, and the exact local rules an "always" adds — to the running policy at once, to
+ * .mewcode/settings.local.json, and as the user's own in the trust record (see trust.ts).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { errValue, okValue, type Result } from '../core/result.ts';
 import type { CheckedAccess } from '../core/tool.ts';
 import { splitCommands } from './permissions.ts';
-import { subjectOf } from './rules.ts';
+import { parseRule, type Rule, subjectOf } from './rules.ts';
 import { recordGranted } from './trust.ts';
 
 /** The flags that would grant what was asked, for the no-terminal denial. */
@@ -27,26 +29,73 @@ export function exactRule(tool: string, a: CheckedAccess, rel: (p: string) => st
   return `${tool}(=${subjectOf(a, rel)})`;
 }
 
-/** "Always": appends allow rules to .mewcode/settings.local.json, keeping what is there. */
-export function addLocalRules(root: string, rules: readonly string[]): void {
-  const file = path.join(root, '.mewcode', 'settings.local.json');
-  let json: { permissions?: { allow?: string[] } } & Record<string, unknown> = {};
-  try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    // missing (or unreadable: then it is rewritten with the new rules only)
+/**
+ * "Always", in memory: the exact allow rules for what was asked, as rule texts (for the files) and
+ * compiled at the local level (for the running policy, which adds them at once). They are compiled by
+ * the same parser as the files', so this run and the next judge them alike.
+ */
+export function alwaysRules(
+  tool: string,
+  asked: readonly CheckedAccess[],
+  rel: (p: string) => string,
+): { texts: string[]; rules: Rule[] } {
+  const texts = [...new Set(asked.map((a) => exactRule(tool, a, rel)))];
+  const rules: Rule[] = [];
+  for (const t of texts) {
+    const r = parseRule(t, 'allow', 'local', [tool]);
+    if (r.ok) rules.push(r.value);
   }
-  const allow = new Set(json.permissions?.allow ?? []);
-  for (const r of rules) allow.add(r);
-  json.permissions = { ...json.permissions, allow: [...allow] };
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+  return { texts, rules };
+}
+
+/**
+ * "Always": appends allow rules to .mewcode/settings.local.json, keeping everything else in it, and
+ * replaces the file atomically. A file that is not a JSON object with a list of rule strings is left
+ * as it is (the answer says so): it is never rewritten with only the new rules.
+ */
+export function addLocalRules(root: string, rules: readonly string[]): Result<void, string> {
+  const file = path.join(root, '.mewcode', 'settings.local.json');
+  // A .mewcode that is a link (a clone can ship one) would put the file wherever it points.
+  if (lstatSync(path.dirname(file), { throwIfNoEntry: false })?.isSymbolicLink())
+    return errValue(
+      `${path.dirname(file)} is a symbolic link; replace it with a directory, then add ${rules.join(', ')}`,
+    );
+  let json: { permissions?: { allow?: unknown } } & Record<string, unknown> = {};
+  let mode: number | undefined; // an existing file keeps its permissions
+  try {
+    mode = statSync(file).mode & 0o7777;
+    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      return errValue(`${file} is not a JSON object; add ${rules.join(', ')} to its permissions.allow yourself`);
+    json = parsed as typeof json;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+      return errValue(
+        `${file} cannot be read as JSON (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); fix it, then add ${rules.join(', ')} to its permissions.allow`,
+      );
+  }
+  const old = json.permissions?.allow ?? [];
+  if (!Array.isArray(old) || old.some((r) => typeof r !== 'string'))
+    return errValue(`${file}: permissions.allow is not a list of rules; fix it, then add ${rules.join(', ')}`);
+  json.permissions = { ...json.permissions, allow: [...new Set([...old, ...rules])] };
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(temp, `${JSON.stringify(json, null, 2)}\n`, { flag: 'wx' });
+    if (mode !== undefined) chmodSync(temp, mode);
+    renameSync(temp, file);
+    return okValue(undefined);
+  } catch (e) {
+    rmSync(temp, { force: true });
+    return errValue(`${file} cannot be written (${(e as NodeJS.ErrnoException).code ?? e})`);
+  }
 }
 
 /**
  * "Always" as the runtime wires it: the rules are first recorded as the user's own grant in their
  * trust record (folder trust then applies them even where the project's settings are not trusted,
- * and leaves them out of the digest), then written to .mewcode/settings.local.json.
+ * and leaves them out of the digest), then written to .mewcode/settings.local.json. The running
+ * policy has already added them (check.ts); a failure here costs only later runs, and says so.
  */
 export function rememberAlways(
   root: string,
@@ -57,6 +106,7 @@ export function rememberAlways(
     const recorded = home ? recordGranted(home, root, rules) : undefined;
     if (recorded && !recorded.ok)
       warn(`mewcode: ${recorded.error}; the rule is written, but later runs ignore it unless you trust this folder`);
-    addLocalRules(root, rules);
+    const written = addLocalRules(root, rules);
+    if (!written.ok) warn(`mewcode: the rule holds for this run only: ${written.error}`);
   };
 }

@@ -1,11 +1,97 @@
-/** What edit_file and multi_edit share: applying replacements to a held target and answering. */
+/**
+ * What edit_file and multi_edit share: working out the replacements on a file (planEdits), then either
+ * writing them to the held file and answering (applyEdits), or showing them to the approval prompt
+ * without writing (previewEdits). Both go through the same plan, so the prompt shows the change the
+ * call makes.
+ */
+import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
-import { fail, ok, type ToolResult } from '../core/tool.ts';
+import { fail, ok, type Preview, type ToolResult } from '../core/tool.ts';
 import type { HeldFile } from '../lane/held_file.ts';
-import { eolOf } from '../lane/text_file.ts';
+import { eolOf, type TextStyle } from '../lane/text_file.ts';
 import { unifiedDiff } from './_diff.ts';
 import { type Replacement, replaceExact } from './_edit_match.ts';
 import { similarNames } from './_files.ts';
+import { type FileState, failureNote } from './_preview.ts';
+
+/** The edited text and how to write it; `before` is the text it replaces ('' for a new file). */
+interface EditPlan {
+  text: string;
+  before: string;
+  style: Pick<TextStyle, 'encoding' | 'bom' | 'eol'>;
+  created: boolean;
+  /** Line numbers of the replacements (existing files). */
+  lines: number[];
+}
+
+function planEdits(
+  t: FileState,
+  root: string,
+  edits: readonly Replacement[],
+  labels: (i: number) => string,
+): Result<EditPlan, ToolResult> {
+  const cur = t.current;
+  const first = edits[0];
+  if (first === undefined) return errValue(fail('invalid_args', 'no edits given'));
+  // An empty first old_string creates a missing file; it never overwrites one.
+  if (first.old_string === '') {
+    if (cur) {
+      return errValue(
+        fail(
+          'exists',
+          `${quote(t.shown)} already exists, so an empty ${labels(0)} (which creates a file) cannot apply. Give the text to replace, or read it and use write_file to replace it whole.`,
+        ),
+      );
+    }
+    let text = first.new_string;
+    for (const [i, e] of edits.slice(1).entries()) {
+      const r = replaceExact(text, eolOf(text), e, t.shown, labels(i + 1));
+      if (!r.ok) return errValue(prefix(r.error, edits.length, i + 1));
+      text = r.value.text;
+    }
+    return okValue({
+      text,
+      before: '',
+      style: { encoding: 'utf-8', bom: false, eol: eolOf(text) },
+      created: true,
+      lines: [],
+    });
+  }
+  if (!cur) {
+    const near = similarNames(root, t.real);
+    return errValue(
+      fail(
+        'not_found',
+        `Cannot edit ${quote(t.shown)}: no such file.${near.length ? ` Similar names: ${near.map(quote).join(', ')}.` : ''} To create it, use write_file (or an empty old_string).`,
+      ),
+    );
+  }
+  const stale = t.fresh();
+  if (stale) return errValue(stale);
+  let text = cur.text;
+  const lines: number[] = [];
+  for (const [i, e] of edits.entries()) {
+    if (e.old_string === '')
+      return errValue(
+        prefix(
+          fail('invalid_args', `${labels(i)} is empty; only a first edit of a missing file may be empty.`),
+          edits.length,
+          i,
+        ),
+      );
+    const r = replaceExact(text, cur.eol, e, t.shown, labels(i));
+    if (!r.ok) return errValue(prefix(r.error, edits.length, i));
+    text = r.value.text;
+    lines.push(...r.value.lines);
+  }
+  return okValue({
+    text,
+    before: cur.text,
+    style: { encoding: cur.encoding, bom: cur.bom, eol: cur.eol },
+    created: false,
+    lines,
+  });
+}
 
 export function applyEdits(
   t: HeldFile,
@@ -13,61 +99,31 @@ export function applyEdits(
   edits: readonly Replacement[],
   labels: (i: number) => string,
 ): ToolResult {
-  const cur = t.current;
-  const first = edits[0];
-  if (first === undefined) return fail('invalid_args', 'no edits given');
-  // An empty first old_string creates a missing file; it never overwrites one.
-  if (first.old_string === '') {
-    if (cur) {
-      return fail(
-        'exists',
-        `${quote(t.shown)} already exists, so an empty ${labels(0)} (which creates a file) cannot apply. Give the text to replace, or read it and use write_file to replace it whole.`,
-      );
-    }
-    let text = first.new_string;
-    const lines: number[] = [1];
-    for (const [i, e] of edits.slice(1).entries()) {
-      const r = replaceExact(text, eolOf(text), e, t.shown, labels(i + 1));
-      if (!r.ok) return prefix(r.error, edits.length, i + 1);
-      text = r.value.text;
-      lines.push(...r.value.lines);
-    }
-    const err = t.commit(text, { encoding: 'utf-8', bom: false, eol: eolOf(text) });
-    if (err) return err;
-    return ok(`Created ${quote(t.shown)}.\n${unifiedDiff(t.shown, '', text)}`, { created: true });
-  }
-  if (!cur) {
-    const near = similarNames(root, t.real);
-    return fail(
-      'not_found',
-      `Cannot edit ${quote(t.shown)}: no such file.${near.length ? ` Similar names: ${near.map(quote).join(', ')}.` : ''} To create it, use write_file (or an empty old_string).`,
-    );
-  }
-  const stale = t.fresh();
-  if (stale) return stale;
-  let text = cur.text;
-  const lines: number[] = [];
-  for (const [i, e] of edits.entries()) {
-    if (e.old_string === '')
-      return prefix(
-        fail('invalid_args', `${labels(i)} is empty; only a first edit of a missing file may be empty.`),
-        edits.length,
-        i,
-      );
-    const r = replaceExact(text, cur.eol, e, t.shown, labels(i));
-    if (!r.ok) return prefix(r.error, edits.length, i);
-    text = r.value.text;
-    lines.push(...r.value.lines);
-  }
-  const err = t.commit(text, { encoding: cur.encoding, bom: cur.bom, eol: cur.eol });
+  const plan = planEdits(t, root, edits, labels);
+  if (!plan.ok) return plan.error;
+  const { text, before, style, created, lines } = plan.value;
+  const err = t.commit(text, style);
   if (err) return err;
+  if (created) return ok(`Created ${quote(t.shown)}.\n${unifiedDiff(t.shown, '', text)}`, { created: true });
   const n = lines.length;
   const distinct = [...new Set(lines)].sort((a, b) => a - b);
   const where = distinct.length === 1 ? `line ${distinct[0]}` : `lines ${distinct.join(', ')}`;
   return ok(
-    `Edited ${quote(t.shown)}: ${n} replacement${n === 1 ? '' : 's'} (${where}).\n${unifiedDiff(t.shown, cur.text, text)}`,
+    `Edited ${quote(t.shown)}: ${n} replacement${n === 1 ? '' : 's'} (${where}).\n${unifiedDiff(t.shown, before, text)}`,
     { replacements: n },
   );
+}
+
+/** The diff the edits would make, or why they would fail; writes nothing. */
+export function previewEdits(
+  t: FileState,
+  root: string,
+  edits: readonly Replacement[],
+  labels: (i: number) => string,
+): Preview {
+  const plan = planEdits(t, root, edits, labels);
+  if (!plan.ok) return failureNote(plan.error);
+  return { diff: unifiedDiff(t.shown, plan.value.before, plan.value.text) };
 }
 
 /** In a multi-edit, says which edit failed and that nothing was written. */

@@ -1,7 +1,8 @@
 /**
  * apply_patch: changes several files at once from a V4A patch (add, delete, update, move). Every
  * operation of every file is worked out in memory before anything is written; if a write still fails,
- * every file already changed is put back. Write lane.
+ * every file already changed is put back. Write lane. Its preview (for the approval prompt) makes
+ * the same plan from the files as they are, and writes nothing.
  */
 
 import * as v from 'valibot';
@@ -13,6 +14,7 @@ import { type HeldFile, withHeldFiles } from '../lane/held_file.ts';
 import { eolOf, MAX_EDIT_BYTES, type TextStyle } from '../lane/text_file.ts';
 import { unifiedDiff } from './_diff.ts';
 import { applyChunks, opPaths, type PatchOp, parsePatch } from './_patch.ts';
+import { type FileState, failureNote, previewFile } from './_preview.ts';
 
 const params = v.strictObject({
   patch: v.pipe(
@@ -23,10 +25,10 @@ const params = v.strictObject({
   ),
 });
 
-interface Planned {
+interface Planned<F extends FileState = HeldFile> {
   op: PatchOp;
-  source: HeldFile;
-  dest?: HeldFile;
+  source: F;
+  dest?: F;
   /** New text and style, or undefined for a delete. */
   text?: string;
   style?: Pick<TextStyle, 'encoding' | 'bom' | 'eol'>;
@@ -47,6 +49,28 @@ export const applyPatch = defineTool({
   access: (a) => {
     const parsed = parsePatch(a.patch);
     return parsed.ok ? parsed.value.flatMap(opPaths).map((path) => ({ kind: 'write' as const, path })) : [];
+  },
+  preview(a, ctx) {
+    const parsed = parsePatch(a.patch);
+    if (!parsed.ok) return { note: `the patch is invalid: ${parsed.error}` };
+    if (new Set(ctx.paths).size !== ctx.paths.length) return { note: 'the patch names the same file more than once' };
+    const files: FileState[] = [];
+    for (const real of ctx.paths) {
+      const f = previewFile(ctx, real);
+      if (!f.ok) return failureNote(f.error);
+      files.push(f.value);
+    }
+    const plan: Planned<FileState>[] = [];
+    let k = 0;
+    for (const op of parsed.value) {
+      const source = files[k++];
+      const dest = op.kind === 'update' && op.moveTo ? files[k++] : undefined;
+      if (!source) return { note: 'the checked paths do not match the patch' };
+      const planned = planOp(op, source, dest);
+      if (!planned.ok) return failureNote(planned.error);
+      plan.push(planned.value);
+    }
+    return { diff: plan.map(describe).join('\n') };
   },
   async run(a, ctx: WriteContext) {
     const parsed = parsePatch(a.patch);
@@ -84,7 +108,7 @@ export const applyPatch = defineTool({
   },
 });
 
-function planOp(op: PatchOp, source: HeldFile, dest: HeldFile | undefined): Result<Planned, ToolResult> {
+function planOp<F extends FileState>(op: PatchOp, source: F, dest: F | undefined): Result<Planned<F>, ToolResult> {
   const cur = source.current;
   if (op.kind === 'add') {
     if (cur)
@@ -133,7 +157,7 @@ function commit(p: Planned, done: (() => void)[]): ToolResult | undefined {
   return undefined;
 }
 
-function describe(p: Planned): string {
+function describe(p: Planned<FileState>): string {
   if (p.op.kind === 'add') return `A ${p.source.shown}\n${unifiedDiff(p.source.shown, '', p.text ?? '')}`;
   if (p.op.kind === 'delete') return `D ${p.source.shown}`;
   const name = p.dest ? `${p.source.shown} -> ${p.dest.shown}` : p.source.shown;

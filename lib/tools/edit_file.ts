@@ -6,8 +6,9 @@ import * as v from 'valibot';
 import { defineTool, fail } from '../core/tool.ts';
 import type { WriteContext } from '../lane/context.ts';
 import { withHeldFiles } from '../lane/held_file.ts';
-import { applyEdits } from './_edit_common.ts';
+import { applyEdits, previewEdits } from './_edit_common.ts';
 import { FILE_PATH } from './_params.ts';
+import { failureNote, previewFile } from './_preview.ts';
 
 const params = v.strictObject({
   file_path: FILE_PATH,
@@ -35,6 +36,12 @@ export const editFile = defineTool({
     `their line numbers. An empty \`old_string\` creates a missing file. The write is atomic and keeps permissions, BOM and encoding; ` +
     `the answer is a unified diff of the change.`,
   access: (a) => [{ kind: 'write', path: a.file_path }],
+  preview(a, ctx) {
+    const file = ctx.paths[0];
+    if (file === undefined) return { note: 'edit_file received no checked path' };
+    const t = previewFile(ctx, file);
+    return t.ok ? previewEdits(t.value, ctx.root, [a], () => 'old_string') : failureNote(t.error);
+  },
   async run(a, ctx: WriteContext) {
     const file = ctx.paths[0];
     if (file === undefined) return fail('internal', 'edit_file received no checked path');

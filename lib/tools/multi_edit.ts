@@ -6,8 +6,9 @@ import * as v from 'valibot';
 import { defineTool, fail } from '../core/tool.ts';
 import type { WriteContext } from '../lane/context.ts';
 import { withHeldFiles } from '../lane/held_file.ts';
-import { applyEdits } from './_edit_common.ts';
+import { applyEdits, previewEdits } from './_edit_common.ts';
 import { FILE_PATH } from './_params.ts';
+import { failureNote, previewFile } from './_preview.ts';
 
 export const MAX_EDITS = 100;
 
@@ -39,6 +40,12 @@ export const multiEdit = defineTool({
     `previous one. All or nothing: if any edit fails, the file is unchanged and the answer says which edit failed and why. Same rules ` +
     `as edit_file: read the file first, exact matches, line endings, BOM and permissions kept, atomic write, unified diff.`,
   access: (a) => [{ kind: 'write', path: a.file_path }],
+  preview(a, ctx) {
+    const file = ctx.paths[0];
+    if (file === undefined) return { note: 'multi_edit received no checked path' };
+    const t = previewFile(ctx, file);
+    return t.ok ? previewEdits(t.value, ctx.root, a.edits, (i) => `edits[${i}].old_string`) : failureNote(t.error);
+  },
   async run(a, ctx: WriteContext) {
     const file = ctx.paths[0];
     if (file === undefined) return fail('internal', 'multi_edit received no checked path');

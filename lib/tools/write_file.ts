@@ -1,17 +1,19 @@
 /**
  * write_file: creates a file, or replaces one that was read and has not changed since. Atomic, and
  * the replaced file keeps its mode, owner, byte-order mark, encoding and CRLF line endings. Write
- * lane (main thread, one call at a time).
+ * lane (main thread, one call at a time); its preview (the diff, for the approval prompt) reads only.
  */
 import * as v from 'valibot';
 import { fmtInt } from '../core/budget.ts';
+import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
-import { defineTool, fail, ok } from '../core/tool.ts';
+import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import type { WriteContext } from '../lane/context.ts';
 import { withHeldFiles } from '../lane/held_file.ts';
 import { eolOf, MAX_EDIT_BYTES, withEol } from '../lane/text_file.ts';
 import { unifiedDiff } from './_diff.ts';
 import { FILE_PATH } from './_params.ts';
+import { type FileState, failureNote, previewFile } from './_preview.ts';
 
 const params = v.strictObject({
   file_path: FILE_PATH,
@@ -31,13 +33,26 @@ export const writeFile = defineTool({
     `its permissions, owner, byte-order mark, encoding (UTF-8 or UTF-16) and CRLF line endings. Writes through a symlink change its ` +
     `target and keep the link. Files up to ${MAX_EDIT_BYTES / 1024 / 1024} MiB. Prefer edit_file to change part of a file.`,
   access: (a) => [{ kind: 'write', path: a.file_path }],
+  preview(a, ctx) {
+    const file = ctx.paths[0];
+    if (file === undefined) return { note: 'write_file received no checked path' };
+    if (Buffer.byteLength(a.content) > MAX_EDIT_BYTES) return failureNote(tooLarge());
+    const t = previewFile(ctx, file);
+    if (!t.ok) return failureNote(t.error);
+    const plan = planWrite(t.value, a.content);
+    if (!plan.ok) return failureNote(plan.error);
+    if (plan.value === 'unchanged') return { note: `${quote(t.value.shown)} already has exactly this content` };
+    return { diff: unifiedDiff(t.value.shown, t.value.current?.text ?? '', plan.value) };
+  },
   async run(a, ctx: WriteContext) {
     const file = ctx.paths[0];
     if (file === undefined) return fail('internal', 'write_file received no checked path');
-    if (Buffer.byteLength(a.content) > MAX_EDIT_BYTES)
-      return fail('too_large', `content is over ${fmtInt(MAX_EDIT_BYTES)} bytes; write it in parts with bash.`);
+    if (Buffer.byteLength(a.content) > MAX_EDIT_BYTES) return tooLarge();
     return withHeldFiles(ctx, [file], { createParents: true }, ([t]) => {
       if (!t) return fail('internal', 'write_file was given no held file');
+      const plan = planWrite(t, a.content);
+      if (!plan.ok) return plan.error;
+      const text = plan.value;
       const cur = t.current;
       if (!cur) {
         const err = t.commit(a.content, { encoding: 'utf-8', bom: false, eol: eolOf(a.content) });
@@ -47,10 +62,7 @@ export const writeFile = defineTool({
           { created: true },
         );
       }
-      const stale = t.fresh();
-      if (stale) return stale;
-      const text = cur.eol === 'crlf' ? withEol(a.content, 'crlf') : a.content;
-      if (text === cur.text)
+      if (text === 'unchanged')
         return ok(`${quote(t.shown)} already has exactly this content; nothing was written.`, {
           created: false,
           unchanged: true,
@@ -71,3 +83,19 @@ export const writeFile = defineTool({
     });
   },
 });
+
+const tooLarge = () =>
+  fail('too_large', `content is over ${fmtInt(MAX_EDIT_BYTES)} bytes; write it in parts with bash.`);
+
+/**
+ * The text the file will hold (a CRLF file keeps CRLF), or 'unchanged', or why it may not be replaced
+ * (not read, stale). Shared by the write and its preview, so the prompt shows the change made.
+ */
+function planWrite(t: FileState, content: string): Result<string | 'unchanged', ToolResult> {
+  const cur = t.current;
+  if (!cur) return okValue(content);
+  const stale = t.fresh();
+  if (stale) return errValue(stale);
+  const text = cur.eol === 'crlf' ? withEol(content, 'crlf') : content;
+  return okValue(text === cur.text ? 'unchanged' : text);
+}

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import type { CheckedPath } from '../../lib/core/paths.ts';
 import type { CheckedAccess } from '../../lib/core/tool.ts';
@@ -10,7 +9,6 @@ import { blacklisted } from '../../lib/policy/blacklist.ts';
 import { createPolicy } from '../../lib/policy/check.ts';
 import type { Mode } from '../../lib/policy/modes.ts';
 import type { Flags } from '../../lib/policy/permissions.ts';
-import { type Answer, streamPrompter } from '../../lib/policy/prompt.ts';
 import { parseRule, type RuleList } from '../../lib/policy/rules.ts';
 import { TOOL_NAMES } from '../../lib/tools/mod.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
@@ -338,36 +336,6 @@ test('policy: without a terminal an ask is denied, naming the flag that grants i
   assert.match(w.reason, /there is no terminal to ask\. Run again with --allow-write=src\.$/);
   const b = await policy.check({ tool: 'bash', readOnly: false, accesses: [X('npm ci && git status')] });
   assert.match(b.reason, /Run again with --allow-run=npm,git\.$/);
-});
-
-function prompted(answer: string) {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let shown = '';
-  output.on('data', (c: Buffer) => {
-    shown += c.toString();
-  });
-  const p = streamPrompter(input, output);
-  return {
-    ask: async (req: string): Promise<[Answer, string]> => {
-      const a = p.ask(req);
-      input.end(answer);
-      return [await a, shown];
-    },
-  };
-}
-
-test('policy prompt: y allows once, A always, anything else or EOF denies; control characters are escaped', async () => {
-  assert.equal((await prompted('y\n').ask('x'))[0], 'once');
-  assert.equal((await prompted('A\n').ask('x'))[0], 'always');
-  assert.equal((await prompted('a\n').ask('x'))[0], 'deny');
-  assert.equal((await prompted('').ask('x'))[0], 'deny');
-  const [, shown] = await prompted('n\n').ask('write "evil\u202e\u001b[2Jname"');
-  assert.ok(shown.includes('write "evil\\u202e\\u001b[2Jname"'));
-  assert.ok(!shown.includes('\u202e') && !shown.includes('\u001b'));
-  const [long, said] = await prompted('y\n').ask('x'.repeat(20_000));
-  assert.equal(long, 'deny');
-  assert.match(said, /denied a permission request of 20000 characters without showing it/);
 });
 
 test('policy: "always" writes a local rule that the next runtime honours', async () => {
