@@ -62,8 +62,8 @@ export async function waitFor(
 
 /**
  * Live (not zombie) processes with `marker` as one word of their command line, as `pid args` lines.
- * Markers carry the test process's pid (`sleep 3600.<pid>`, `exec -a mewcode-x-<pid> sleep …`), and
- * whole words keep `…<pid>` from matching `…<pid>7` of another test file running alongside.
+ * Markers carry the test process's pid (`sleep 3601.<pid>`: an hour, and a duration no other test
+ * process uses), and whole words keep `3601.<pid>` from matching `3601.<pid>7` of another test file.
  */
 export function processesWith(marker: string): string[] {
   return execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' })
