@@ -1,16 +1,27 @@
 /**
- * Directory listings kept between searches of a warm runtime (one cache per thread), each revalidated
- * by a stat of the directory on every use: adding, removing or renaming an entry changes the
- * directory's mtime, so an unchanged (mtime, ctime, inode) means an unchanged listing. A listing
- * read within RACY_MS of its directory's last change is not kept — the same-timestamp race git calls
- * "racy git": an entry added within the timestamp granularity would not move the mtime.
+ * Directory listings, each read through a descriptor checked to be exactly the directory asked for
+ * (`openExactDir`): a directory of the tree swapped for a symlink since it was listed in its parent
+ * is not listed, so no name from wherever the symlink points comes back, and the walker opens the
+ * entries through that same descriptor. Listings are kept between searches of a warm runtime (one
+ * cache per thread), each revalidated by an fstat of the opened directory on every use: adding,
+ * removing or renaming an entry changes the directory's mtime, so an unchanged (device, inode, mtime,
+ * ctime) means an unchanged listing of this very directory. A listing read within RACY_MS of its
+ * directory's last change is not kept — the same-timestamp race git calls "racy git": an entry added
+ * within the timestamp granularity would not move the mtime.
  */
-import { type Dirent, readdirSync, statSync } from 'node:fs';
+import { closeSync, type Dirent, fstatSync, readdirSync } from 'node:fs';
+import { fdPath, openExactDir } from '../core/descriptors.ts';
 
 export type EntryKind = 'dir' | 'file' | 'symlink' | 'other';
 export interface DirEntry {
   name: string;
   kind: EntryKind;
+}
+
+/** A directory open for a walk: its checked descriptor (the caller closes it) and its entries by name. */
+export interface OpenedDir {
+  fd: number;
+  entries: DirEntry[];
 }
 
 /** A listing younger than this (ms) is read afresh every time. */
@@ -19,9 +30,10 @@ export const RACY_MS = 2000;
 export const MAX_CACHED_DIRS = 250_000;
 
 interface Cached {
+  dev: number;
+  ino: number;
   mtimeMs: number;
   ctimeMs: number;
-  ino: number;
   entries: DirEntry[];
 }
 
@@ -34,34 +46,46 @@ export function setDirCache(on: boolean): void {
   cache.clear();
 }
 
-/** The entries of a directory sorted by name, or [] when it cannot be listed. */
-export function listDir(abs: string): DirEntry[] {
-  if (!enabled) return read(abs);
-  let st: import('node:fs').Stats | undefined;
-  try {
-    st = statSync(abs);
-  } catch {
+/**
+ * Opens the directory `abs` (a real path), checked to be exactly that directory, and lists it
+ * through the descriptor; undefined when it is gone, unreadable, or no longer that directory.
+ */
+export function openListed(abs: string): OpenedDir | undefined {
+  const opened = openExactDir(abs);
+  if (!opened.ok) {
     cache.delete(abs);
-    return [];
+    return undefined; // vanished, unreadable or swapped while walking: carry on, as ripgrep does
   }
+  const fd = opened.value;
+  if (!enabled) return { fd, entries: read(fd) };
+  const st = fstatSync(fd);
   const hit = cache.get(abs);
-  if (hit && hit.mtimeMs === st.mtimeMs && hit.ctimeMs === st.ctimeMs && hit.ino === st.ino) return hit.entries;
-  const entries = read(abs);
+  if (hit && hit.ino === st.ino && hit.dev === st.dev && hit.mtimeMs === st.mtimeMs && hit.ctimeMs === st.ctimeMs)
+    return { fd, entries: hit.entries };
+  const entries = read(fd);
   if (Date.now() - st.mtimeMs > RACY_MS && Date.now() - st.ctimeMs > RACY_MS) {
     if (cache.size >= MAX_CACHED_DIRS) cache.clear();
-    cache.set(abs, { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, entries });
+    cache.set(abs, { dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, entries });
   } else {
     cache.delete(abs);
   }
-  return entries;
+  return { fd, entries };
 }
 
-function read(abs: string): DirEntry[] {
+/** The entries of a directory sorted by name, or [] when it cannot be listed (see `openListed`). */
+export function listDir(abs: string): DirEntry[] {
+  const opened = openListed(abs);
+  if (!opened) return [];
+  closeSync(opened.fd);
+  return opened.entries;
+}
+
+function read(fd: number): DirEntry[] {
   let dirents: Dirent[];
   try {
-    dirents = readdirSync(abs, { withFileTypes: true });
+    dirents = readdirSync(fdPath(fd), { withFileTypes: true });
   } catch {
-    return []; // vanished or unreadable while walking: carry on, as ripgrep does
+    return [];
   }
   return dirents
     .map((d) => ({ name: d.name, kind: kindOf(d) }))

@@ -4,10 +4,19 @@
  * and never entering a directory the ignore rules exclude. `planShards` expands the top of a tree
  * breadth-first into independent pieces for the worker pool. Synchronous: it runs inside one worker
  * task (or inline for small trees), where blocking is what we want.
+ *
+ * Nothing outside the walk root is ever listed or opened, whatever swaps directories meanwhile:
+ * every directory is opened with O_NOFOLLOW and checked to be exactly the root plus the names of the
+ * directories it was found under (`openListed`), it is listed through that descriptor, and each file
+ * is handed to the visitor as a path through the same descriptor (`/proc/<pid>/fd/N/name`), to be
+ * opened with O_NOFOLLOW. A checked directory cannot lead out, and its entry cannot be a symlink, so
+ * the leaf cannot escape either; one check per directory, no extra system call per file.
  */
+import { closeSync } from 'node:fs';
 import path from 'node:path';
+import { fdPath } from '../core/descriptors.ts';
 import { type DenySpec, type DenyTest, denyTest } from './denied.ts';
-import { type DirEntry, listDir } from './dircache.ts';
+import { type DirEntry, listDir, type OpenedDir, openListed } from './dircache.ts';
 import { IgnoreRules, type IgnoreSource, type Layer } from './ignore.ts';
 
 export interface WalkOptions {
@@ -34,11 +43,17 @@ export interface Entry {
 }
 
 export interface Visitor {
-  file(entry: Entry): boolean | undefined; // true stops the walk
+  /**
+   * A file; `at` reaches it through its checked directory's descriptor and is valid only during the
+   * call: open it with O_NOFOLLOW. True stops the walk.
+   */
+  file(entry: Entry, at: string): boolean | undefined;
   skipped?(rel: string, isDir: boolean, reason: SkipReason): void;
+  /** A loose file whose directory could not be opened as itself (gone, unreadable, or swapped). */
+  unreachable?(entry: Entry): void;
 }
 
-/** Walks the given directories (relative to the root, in order) and the given loose files. */
+/** Walks the given directories (relative to the root, in order). */
 export function walk(
   o: WalkOptions,
   dirs: readonly string[],
@@ -47,6 +62,32 @@ export function walk(
 ): boolean {
   for (const dir of dirs) if (walkDir(o, dir, visitor, rules)) return true;
   return false;
+}
+
+/**
+ * Visits loose files (relative to the root, met in a listing earlier) in the order given, each
+ * through its directory opened and checked afresh: the directory listed before may have been
+ * swapped since. Consecutive files of one directory share one open.
+ */
+export function visitFiles(o: WalkOptions, files: readonly Entry[], visitor: Visitor): boolean {
+  let dir: string | undefined;
+  let opened: OpenedDir | undefined;
+  try {
+    for (const f of files) {
+      const slash = f.rel.lastIndexOf('/');
+      const parent = slash === -1 ? '' : f.rel.slice(0, slash);
+      if (parent !== dir) {
+        if (opened) closeSync(opened.fd);
+        dir = parent;
+        opened = openListed(absOf(o.root, parent));
+      }
+      if (!opened) visitor.unreachable?.(f);
+      else if (visitor.file(f, fdPath(opened.fd, f.rel.slice(slash + 1)))) return true;
+    }
+    return false;
+  } finally {
+    if (opened) closeSync(opened.fd);
+  }
 }
 
 function walkDir(
@@ -61,25 +102,32 @@ function walkDir(
   while (stack.length > 0) {
     const dir = stack.pop() as string;
     const depth = dir === '' ? 0 : dir.split('/').length;
-    const entries = readEntries(o.root, dir);
-    const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
+    const opened = openListed(absOf(o.root, dir));
+    if (!opened) continue; // gone, unreadable, or no longer the directory that was listed
     const subdirs: string[] = [];
-    for (const e of entries) {
-      const rel = admit(o, dir, e, ignoreStack, denied, visitor);
-      if (rel === undefined) continue;
-      if (e.kind === 'dir') {
-        if (depth + 1 < o.maxDepth) subdirs.push(rel);
-        continue;
+    try {
+      const { fd, entries } = opened;
+      const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
+      for (const e of entries) {
+        const rel = admit(o, dir, e, ignoreStack, denied, visitor);
+        if (rel === undefined) continue;
+        if (e.kind === 'dir') {
+          if (depth + 1 < o.maxDepth) subdirs.push(rel);
+          continue;
+        }
+        if (depth + 1 > o.maxDepth) continue;
+        if (e.kind !== 'file' && e.kind !== 'symlink') continue; // FIFOs, sockets, devices: never files to read
+        const kind = e.kind;
+        // Files of this directory come before its subdirectories only where names sort that way:
+        // interleave by visiting subdirectories that sort before this file first (this directory
+        // stays open meanwhile: one descriptor per level of nesting).
+        while (subdirs.length > 0 && (subdirs[0] as string) < rel) {
+          if (walkDir(o, subdirs.shift() as string, visitor, rules, denied)) return true;
+        }
+        if (visitor.file({ rel, kind }, fdPath(fd, e.name))) return true;
       }
-      if (depth + 1 > o.maxDepth) continue;
-      if (e.kind !== 'file' && e.kind !== 'symlink') continue; // FIFOs, sockets, devices: never files to read
-      const kind = e.kind;
-      // Files of this directory come before its subdirectories only where names sort that way:
-      // interleave by visiting subdirectories that sort before this file first.
-      while (subdirs.length > 0 && (subdirs[0] as string) < rel) {
-        if (walkDir(o, subdirs.shift() as string, visitor, rules, denied)) return true;
-      }
-      if (visitor.file({ rel, kind })) return true;
+    } finally {
+      closeSync(opened.fd);
     }
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as string);
   }
@@ -117,8 +165,11 @@ function dotNames(entries: readonly DirEntry[]): Set<string> {
   return names;
 }
 
+/** The absolute path of a directory of the walk: what its descriptor must really be. */
+const absOf = (root: string, dir: string) => (dir === '' ? root : path.join(root, dir));
+
 function readEntries(root: string, dir: string): DirEntry[] {
-  return listDir(dir === '' ? root : path.join(root, dir));
+  return listDir(absOf(root, dir));
 }
 
 export interface ShardPlan {
