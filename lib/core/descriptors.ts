@@ -79,9 +79,9 @@ export function openExactDir(abs: string): Result<number, OpenRefusal> {
  * Opens the entry `name` of the directory open as `dirFd`, never following a symlink: the entry is
  * in that directory whatever has happened to the directory's path. `name` is one component.
  */
-export function openIn(dirFd: number, name: string, flags: number): Result<number, OpenRefusal> {
+export function openIn(dirFd: number, name: string, flags: number, mode?: number): Result<number, OpenRefusal> {
   try {
-    return okValue(openSync(fdPath(dirFd, name), flags | constants.O_NOFOLLOW));
+    return okValue(openSync(fdPath(dirFd, name), flags | constants.O_NOFOLLOW, mode));
   } catch (e) {
     return errValue({ errno: errnoOf(e) });
   }
