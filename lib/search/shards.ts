@@ -109,7 +109,7 @@ export function runGlobShard(t: GlobShard): GlobShardResult {
       visited++;
       if (match(e.rel)) {
         paths.push(e.rel);
-        if (t.withMtime) mtimes.push(mtimeOf(at)); // through the checked directory, as the name was listed
+        if (t.withMtime) mtimes.push(at === undefined ? 0 : mtimeOf(at)); // through the checked directory
       }
       stopped = paths.length >= t.maxResults;
       return stopped;
@@ -117,7 +117,8 @@ export function runGlobShard(t: GlobShard): GlobShardResult {
     skipped: (rel, isDir, reason) => (isDir || wouldMatch(rel) ? count.add(reason, isDir) : undefined),
   };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
-  if (!visitFiles(t.walk, files, visitor)) walk(t.walk, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
+  const o = { ...t.walk, openFiles: t.withMtime }; // names only, unless the mtimes are wanted
+  if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
   return { paths, mtimes, skipped: count.skipped, visited, stopped };
 }
 
@@ -144,9 +145,9 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     stopped: false,
   };
   const count = counter();
-  const visit = (e: Entry, at: string): boolean => {
+  const visit = (e: Entry, at?: string): boolean => {
     out.visited++;
-    if (e.kind !== 'file') return false; // symlinks are not followed, as in ripgrep
+    if (e.kind !== 'file' || at === undefined) return false; // symlinks are not followed, as in ripgrep
     if (filter && !filter(e.rel)) return false;
     const left = t.maxResults - out.results;
     const r = searchFile(at, {
@@ -173,7 +174,8 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     unreachable: (e) => out.unreadable.push({ rel: e.rel, error: UNREACHABLE }),
   };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
-  if (!visitFiles(t.walk, files, visitor)) walk(t.walk, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
+  const o = { ...t.walk, openFiles: true };
+  if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
   out.skipped = count.skipped;
   return out;
 }
