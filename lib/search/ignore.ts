@@ -6,10 +6,9 @@
  * user's global excludes file is not read. The walker never enters an ignored directory, so a file
  * under one cannot be re-included — as in git. Runs in workers and inline.
  */
-import { closeSync, constants, fstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { openExact } from '../core/descriptors.ts';
-import { GitignoreRules } from './gitignore.ts';
+import type { GitignoreRules } from './gitignore.ts';
+import { readRules } from './ignore_files.ts';
 
 /** Ignore files by precedence, highest first. */
 export const IGNORE_FILES = ['.mewcodeignore', '.ignore', '.gitignore'] as const;
@@ -106,26 +105,4 @@ export class IgnoreRules {
     }
     return undefined;
   }
-}
-
-/**
- * The rules of one ignore file, read only when it is exactly `file` (a path of real directories):
- * an ignore file that is a symlink, or under a directory swapped for one, is not read — rules from
- * a file outside the tree would say something about it through what they hide. O_NONBLOCK: a FIFO
- * named .gitignore must not hang the walk.
- */
-function readRules(file: string): GitignoreRules | undefined {
-  const opened = openExact(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  if (!opened.ok) return undefined; // missing, unreadable, a symlink, or moved: no rules from it
-  let text: string;
-  try {
-    if (!fstatSync(opened.value).isFile()) return undefined;
-    text = readFileSync(opened.value, 'utf8');
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(opened.value);
-  }
-  const rules = new GitignoreRules(text);
-  return rules.size > 0 ? rules : undefined;
 }
