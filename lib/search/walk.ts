@@ -17,8 +17,9 @@
  */
 import { closeSync } from 'node:fs';
 import path from 'node:path';
-import { fdPath, openExactDir } from '../core/descriptors.ts';
+import { fdPath } from '../core/descriptors.ts';
 import { type DenySpec, type DenyTest, denyTest } from './denied.ts';
+import { DirChain } from './dir_chain.ts';
 import { type DirEntry, listDir, openListed } from './dircache.ts';
 import { IgnoreRules, type IgnoreSource, type Layer } from './ignore.ts';
 
@@ -65,35 +66,40 @@ export function walk(
   visitor: Visitor,
   rules = new IgnoreRules(o.root, o.ignoreBase),
 ): boolean {
-  for (const dir of dirs) if (walkDir(o, dir, visitor, rules)) return true;
-  return false;
+  if (!o.openFiles) return dirs.some((dir) => walkDir(o, dir, visitor, rules));
+  // Each directory is opened through its parent, reached through the chain of its ancestors.
+  const chain = new DirChain(o.root);
+  try {
+    for (const dir of dirs) {
+      const slash = dir.lastIndexOf('/');
+      const parentFd = dir === '' ? undefined : chain.open(slash === -1 ? '' : dir.slice(0, slash));
+      if (dir !== '' && parentFd === undefined) continue; // its parent is gone or was swapped
+      if (walkDir(o, dir, visitor, rules, undefined, parentFd)) return true;
+    }
+    return false;
+  } finally {
+    chain.close();
+  }
 }
 
 /**
- * Visits loose files (relative to the root, met in a listing earlier) in the order given, each
- * through its directory opened and checked afresh: the directory listed before may have been
- * swapped since. Consecutive files of one directory share one open.
+ * Visits loose files (relative to the root, met in a listing earlier) in the order given (sorted),
+ * each through its directory opened afresh from the root (`DirChain`): the directory listed before
+ * may have been swapped since. Files of one directory share one open.
  */
 export function visitFiles(o: WalkOptions, files: readonly Entry[], visitor: Visitor): boolean {
   if (!o.openFiles) return files.some((f) => visitor.file(f)); // names from a checked listing: nothing to open
-  let dir: string | undefined;
-  let fd: number | undefined;
+  const chain = new DirChain(o.root);
   try {
     for (const f of files) {
       const slash = f.rel.lastIndexOf('/');
-      const parent = slash === -1 ? '' : f.rel.slice(0, slash);
-      if (parent !== dir) {
-        if (fd !== undefined) closeSync(fd);
-        dir = parent;
-        const opened = openExactDir(absOf(o.root, parent));
-        fd = opened.ok ? opened.value : undefined;
-      }
+      const fd = chain.open(slash === -1 ? '' : f.rel.slice(0, slash));
       if (fd === undefined) visitor.unreachable?.(f);
       else if (visitor.file(f, fdPath(fd, f.rel.slice(slash + 1)))) return true;
     }
     return false;
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    chain.close();
   }
 }
 
