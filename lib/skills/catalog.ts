@@ -4,14 +4,15 @@
  * skill of the same name; a file without both fields is skipped and reported. Main thread.
  *
  * A skill is read only from a regular `SKILL.md` in a real directory directly under its skills
- * directory: the project's skills directory must be exactly `<root>/.mewcode/skills` (no symlink on
- * the way), each skill directory is opened through its descriptor with O_NOFOLLOW and SKILL.md through
- * the skill directory's, so a symlink — planted, or swapped in while the catalog is read — never
- * brings in a file from outside the root. (The user's own `~/.mewcode/skills` may itself be a symlink.)
+ * directory: the skills directory is opened where its real path says (for the project's, inside the
+ * root) and checked to be exactly there, each skill directory is opened through its descriptor with
+ * O_NOFOLLOW and SKILL.md through the skill directory's, so a symlink — planted, or swapped in while
+ * the catalog is read — never brings in a file from outside the root.
  */
 import { closeSync, constants, type Dirent, fstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fdPath, openExactDir, openIn } from '../core/descriptors.ts';
+import { inside } from '../core/paths.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 
 export interface Skill {
@@ -31,8 +32,10 @@ export class SkillCatalog {
   #skills = new Map<string, Skill>();
   readonly problems: string[] = [];
   readonly #dirs: [Skill['level'], string][];
+  readonly #root: string;
 
   constructor(root: string, home: string | undefined) {
+    this.#root = root;
     this.#dirs = [['project', path.join(root, '.mewcode', 'skills')]];
     if (home) this.#dirs.push(['user', path.join(home, '.mewcode', 'skills')]);
     this.reload();
@@ -42,13 +45,19 @@ export class SkillCatalog {
     this.#skills = new Map();
     this.problems.length = 0;
     for (const [level, dir] of this.#dirs) {
-      const real = level === 'project' ? dir : realOrUndefined(dir);
+      // The skills directory may be a symlink (a monorepo's shared skills); the project's must lead
+      // to a directory inside the root, and what is opened must be exactly where it led.
+      const real = realOrUndefined(dir);
+      if (level === 'project' && real !== undefined && !inside(real, this.#root)) {
+        this.problems.push(`${dir}: it leads to ${real}, outside the root; its skills were not read`);
+        continue;
+      }
       const opened = real === undefined ? undefined : openExactDir(real);
       if (!opened?.ok) {
         const why = opened?.error.errno;
         if (why === 'MOVED' || why === 'ELOOP' || why === 'ENOTDIR')
           this.problems.push(
-            `${dir}: not a real directory (a symbolic link on its way, or moved); its skills were not read`,
+            `${dir}: it changed while it was being read (a symbolic link swapped in, or moved); its skills were not read`,
           );
         continue;
       }

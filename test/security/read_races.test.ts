@@ -4,7 +4,7 @@
  * in any output. Each tool runs 1,000 times while the swap runs; none may leak once.
  */
 import assert from 'node:assert/strict';
-import { symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { ToolResult } from '../../lib/core/tool.ts';
@@ -146,6 +146,28 @@ test('skills: a SKILL.md or a skill directory that is a symlink is not read, and
   assert.deepEqual(rt.skills.problems, [
     `${path.join(root, '.mewcode/skills/linked/SKILL.md')}: a symbolic link; a skill is read only from a regular SKILL.md in its own directory`,
     `${path.join(root, '.mewcode/skills/whole')}: a symbolic link; a skill is read only from a real directory under .mewcode/skills`,
+  ]);
+});
+
+test('skills: a symlinked .mewcode/skills is read when it leads inside the root, refused when it leads outside', () => {
+  const root = tempDir();
+  const outside = tempDir();
+  writeTree(root, { 'shared/skills/lint/SKILL.md': skill('lint', 'lint body') });
+  writeTree(outside, { 'evil/SKILL.md': skill('evil', `body ${SECRET}`) });
+  mkdirSync(path.join(root, '.mewcode'));
+  symlinkSync('../shared/skills', path.join(root, '.mewcode/skills'));
+  assert.deepEqual(
+    runtimeAt(root, { workers: 0 })
+      .skills.list()
+      .map((s) => s.name),
+    ['lint'],
+  );
+  unlinkSync(path.join(root, '.mewcode/skills'));
+  symlinkSync(outside, path.join(root, '.mewcode/skills'));
+  const rt = runtimeAt(root, { workers: 0 });
+  assert.deepEqual(rt.skills.list(), []);
+  assert.deepEqual(rt.skills.problems, [
+    `${path.join(root, '.mewcode/skills')}: it leads to ${outside}, outside the root; its skills were not read`,
   ]);
 });
 
