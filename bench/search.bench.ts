@@ -31,6 +31,38 @@ interface Row {
   note?: string;
 }
 
+/** The searches timed, each for every contender (bench/compare.ts times MewCode's against another checkout's). */
+export const BENCH_CASES: readonly BenchCase[] = [
+  { kind: 'grep', name: 'grep literal TODO', pattern: 'TODO', ignoreCase: false, ignore: true },
+  {
+    kind: 'grep',
+    name: 'grep regex function\\s+\\w+Handler',
+    pattern: 'function\\s+\\w+Handler',
+    ignoreCase: false,
+    ignore: true,
+  },
+  { kind: 'grep', name: 'grep -i error', pattern: 'error', ignoreCase: true, ignore: true },
+  { kind: 'grep', name: 'grep literal TODO, no ignore', pattern: 'TODO', ignoreCase: false, ignore: false },
+  {
+    kind: 'grep',
+    name: 'grep regex function\\s+\\w+Handler, no ignore',
+    pattern: 'function\\s+\\w+Handler',
+    ignoreCase: false,
+    ignore: false,
+  },
+  { kind: 'grep', name: 'grep -i error, no ignore', pattern: 'error', ignoreCase: true, ignore: false },
+  { kind: 'glob', name: 'glob **/*.ts', pattern: '**/*.ts', namePattern: '*.ts', ignore: true },
+  { kind: 'glob', name: 'glob **/*.{js,ts}', pattern: '**/*.{js,ts}', namePattern: '*.{js,ts}', ignore: true },
+  { kind: 'glob', name: 'glob **/*.ts, no ignore', pattern: '**/*.ts', namePattern: '*.ts', ignore: false },
+  {
+    kind: 'glob',
+    name: 'glob **/*.{js,ts}, no ignore',
+    pattern: '**/*.{js,ts}',
+    namePattern: '*.{js,ts}',
+    ignore: false,
+  },
+];
+
 export async function runBench(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -53,36 +85,7 @@ export async function runBench(argv: string[]): Promise<number> {
 
   const warmN = open(root, workers);
   const warm1 = open(root, 1);
-  const cases: BenchCase[] = [
-    { kind: 'grep', name: 'grep literal TODO', pattern: 'TODO', ignoreCase: false, ignore: true },
-    {
-      kind: 'grep',
-      name: 'grep regex function\\s+\\w+Handler',
-      pattern: 'function\\s+\\w+Handler',
-      ignoreCase: false,
-      ignore: true,
-    },
-    { kind: 'grep', name: 'grep -i error', pattern: 'error', ignoreCase: true, ignore: true },
-    { kind: 'grep', name: 'grep literal TODO, no ignore', pattern: 'TODO', ignoreCase: false, ignore: false },
-    {
-      kind: 'grep',
-      name: 'grep regex function\\s+\\w+Handler, no ignore',
-      pattern: 'function\\s+\\w+Handler',
-      ignoreCase: false,
-      ignore: false,
-    },
-    { kind: 'grep', name: 'grep -i error, no ignore', pattern: 'error', ignoreCase: true, ignore: false },
-    { kind: 'glob', name: 'glob **/*.ts', pattern: '**/*.ts', namePattern: '*.ts', ignore: true },
-    { kind: 'glob', name: 'glob **/*.{js,ts}', pattern: '**/*.{js,ts}', namePattern: '*.{js,ts}', ignore: true },
-    { kind: 'glob', name: 'glob **/*.ts, no ignore', pattern: '**/*.ts', namePattern: '*.ts', ignore: false },
-    {
-      kind: 'glob',
-      name: 'glob **/*.{js,ts}, no ignore',
-      pattern: '**/*.{js,ts}',
-      namePattern: '*.{js,ts}',
-      ignore: false,
-    },
-  ];
+  const cases = BENCH_CASES;
   const results: { case: string; rows: Row[] }[] = [];
   for (const c of cases) {
     const external = c.kind === 'grep' ? grepContenders(c) : await globContenders(c);

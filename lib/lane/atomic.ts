@@ -14,12 +14,12 @@ import {
   fchownSync,
   fsyncSync,
   openSync,
-  readlinkSync,
   renameSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
+import { fdPath, openExactDir } from '../core/descriptors.ts';
 import { inside } from '../core/paths.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { journalAdd, journalDone } from './journal.ts';
@@ -35,23 +35,32 @@ export interface DirHandle {
 
 export type WriteError = { code: 'io' | 'outside_root' | 'stale'; message: string };
 
-/** Opens a directory and checks where it really is. */
+/**
+ * Opens a directory (a real path: the parent of a checked path) and checks it is exactly that
+ * directory: O_NOFOLLOW refuses one that became a symlink, and the descriptor's real path one reached
+ * through a directory on the way swapped for a symlink — outside the root, or elsewhere inside it
+ * (a protected or denied directory the check did not approve).
+ */
 export function openDir(dir: string, root: string): Result<DirHandle, WriteError> {
-  let fd: number;
-  try {
-    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-  } catch (e) {
-    return errValue({ code: 'io', message: `cannot open the directory ${JSON.stringify(dir)} (${errno(e)})` });
-  }
-  const real = readlinkSync(`/proc/self/fd/${fd}`);
-  if (!inside(real, root)) {
-    closeSync(fd);
+  const opened = openExactDir(dir);
+  if (opened.ok) return okValue(dirHandle(opened.value, dir));
+  const { errno: code, real } = opened.error;
+  if (code === 'MOVED' && real !== undefined && !inside(real, root))
     return errValue({
       code: 'outside_root',
       message: `the directory now resolves to ${JSON.stringify(real)}, outside the root`,
     });
-  }
-  return okValue({ fd, real, at: (name) => `/proc/self/fd/${fd}/${name}`, close: () => closeSync(fd) });
+  if (code === 'MOVED' || code === 'ELOOP')
+    return errValue({
+      code: 'stale',
+      message: `the directory ${JSON.stringify(dir)} was replaced (by a symbolic link, or moved) after the path was checked; nothing was written. Try again`,
+    });
+  return errValue({ code: 'io', message: `cannot open the directory ${JSON.stringify(dir)} (${code})` });
+}
+
+/** A handle on the directory open as `fd`, whose real path is `real`. */
+export function dirHandle(fd: number, real: string): DirHandle {
+  return { fd, real, at: (name) => fdPath(fd, name), close: () => closeSync(fd) };
 }
 
 export interface AtomicWrite {

@@ -4,7 +4,7 @@
  * current content loaded, and a `commit` that writes atomically with a compare-and-swap against what
  * was loaded, then records the new state in the ledger. Write lane, main thread.
  */
-import { type BigIntStats, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
+import { type BigIntStats, lstatSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { type CheckedPath, displayPath } from '../core/paths.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
@@ -12,6 +12,7 @@ import { quote } from '../core/text.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
 import { atomicWrite, type DirHandle, openDir, type WriteError } from './atomic.ts';
 import type { WriteContext } from './context.ts';
+import { openDirFrom } from './dir_tree.ts';
 import type { Ledger } from './ledger.ts';
 import { acquireFileLock, withPathLock } from './locks.ts';
 import { encodeText, loadText, type TextFile, type TextStyle } from './text_file.ts';
@@ -88,16 +89,9 @@ function open(
   const shown = displayPath(root, real);
   const parent = path.dirname(real);
   const name = path.basename(real);
-  if (options.createParents) {
-    try {
-      mkdirSync(parent, { recursive: true });
-    } catch (e) {
-      return errValue(
-        fail('io', `Cannot create the directory of ${quote(shown)}: ${(e as NodeJS.ErrnoException).code}`),
-      );
-    }
-  }
-  const opened = openDir(parent, root);
+  // Missing parents are made one component at a time through descriptors from the root (mkdir -p
+  // by path would follow a directory swapped for a symlink meanwhile, and create them wherever it points).
+  const opened = options.createParents ? openDirFrom(root, parent, true) : openDir(parent, root);
   if (!opened.ok) return errValue(fail(opened.error.code, `Cannot write ${quote(shown)}: ${opened.error.message}`));
   const dir = opened.value;
   dirs.push(dir);

@@ -1,16 +1,28 @@
 /**
- * Directory listings kept between searches of a warm runtime (one cache per thread), each revalidated
- * by a stat of the directory on every use: adding, removing or renaming an entry changes the
- * directory's mtime, so an unchanged (mtime, ctime, inode) means an unchanged listing. A listing
+ * Directory listings, each read through a descriptor checked to be the directory asked for (by its
+ * real path, or as the O_NOFOLLOW entry of a directory checked before it): a directory of the tree
+ * swapped for a symlink since it was listed in its parent is not listed, so no name from wherever the
+ * symlink points comes back, and the walker opens entries through that same descriptor. Listings are
+ * kept between searches of a warm runtime (one cache per thread), each revalidated on every use by
+ * the directory's (device, inode, mtime, ctime): adding, removing or renaming an entry changes the
+ * directory's mtime, so an unchanged key means an unchanged listing of this very directory. A listing
  * read within RACY_MS of its directory's last change is not kept — the same-timestamp race git calls
  * "racy git": an entry added within the timestamp granularity would not move the mtime.
  */
-import { type Dirent, readdirSync, statSync } from 'node:fs';
+import { closeSync, constants, type Dirent, fstatSync, readdirSync, type Stats, statSync } from 'node:fs';
+import path from 'node:path';
+import { fdPath, openExactDir, openIn } from '../core/descriptors.ts';
 
 export type EntryKind = 'dir' | 'file' | 'symlink' | 'other';
 export interface DirEntry {
   name: string;
   kind: EntryKind;
+}
+
+/** A directory open for a walk: its checked descriptor (the caller closes it) and its entries by name. */
+export interface OpenedDir {
+  fd: number;
+  entries: DirEntry[];
 }
 
 /** A listing younger than this (ms) is read afresh every time. */
@@ -19,17 +31,53 @@ export const RACY_MS = 2000;
 export const MAX_CACHED_DIRS = 250_000;
 
 interface Cached {
+  dev: number;
+  ino: number;
   mtimeMs: number;
   ctimeMs: number;
-  ino: number;
   entries: DirEntry[];
 }
 
 const cache = new Map<string, Cached>();
 
-/** The entries of a directory sorted by name, or [] when it cannot be listed. */
+/**
+ * Opens the directory `abs` (a real path) and lists it through the descriptor; undefined when it is
+ * gone, unreadable, or no longer that directory. Opened as the entry of `parentFd` (a directory
+ * opened this way, `abs`'s parent) with O_NOFOLLOW when given — the real child, by induction — or
+ * else by path and checked to be exactly `abs` (`openExactDir`). The caller closes `fd`.
+ */
+export function openListed(abs: string, parentFd?: number): OpenedDir | undefined {
+  const opened =
+    parentFd === undefined
+      ? openExactDir(abs)
+      : openIn(parentFd, path.basename(abs), constants.O_RDONLY | constants.O_DIRECTORY);
+  if (!opened.ok) {
+    cache.delete(abs);
+    return undefined; // vanished, unreadable or swapped while walking: carry on, as ripgrep does
+  }
+  const fd = opened.value;
+  const st = fstatSync(fd);
+  const hit = cache.get(abs);
+  if (hit && same(hit, st)) return { fd, entries: hit.entries };
+  const entries = read(fd);
+  if (Date.now() - st.mtimeMs > RACY_MS && Date.now() - st.ctimeMs > RACY_MS) {
+    if (cache.size >= MAX_CACHED_DIRS) cache.clear();
+    cache.set(abs, { dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, entries });
+  } else {
+    cache.delete(abs);
+  }
+  return { fd, entries };
+}
+
+/**
+ * The entries of a directory sorted by name, or [] when it cannot be listed, for a walk that needs
+ * only names. A cached listing is served on a `stat` of the path when the directory it reaches is the
+ * very one (device, inode, mtime, ctime) that was listed through a checked descriptor at that path:
+ * whatever the path now passes through, those are the names of that directory, unchanged. Anything
+ * else is listed afresh through a checked descriptor (`openListed`).
+ */
 export function listDir(abs: string): DirEntry[] {
-  let st: import('node:fs').Stats | undefined;
+  let st: Stats;
   try {
     st = statSync(abs);
   } catch {
@@ -37,23 +85,22 @@ export function listDir(abs: string): DirEntry[] {
     return [];
   }
   const hit = cache.get(abs);
-  if (hit && hit.mtimeMs === st.mtimeMs && hit.ctimeMs === st.ctimeMs && hit.ino === st.ino) return hit.entries;
-  const entries = read(abs);
-  if (Date.now() - st.mtimeMs > RACY_MS && Date.now() - st.ctimeMs > RACY_MS) {
-    if (cache.size >= MAX_CACHED_DIRS) cache.clear();
-    cache.set(abs, { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, entries });
-  } else {
-    cache.delete(abs);
-  }
-  return entries;
+  if (hit && same(hit, st)) return hit.entries;
+  const opened = openListed(abs);
+  if (!opened) return [];
+  closeSync(opened.fd);
+  return opened.entries;
 }
 
-function read(abs: string): DirEntry[] {
+const same = (c: Cached, st: Stats) =>
+  c.ino === st.ino && c.dev === st.dev && c.mtimeMs === st.mtimeMs && c.ctimeMs === st.ctimeMs;
+
+function read(fd: number): DirEntry[] {
   let dirents: Dirent[];
   try {
-    dirents = readdirSync(abs, { withFileTypes: true });
+    dirents = readdirSync(fdPath(fd), { withFileTypes: true });
   } catch {
-    return []; // vanished or unreadable while walking: carry on, as ripgrep does
+    return [];
   }
   return dirents
     .map((d) => ({ name: d.name, kind: kindOf(d) }))

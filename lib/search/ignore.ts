@@ -6,9 +6,9 @@
  * user's global excludes file is not read. The walker never enters an ignored directory, so a file
  * under one cannot be re-included — as in git. Runs in workers and inline.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { GitignoreRules } from './gitignore.ts';
+import type { GitignoreRules } from './gitignore.ts';
+import { readRules } from './ignore_files.ts';
 
 /** Ignore files by precedence, highest first. */
 export const IGNORE_FILES = ['.mewcodeignore', '.ignore', '.gitignore'] as const;
@@ -105,15 +105,4 @@ export class IgnoreRules {
     }
     return undefined;
   }
-}
-
-function readRules(file: string): GitignoreRules | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return undefined; // missing, a directory, or unreadable: no rules from it
-  }
-  const rules = new GitignoreRules(text);
-  return rules.size > 0 ? rules : undefined;
 }

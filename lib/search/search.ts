@@ -57,10 +57,14 @@ const readBuffer = () => {
   return shared;
 };
 
-export function searchFile(abs: string, o: SearchOptions): FileOutcome {
+/**
+ * Searches the file at `at`: a path through its checked directory's descriptor (see walk.ts), opened
+ * with O_NOFOLLOW, so it is that directory's entry and never what a symlink swapped in points to.
+ */
+export function searchFile(at: string, o: SearchOptions): FileOutcome {
   let fd: number;
   try {
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (e) {
     return { kind: 'unreadable', error: (e as NodeJS.ErrnoException).code ?? String(e) };
   }

@@ -5,12 +5,11 @@
  * the global first N are always among the shards' first N.
  */
 import { lstatSync } from 'node:fs';
-import path from 'node:path';
 import picomatch from 'picomatch';
 import { IgnoreRules } from './ignore.ts';
 import { compileGlob, compileRegex } from './matcher.ts';
 import { type Line, searchFile } from './search.ts';
-import { comparePaths, type Entry, type SkipReason, type WalkOptions, walk } from './walk.ts';
+import { comparePaths, type Entry, type SkipReason, type Visitor, visitFiles, type WalkOptions, walk } from './walk.ts';
 
 export interface SkipCount {
   dirs: number;
@@ -101,36 +100,32 @@ export function runGlobShard(t: GlobShard): GlobShardResult {
   const { match } = matcher.value;
   const wouldMatch = counting.value.match;
   const paths: string[] = [];
+  const mtimes: number[] = [];
   const count = counter();
   let visited = 0;
   let stopped = false;
-  const visit = (e: Entry) => {
-    visited++;
-    if (match(e.rel)) paths.push(e.rel);
-    stopped = paths.length >= t.maxResults;
-    return stopped;
+  const visitor: Visitor = {
+    file(e, at) {
+      visited++;
+      if (match(e.rel)) {
+        paths.push(e.rel);
+        if (t.withMtime) mtimes.push(at === undefined ? 0 : mtimeOf(at)); // through the checked directory
+      }
+      stopped = paths.length >= t.maxResults;
+      return stopped;
+    },
+    skipped: (rel, isDir, reason) => (isDir || wouldMatch(rel) ? count.add(reason, isDir) : undefined),
   };
-  const rules = new IgnoreRules(t.root, t.walk.ignoreBase);
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
-  for (const f of files) if (visit(f)) break;
-  if (paths.length < t.maxResults) {
-    walk(
-      t.walk,
-      t.dirs,
-      {
-        file: visit,
-        skipped: (rel, isDir, reason) => (isDir || wouldMatch(rel) ? count.add(reason, isDir) : undefined),
-      },
-      rules,
-    );
-  }
-  const mtimes = t.withMtime ? paths.map((p) => mtimeOf(path.join(t.root, p))) : [];
+  const o = { ...t.walk, openFiles: t.withMtime }; // names only, unless the mtimes are wanted
+  if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
   return { paths, mtimes, skipped: count.skipped, visited, stopped };
 }
 
-function mtimeOf(abs: string): number {
+/** The mtime of the entry at `at` (never followed: a symlink's own). */
+function mtimeOf(at: string): number {
   try {
-    return lstatSync(abs).mtimeMs;
+    return lstatSync(at).mtimeMs;
   } catch {
     return 0;
   }
@@ -150,12 +145,12 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     stopped: false,
   };
   const count = counter();
-  const visit = (e: Entry): boolean => {
+  const visit = (e: Entry, at?: string): boolean => {
     out.visited++;
-    if (e.kind !== 'file') return false; // symlinks are not followed, as in ripgrep
+    if (e.kind !== 'file' || at === undefined) return false; // symlinks are not followed, as in ripgrep
     if (filter && !filter(e.rel)) return false;
     const left = t.maxResults - out.results;
-    const r = searchFile(path.join(t.root, e.rel), {
+    const r = searchFile(at, {
       spec: spec.value,
       multiline: t.multiline,
       before: t.before,
@@ -173,22 +168,20 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     out.stopped = out.results >= t.maxResults;
     return out.stopped;
   };
+  const visitor: Visitor = {
+    file: visit,
+    skipped: (_rel, isDir, reason) => count.add(reason, isDir),
+    unreachable: (e) => out.unreadable.push({ rel: e.rel, error: UNREACHABLE }),
+  };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
-  let stopped = false;
-  for (const f of files) {
-    stopped = visit(f);
-    if (stopped) break;
-  }
-  if (!stopped)
-    walk(
-      t.walk,
-      t.dirs,
-      { file: visit, skipped: (_rel, isDir, reason) => count.add(reason, isDir) },
-      new IgnoreRules(t.root, t.walk.ignoreBase),
-    );
+  const o = { ...t.walk, openFiles: true };
+  if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
   out.skipped = count.skipped;
   return out;
 }
+
+/** Why a file listed earlier was not read: its directory could not be opened as itself any more. */
+const UNREACHABLE = 'its directory is gone or was replaced since it was listed';
 
 export function runShard(t: ShardTask): ShardResult {
   return t.kind === 'glob' ? runGlobShard(t) : runGrepShard(t);

@@ -4,10 +4,23 @@
  * and never entering a directory the ignore rules exclude. `planShards` expands the top of a tree
  * breadth-first into independent pieces for the worker pool. Synchronous: it runs inside one worker
  * task (or inline for small trees), where blocking is what we want.
+ *
+ * Nothing outside the walk root is ever listed or opened, whatever swaps directories meanwhile.
+ * A walk whose visitor opens files (`openFiles`: grep, glob's mtimes) holds each directory open: the
+ * start directory is opened with O_NOFOLLOW and checked to be exactly its real path, every directory
+ * below is opened as the O_NOFOLLOW entry of its parent's descriptor, each is listed through its own
+ * descriptor, and each file is handed to the visitor as a path through it (`/proc/<pid>/fd/N/name`),
+ * to be opened with O_NOFOLLOW. A checked directory cannot lead out, its entry cannot be a symlink,
+ * so neither can the leaf: no check per file, no readlink per directory. A walk that needs names only
+ * (glob) opens nothing it has a listing for (`listDir`: a cached listing is served only for the very
+ * directory it was read from through a checked descriptor).
  */
+import { closeSync } from 'node:fs';
 import path from 'node:path';
+import { fdPath } from '../core/descriptors.ts';
 import { type DenySpec, type DenyTest, denyTest } from './denied.ts';
-import { type DirEntry, listDir } from './dircache.ts';
+import { DirChain } from './dir_chain.ts';
+import { type DirEntry, listDir, openListed } from './dircache.ts';
 import { IgnoreRules, type IgnoreSource, type Layer } from './ignore.ts';
 
 export interface WalkOptions {
@@ -23,6 +36,8 @@ export interface WalkOptions {
   ignoreBase?: string;
   /** Paths the policy denies for reading (never listed, never read). */
   deny?: DenySpec;
+  /** The visitor opens the files it gets: hand them over as paths through checked descriptors. */
+  openFiles?: boolean;
 }
 
 export type SkipReason = IgnoreSource | 'hidden' | 'denied';
@@ -34,20 +49,68 @@ export interface Entry {
 }
 
 export interface Visitor {
-  file(entry: Entry): boolean | undefined; // true stops the walk
+  /**
+   * A file. With `openFiles`, `at` reaches it through its checked directory's descriptor and is valid
+   * only during the call: open it with O_NOFOLLOW. True stops the walk.
+   */
+  file(entry: Entry, at?: string): boolean | undefined;
   skipped?(rel: string, isDir: boolean, reason: SkipReason): void;
+  /** A loose file whose directory could not be opened as itself (gone, unreadable, or swapped). */
+  unreachable?(entry: Entry): void;
 }
 
-/** Walks the given directories (relative to the root, in order) and the given loose files. */
+/** Walks the given directories (relative to the root, in order). */
 export function walk(
   o: WalkOptions,
   dirs: readonly string[],
   visitor: Visitor,
   rules = new IgnoreRules(o.root, o.ignoreBase),
 ): boolean {
-  for (const dir of dirs) if (walkDir(o, dir, visitor, rules)) return true;
-  return false;
+  if (!o.openFiles) return dirs.some((dir) => walkDir(o, dir, visitor, rules));
+  // Each directory is opened through its parent, reached through the chain of its ancestors.
+  const chain = new DirChain(o.root);
+  try {
+    for (const dir of dirs) {
+      const slash = dir.lastIndexOf('/');
+      const parentFd = dir === '' ? undefined : chain.open(slash === -1 ? '' : dir.slice(0, slash));
+      if (dir !== '' && parentFd === undefined) continue; // its parent is gone or was swapped
+      if (walkDir(o, dir, visitor, rules, undefined, parentFd)) return true;
+    }
+    return false;
+  } finally {
+    chain.close();
+  }
 }
+
+/**
+ * Visits loose files (relative to the root, met in a listing earlier) in the order given (sorted),
+ * each through its directory opened afresh from the root (`DirChain`): the directory listed before
+ * may have been swapped since. Files of one directory share one open.
+ */
+export function visitFiles(o: WalkOptions, files: readonly Entry[], visitor: Visitor): boolean {
+  if (!o.openFiles) return files.some((f) => visitor.file(f)); // names from a checked listing: nothing to open
+  const chain = new DirChain(o.root);
+  try {
+    for (const f of files) {
+      const slash = f.rel.lastIndexOf('/');
+      const fd = chain.open(slash === -1 ? '' : f.rel.slice(0, slash));
+      if (fd === undefined) visitor.unreachable?.(f);
+      else if (visitor.file(f, fdPath(fd, f.rel.slice(slash + 1)))) return true;
+    }
+    return false;
+  } finally {
+    chain.close();
+  }
+}
+
+/** An open directory that its subdirectories still waiting on the stack will be opened through. */
+interface Shared {
+  fd: number;
+  refs: number;
+}
+const release = (s: Shared | undefined) => {
+  if (s && --s.refs === 0) closeSync(s.fd);
+};
 
 function walkDir(
   o: WalkOptions,
@@ -55,35 +118,55 @@ function walkDir(
   visitor: Visitor,
   rules: IgnoreRules,
   denied = denyTest(o.deny, o.ignoreBase ?? o.root, o.root),
+  /** The open parent of `start` (borrowed: the caller closes it). */
+  parentFd?: number,
 ): boolean {
-  // An explicit stack keeps deep trees off the call stack; entries are pushed in reverse name order.
-  const stack: string[] = [start];
-  while (stack.length > 0) {
-    const dir = stack.pop() as string;
-    const depth = dir === '' ? 0 : dir.split('/').length;
-    const entries = readEntries(o.root, dir);
-    const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
-    const subdirs: string[] = [];
-    for (const e of entries) {
-      const rel = admit(o, dir, e, ignoreStack, denied, visitor);
-      if (rel === undefined) continue;
-      if (e.kind === 'dir') {
-        if (depth + 1 < o.maxDepth) subdirs.push(rel);
-        continue;
+  // An explicit stack keeps deep trees off the call stack; entries are pushed in reverse name order,
+  // each with its parent directory, held open until the last of them is opened through it.
+  const borrowed = parentFd === undefined ? undefined : { fd: parentFd, refs: Number.POSITIVE_INFINITY };
+  const stack: { dir: string; parent: Shared | undefined }[] = [{ dir: start, parent: borrowed }];
+  try {
+    while (stack.length > 0) {
+      const { dir, parent } = stack.pop() as (typeof stack)[number];
+      const depth = dir === '' ? 0 : dir.split('/').length;
+      const abs = absOf(o.root, dir);
+      const opened = o.openFiles ? openListed(abs, parent?.fd) : { fd: undefined, entries: listDir(abs) };
+      release(parent);
+      if (!opened) continue; // gone, unreadable, or no longer the directory that was listed
+      const { fd, entries } = opened;
+      const subdirs: string[] = [];
+      let handedOver = false;
+      try {
+        const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
+        for (const e of entries) {
+          const rel = admit(o, dir, e, ignoreStack, denied, visitor);
+          if (rel === undefined) continue;
+          if (e.kind === 'dir') {
+            if (depth + 1 < o.maxDepth) subdirs.push(rel);
+            continue;
+          }
+          if (depth + 1 > o.maxDepth) continue;
+          if (e.kind !== 'file' && e.kind !== 'symlink') continue; // FIFOs, sockets, devices: never files to read
+          const kind = e.kind;
+          // Files of this directory come before its subdirectories only where names sort that way:
+          // interleave by visiting subdirectories that sort before this file first (through this
+          // directory, open meanwhile: one descriptor per level of nesting).
+          while (subdirs.length > 0 && (subdirs[0] as string) < rel) {
+            if (walkDir(o, subdirs.shift() as string, visitor, rules, denied, fd)) return true;
+          }
+          if (visitor.file({ rel, kind }, fd === undefined ? undefined : fdPath(fd, e.name))) return true;
+        }
+        const shared = fd !== undefined && subdirs.length > 0 ? { fd, refs: subdirs.length } : undefined;
+        handedOver = shared !== undefined;
+        for (let i = subdirs.length - 1; i >= 0; i--) stack.push({ dir: subdirs[i] as string, parent: shared });
+      } finally {
+        if (fd !== undefined && !handedOver) closeSync(fd);
       }
-      if (depth + 1 > o.maxDepth) continue;
-      if (e.kind !== 'file' && e.kind !== 'symlink') continue; // FIFOs, sockets, devices: never files to read
-      const kind = e.kind;
-      // Files of this directory come before its subdirectories only where names sort that way:
-      // interleave by visiting subdirectories that sort before this file first.
-      while (subdirs.length > 0 && (subdirs[0] as string) < rel) {
-        if (walkDir(o, subdirs.shift() as string, visitor, rules, denied)) return true;
-      }
-      if (visitor.file({ rel, kind })) return true;
     }
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as string);
+    return false;
+  } finally {
+    for (const pending of stack) release(pending.parent); // stopped early: close what the rest held
   }
-  return false;
 }
 
 /**
@@ -117,8 +200,11 @@ function dotNames(entries: readonly DirEntry[]): Set<string> {
   return names;
 }
 
+/** The absolute path of a directory of the walk: what its descriptor must really be. */
+const absOf = (root: string, dir: string) => (dir === '' ? root : path.join(root, dir));
+
 function readEntries(root: string, dir: string): DirEntry[] {
-  return listDir(dir === '' ? root : path.join(root, dir));
+  return listDir(absOf(root, dir));
 }
 
 export interface ShardPlan {

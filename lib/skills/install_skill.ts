@@ -5,14 +5,14 @@
  * Needs network permission for the source's host, and write permission for .mewcode/skills. Write lane.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import * as v from 'valibot';
 import { fmtInt } from '../core/budget.ts';
 import { defineTool, fail, ok } from '../core/tool.ts';
+import type { WriteError } from '../lane/atomic.ts';
 import type { WriteContext } from '../lane/context.ts';
+import { makeDirs, openDirFrom, removeTree, renameIn, writeNewFile } from '../lane/dir_tree.ts';
 import { parseSkill } from './catalog.ts';
-import { fetchSkill, SKILL_LIMITS, sourceHost } from './fetch.ts';
+import { type FetchedFile, fetchSkill, SKILL_LIMITS, sourceHost } from './fetch.ts';
 
 export const installSkill = defineTool({
   name: 'install_skill',
@@ -67,29 +67,9 @@ export const installSkill = defineTool({
         `Cannot install the skill "${skill.name}": its sha256 is ${digest}, not the pinned ${a.sha256}. Nothing was installed.`,
       );
     }
-    const staging = path.join(skillsDir, `.staging-${randomBytes(6).toString('hex')}`);
-    const target = path.join(skillsDir, skill.name);
-    const old = path.join(skillsDir, `.old-${randomBytes(6).toString('hex')}`);
-    try {
-      for (const f of files) {
-        const file = path.join(staging, f.path);
-        mkdirSync(path.dirname(file), { recursive: true });
-        writeFileSync(file, f.bytes, { flag: 'wx' });
-      }
-      // Into place in one rename; an older version is moved aside first and removed after.
-      let replaced = false;
-      try {
-        renameSync(target, old);
-        replaced = true;
-      } catch {
-        // not installed before
-      }
-      renameSync(staging, target);
-      if (replaced) rmSync(old, { recursive: true, force: true });
-    } catch (e) {
-      rmSync(staging, { recursive: true, force: true });
-      return fail('io', `Cannot install the skill "${skill.name}": ${(e as Error).message}. Nothing was installed.`);
-    }
+    const written = writeSkill(ctx.root, skillsDir, skill.name, files);
+    if (written)
+      return fail(written.code, `Cannot install the skill "${skill.name}": ${written.message}. Nothing was installed.`);
     ctx.skills.reload();
     const bytes = files.reduce((n, f) => n + f.bytes.length, 0);
     return ok(
@@ -98,6 +78,58 @@ export const installSkill = defineTool({
     );
   },
 });
+
+/**
+ * Writes the skill into `<skillsDir>/.staging-*` and renames it into place, an older version moved
+ * aside first and removed after. Everything goes through descriptors from the root (dir_tree.ts):
+ * `.mewcode/skills` or any directory of the staging tree swapped for a symlink during the download
+ * stops the install instead of putting the skill, or deleting anything, outside the root.
+ */
+function writeSkill(
+  root: string,
+  skillsDir: string,
+  name: string,
+  files: readonly FetchedFile[],
+): WriteError | undefined {
+  const opened = openDirFrom(root, skillsDir, true);
+  if (!opened.ok) return opened.error;
+  const skills = opened.value;
+  const suffix = randomBytes(6).toString('hex');
+  const staging = `.staging-${suffix}`;
+  const old = `.old-${suffix}`;
+  try {
+    for (const f of files) {
+      const parts = f.path.split('/'); // checked by fetch.ts: plain names, no '..'
+      const file = parts.pop() as string;
+      const dir = makeDirs(skills, [staging, ...parts].join('/'));
+      if (!dir.ok) {
+        removeTree(skills.fd, staging);
+        return dir.error;
+      }
+      try {
+        writeNewFile(dir.value, file, f.bytes);
+      } finally {
+        dir.value.close();
+      }
+    }
+    // Into place in one rename; an older version is moved aside first and removed after.
+    let replaced = false;
+    try {
+      renameIn(skills, name, old);
+      replaced = true;
+    } catch {
+      // not installed before
+    }
+    renameIn(skills, staging, name);
+    if (replaced) removeTree(skills.fd, old);
+    return undefined;
+  } catch (e) {
+    removeTree(skills.fd, staging);
+    return { code: 'io', message: (e as Error).message };
+  } finally {
+    skills.close();
+  }
+}
 
 /** sha256 over the sorted list of (path, sha256 of content): the digest a user pins. */
 export function treeDigest(files: readonly { path: string; bytes: Buffer }[]): string {

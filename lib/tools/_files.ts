@@ -2,8 +2,9 @@
  * File helpers private to the tools: "did you mean" names for a missing path. Accept only checked
  * paths. Run in whichever lane the calling tool runs in.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { closeSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fdPath, openExactDir } from '../core/descriptors.ts';
 import { type CheckedPath, inside } from '../core/paths.ts';
 
 /** Up to `max` names near a missing path that look like what was meant, shown relative to the root. */
@@ -16,11 +17,17 @@ export function similarNames(root: string, missing: CheckedPath, max = 3): strin
     dir = path.dirname(dir);
   }
   if (!inside(dir, root) || !isDir(dir)) return [];
+  // Listed through a descriptor checked to be `dir` itself: a directory swapped for a symlink since
+  // must not show names from wherever it points.
+  const opened = openExactDir(dir);
+  if (!opened.ok) return [];
   let entries: import('node:fs').Dirent[];
   try {
-    entries = readdirSync(dir, { withFileTypes: true }).slice(0, 10_000);
+    entries = readdirSync(fdPath(opened.value), { withFileTypes: true }).slice(0, 10_000);
   } catch {
     return [];
+  } finally {
+    closeSync(opened.value);
   }
   const scored: { name: string; score: number }[] = [];
   for (const e of entries) {

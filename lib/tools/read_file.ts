@@ -7,6 +7,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import * as v from 'valibot';
 import { fmtInt, truncationMarker } from '../core/budget.ts';
+import { realPathOf } from '../core/descriptors.ts';
 import { displayPath } from '../core/paths.ts';
 import type { ReadRecord } from '../core/read_record.ts';
 import { quote } from '../core/text.ts';
@@ -62,6 +63,13 @@ export const readFile = defineTool({
       return openError(e, a.file_path, shown, ctx.root, file);
     }
     try {
+      // O_NOFOLLOW guards only the last component: a directory on the way swapped for a symlink since
+      // the check is followed. What was opened must be exactly the checked (real) path, before a byte is read.
+      if (realPathOf(fh.fd) !== file)
+        return fail(
+          'io',
+          `Cannot read ${quote(shown)}: a directory on its path was replaced (by a symbolic link, or moved) after the path was checked; nothing was read. Try again.`,
+        );
       const st = await fh.stat({ bigint: true });
       if (st.isDirectory()) {
         return fail(

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { listDir } from '../../lib/search/dircache.ts';
+import { listDir, openListed } from '../../lib/search/dircache.ts';
 import { tempDir } from '../helpers.ts';
 
 const old = new Date(Date.now() - 3600_000);
@@ -46,4 +46,23 @@ test('dircache: a directory changed within the racy window is listed afresh ever
   assert.deepEqual(names(dir), ['a.txt:file', 'b.txt:file']);
   rmSync(dir, { recursive: true });
   assert.deepEqual(names(dir), [], 'a vanished directory lists as empty');
+});
+
+test('dircache: a cached listing is never served for a directory swapped for a symlink', () => {
+  const root = tempDir();
+  const outside = tempDir();
+  mkdirSync(path.join(root, 'd'));
+  writeFileSync(path.join(root, 'd', 'inside.txt'), '');
+  writeFileSync(path.join(outside, 'outside.txt'), '');
+  utimesSync(path.join(root, 'd'), old, old);
+  utimesSync(outside, old, old);
+  assert.deepEqual(names(path.join(root, 'd')), ['inside.txt:file'], 'listed and kept');
+  renameSync(path.join(root, 'd'), path.join(root, 'd.real'));
+  symlinkSync(outside, path.join(root, 'd'));
+  assert.deepEqual(names(path.join(root, 'd')), [], 'the path now leads elsewhere: nothing is listed');
+  const opened = openListed(path.join(root, 'd'));
+  assert.equal(opened, undefined, 'nor opened');
+  rmSync(path.join(root, 'd'));
+  renameSync(path.join(root, 'd.real'), path.join(root, 'd'));
+  assert.deepEqual(names(path.join(root, 'd')), ['inside.txt:file'], 'the real directory is back');
 });

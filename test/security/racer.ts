@@ -1,0 +1,45 @@
+/**
+ * A real racing process for the race tests: test/fixtures/dir_swapper.ts swapping a directory for a
+ * symlink and back in a loop. `whileRacing` starts it, waits until it is swapping, runs the body and
+ * always kills it and waits for it to exit, whatever the body does.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { REPO, TSX } from '../helpers.ts';
+
+/** Something a test must never see in any output: the marker every file outside the root carries. */
+export const SECRET = 'SECRET-7f3a9c';
+
+const exited = (c: ChildProcess) =>
+  new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r())));
+
+export async function whileRacing<T>(dir: string, outside: string, body: () => Promise<T>): Promise<T> {
+  const racer = spawn(
+    process.execPath,
+    ['--import', TSX, path.join(REPO, 'test/fixtures/dir_swapper.ts'), dir, outside],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  try {
+    await new Promise<void>((resolve, reject) => {
+      racer.stdout?.once('data', () => resolve());
+      racer.once('exit', (code) => reject(new Error(`the racer exited early (${code})`)));
+    });
+    return await body();
+  } finally {
+    racer.kill('SIGKILL');
+    await exited(racer);
+  }
+}
+
+/** Tallies outcomes by name, for the log line each race test prints. */
+export function tally() {
+  const counts = new Map<string, number>();
+  return {
+    add(key: string) {
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    },
+    toString: () => JSON.stringify(Object.fromEntries([...counts].sort())),
+  };
+}
