@@ -1,0 +1,304 @@
+/**
+ * A command line as bash will run it: every simple command in it (inside pipelines, lists, `!`,
+ * if/while/until/for/case, `{ …; }`, `( … )`, function bodies, `time`, `coproc`, and inside command
+ * and process substitutions), with its words as bash will see them. What the tree cannot account
+ * for is said, in two degrees:
+ * - opaque: a part whose text is only known when it runs (a substitution, a here-document whose
+ *   body has expansions). No allow covers the line; deny and ask rules still see every command.
+ * - unseen: something that could run a program no rule can see (a syntax error, a program name
+ *   that is not a fixed word, arithmetic on a variable, whose value bash evaluates as code, `${!x}`,
+ *   `${x@P}`). Deny and ask lists apply to the line as if it ran what they name.
+ * Every node type the walk does not know is unseen, so a gap in this file asks rather than allows.
+ */
+import { nodeType, parseBash, type ShNode } from './shell_syntax.ts';
+import { staticWord } from './shell_words.ts';
+
+export interface Word {
+  /** The value after quote removal, when bash can only make that one string of it. */
+  value?: string;
+  /** As written in the command line. */
+  text: string;
+}
+
+export interface SimpleCommand {
+  /** Program and arguments; empty for a command that only assigns (`FOO=1`). */
+  words: Word[];
+  /** Its variable assignments as written (`FOO=1 cmd`, `FOO=1`); `export`, `declare`, … count too. */
+  assigns: string[];
+  /** Its redirections as written (`> out.txt`, `2>&1`, `<<EOF`). */
+  redirects: string[];
+}
+
+export interface ParsedLine {
+  commands: SimpleCommand[];
+  opaque: string[];
+  unseen: string[];
+}
+
+const NUMBER = /^(0[xX][0-9a-fA-F]+|[0-9]+(#[0-9a-zA-Z@_]+)?)$/;
+const ARITH_TEST = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
+
+class Walk {
+  readonly out: ParsedLine = { commands: [], opaque: [], unseen: [] };
+  private readonly src: Buffer;
+  constructor(src: Buffer) {
+    this.src = src;
+  }
+
+  private text(from: number, to: number): string {
+    return this.src.subarray(from, to).toString();
+  }
+  private textOf(n: ShNode): string {
+    return this.text(n.Pos().Offset(), n.End().Offset());
+  }
+  private opaque(why: string) {
+    if (!this.out.opaque.includes(why)) this.out.opaque.push(why);
+  }
+  private unseen(why: string) {
+    if (!this.out.unseen.includes(why)) this.out.unseen.push(why);
+  }
+
+  stmts(list: ShNode[] | null | undefined) {
+    for (const s of list ?? []) this.stmt(s);
+  }
+
+  stmt(s: ShNode | null | undefined) {
+    if (!s) return;
+    const redirects: string[] = [];
+    for (const r of (s.Redirs ?? []) as ShNode[]) {
+      if (r.Word) this.word(r.Word);
+      if (r.Hdoc) {
+        const parts = r.Hdoc.Parts as ShNode[];
+        if (parts.some((p) => nodeType(p) !== 'Lit')) this.opaque('a here-document whose body has expansions');
+        this.word(r.Hdoc);
+        redirects.push(this.text(r.Pos().Offset(), r.Word.End().Offset()));
+      } else redirects.push(this.textOf(r));
+    }
+    if (s.Cmd) this.command(s.Cmd, redirects);
+  }
+
+  private command(c: ShNode, redirects: string[]) {
+    const t = nodeType(c);
+    switch (t) {
+      case 'CallExpr': {
+        for (const a of (c.Assigns ?? []) as ShNode[]) this.assign(a);
+        const args = (c.Args ?? []) as ShNode[];
+        for (const w of args) this.word(w);
+        const assigns = ((c.Assigns ?? []) as ShNode[]).map((a) => this.textOf(a));
+        this.out.commands.push({ words: args.map((w) => this.wordOf(w)), assigns, redirects });
+        return;
+      }
+      case 'DeclClause': {
+        // declare, local, export, readonly, typeset, nameref: builtins that assign.
+        const words: Word[] = [{ value: c.Variant.Value as string, text: c.Variant.Value as string }];
+        for (const a of (c.Args ?? []) as ShNode[]) {
+          this.assign(a);
+          const text = this.textOf(a);
+          let value: string | undefined;
+          if (a.Naked) value = a.Value ? staticWord(a.Value) : (a.Name?.Value as string);
+          else if (!a.Index && !a.Array) {
+            const v = a.Value ? staticWord(a.Value) : '';
+            if (v !== undefined) value = `${a.Name.Value}${a.Append ? '+=' : '='}${v}`;
+          }
+          // A name that is not a fixed word, or the integer and nameref attributes (which make later
+          // assignments and expansions evaluate values as arithmetic or as names), can run code.
+          if (a.Naked && (value === undefined || (value.includes('[') && /[$`]/.test(value))))
+            this.unseen(`${c.Variant.Value} with a name that is not a fixed word`);
+          if (a.Naked && value !== undefined && /^[-+][A-Za-z]*[in]/.test(value))
+            this.unseen(`${c.Variant.Value} ${value}, whose values are evaluated as arithmetic or names`);
+          words.push(value === undefined ? { text } : { value, text });
+        }
+        this.out.commands.push({ words, assigns: [words[0]?.text as string], redirects });
+        return;
+      }
+      case 'LetClause':
+        for (const x of (c.Exprs ?? []) as ShNode[]) this.arithm(x);
+        this.unseen('let evaluates arithmetic, which runs code held in variables');
+        this.out.commands.push({ words: [{ value: 'let', text: 'let' }], assigns: ['let'], redirects });
+        return;
+      case 'BinaryCmd':
+        this.stmt(c.X);
+        this.stmt(c.Y);
+        return;
+      case 'Subshell':
+      case 'Block':
+        this.stmts(c.Stmts);
+        return;
+      case 'IfClause':
+        this.stmts(c.Cond);
+        this.stmts(c.Then);
+        if (c.Else) this.command(c.Else, []);
+        return;
+      case 'WhileClause':
+        this.stmts(c.Cond);
+        this.stmts(c.Do);
+        return;
+      case 'ForClause': {
+        const loop = c.Loop as ShNode;
+        if (nodeType(loop) === 'WordIter') for (const w of (loop.Items ?? []) as ShNode[]) this.word(w);
+        else for (const x of [loop.Init, loop.Cond, loop.Post]) if (x) this.arithm(x);
+        this.stmts(c.Do);
+        return;
+      }
+      case 'CaseClause':
+        this.word(c.Word);
+        for (const item of (c.Items ?? []) as ShNode[]) {
+          for (const p of (item.Patterns ?? []) as ShNode[]) this.word(p);
+          this.stmts(item.Stmts);
+        }
+        return;
+      case 'FuncDecl':
+        this.stmt(c.Body);
+        return;
+      case 'ArithmCmd':
+        this.arithm(c.X);
+        return;
+      case 'TestClause':
+        this.test(c.X);
+        return;
+      case 'TimeClause':
+      case 'CoprocClause':
+        this.stmt(c.Stmt);
+        return;
+      default:
+        this.unseen(`a ${t} construct`);
+    }
+  }
+
+  private assign(a: ShNode) {
+    if (a.Index) this.arithm(a.Index);
+    if (a.Value) this.word(a.Value);
+    for (const e of (a.Array?.Elems ?? []) as ShNode[]) {
+      if (e.Index) this.arithm(e.Index);
+      if (e.Value) this.word(e.Value);
+    }
+  }
+
+  private wordOf(w: ShNode): Word {
+    const value = staticWord(w);
+    const text = this.textOf(w);
+    return value === undefined ? { text } : { value, text };
+  }
+
+  word(w: ShNode | null | undefined) {
+    if (!w) return;
+    for (const p of (w.Parts ?? []) as ShNode[]) this.part(p);
+  }
+
+  private part(p: ShNode) {
+    const t = nodeType(p);
+    switch (t) {
+      case 'Lit':
+      case 'SglQuoted':
+      case 'ExtGlob':
+        return;
+      case 'DblQuoted':
+        for (const q of (p.Parts ?? []) as ShNode[]) this.part(q);
+        return;
+      case 'BraceExp':
+        for (const w of (p.Elems ?? []) as ShNode[]) this.word(w);
+        return;
+      case 'CmdSubst':
+        this.opaque('a command substitution');
+        this.stmts(p.Stmts);
+        return;
+      case 'ProcSubst':
+        this.opaque('a process substitution');
+        this.stmts(p.Stmts);
+        return;
+      case 'ArithmExp':
+        this.arithm(p.X);
+        return;
+      case 'ParamExp':
+        this.param(p);
+        return;
+      default:
+        this.unseen(`a ${t} expansion`);
+    }
+  }
+
+  private param(p: ShNode) {
+    // ${!x} looks up the variable named by x's value, subscript (and its arithmetic) included;
+    // ${x@P} expands x's value as a prompt, command substitutions included.
+    if (p.Excl) this.unseen('an indirect expansion (! before a name)');
+    if (/@[A-Za-z]\}$/.test(this.textOf(p))) this.unseen('a parameter transformation (@P and the like)');
+    if (p.Index) {
+      const i = p.Index as ShNode;
+      const star = nodeType(i) === 'Word' && /^[@*]$/.test(this.textOf(i));
+      if (!star) this.arithm(i);
+    }
+    if (p.Slice) for (const x of [p.Slice.Offset, p.Slice.Length]) if (x) this.arithm(x);
+    if (p.Repl) {
+      this.word(p.Repl.Orig);
+      this.word(p.Repl.With);
+    }
+    if (p.Exp) this.word(p.Exp.Word);
+  }
+
+  /** Arithmetic evaluates the value of every variable it names as an expression, `a[$(cmd)]` included. */
+  private arithm(x: ShNode) {
+    const t = nodeType(x);
+    switch (t) {
+      case 'BinaryArithm':
+        this.arithm(x.X);
+        this.arithm(x.Y);
+        return;
+      case 'UnaryArithm':
+      case 'ParenArithm':
+        this.arithm(x.X);
+        return;
+      case 'Word': {
+        const parts = (x.Parts ?? []) as ShNode[];
+        if (!(parts.length === 1 && nodeType(parts[0] as ShNode) === 'Lit' && NUMBER.test(parts[0]?.Value)))
+          this.unseen('arithmetic on a variable, whose value bash evaluates as code');
+        this.word(x);
+        return;
+      }
+      default:
+        this.unseen(`a ${t} in arithmetic`);
+    }
+  }
+
+  /** In [[ ]], -eq and the like compare arithmetic, and -v and -R take a name, subscript included. */
+  private test(x: ShNode) {
+    const t = nodeType(x);
+    switch (t) {
+      case 'BinaryTest': {
+        const op = this.text(x.X.End().Offset(), x.Y.Pos().Offset()).trim();
+        if (ARITH_TEST.has(op)) for (const side of [x.X, x.Y]) this.arithm(side);
+        else {
+          this.test(x.X);
+          this.test(x.Y);
+        }
+        return;
+      }
+      case 'UnaryTest': {
+        const op = this.text(x.Pos().Offset(), x.X.Pos().Offset()).trim();
+        if (op === '-v' || op === '-R') this.unseen(`[[ ${op} ]], which evaluates a subscript as arithmetic`);
+        this.test(x.X);
+        return;
+      }
+      case 'ParenTest':
+        this.test(x.X);
+        return;
+      case 'Word':
+        this.word(x);
+        return;
+      default:
+        this.unseen(`a ${t} in [[ ]]`);
+    }
+  }
+}
+
+/** The simple commands of a command line and what in it cannot be seen through. */
+export function parseLine(src: string): ParsedLine {
+  let file: ShNode;
+  try {
+    file = parseBash(src);
+  } catch (e) {
+    return { commands: [], opaque: [], unseen: [`it does not parse as bash (${(e as Error).message})`] };
+  }
+  const w = new Walk(Buffer.from(src));
+  w.stmts(file.Stmts);
+  return w.out;
+}
