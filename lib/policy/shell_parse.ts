@@ -45,18 +45,11 @@ class Walk {
     this.src = src;
   }
 
-  private text(from: number, to: number): string {
-    return this.src.subarray(from, to).toString();
-  }
-  private textOf(n: ShNode): string {
-    return this.text(n.Pos().Offset(), n.End().Offset());
-  }
-  private opaque(why: string) {
-    if (!this.out.opaque.includes(why)) this.out.opaque.push(why);
-  }
-  private unseen(why: string) {
-    if (!this.out.unseen.includes(why)) this.out.unseen.push(why);
-  }
+  // Positions are byte offsets.
+  private text = (from: number, to: number) => this.src.subarray(from, to).toString();
+  private textOf = (n: ShNode) => this.text(n.Pos().Offset(), n.End().Offset());
+  private opaque = (why: string) => this.out.opaque.includes(why) || this.out.opaque.push(why);
+  private unseen = (why: string) => this.out.unseen.includes(why) || this.out.unseen.push(why);
 
   stmts(list: ShNode[] | null | undefined) {
     for (const s of list ?? []) this.stmt(s);
