@@ -33,8 +33,8 @@ export interface CommandLine {
 /** Nesting of eval/sh -c/wrappers followed; deeper is unseen. Bounds the work on hostile input too. */
 const MAX_DEPTH = 4;
 const MAX_COMMANDS = 2000;
-/** Longer lines are not parsed (about 1 s of parsing on a loaded machine): they are unseen. */
-export const MAX_ANALYSED = 256 * 1024;
+/** Longer lines are not parsed (32 KiB of short commands take about 1 s on a loaded machine): they are unseen. */
+export const MAX_ANALYSED = 32 * 1024;
 
 const cache = new Map<string, CommandLine>();
 

@@ -11,30 +11,12 @@
  * Every node type the walk does not know is unseen, so a gap in this file asks rather than allows.
  */
 import { nodeType, parseBash, type ShNode } from './shell_syntax.ts';
-import { staticWord } from './shell_words.ts';
+import { type ParsedLine, staticWord, type Word } from './shell_words.ts';
 
-export interface Word {
-  /** The value after quote removal, when bash can only make that one string of it. */
-  value?: string;
-  /** As written in the command line. */
-  text: string;
-}
+export type { ParsedLine, SimpleCommand, Word } from './shell_words.ts';
 
-export interface SimpleCommand {
-  /** Program and arguments; empty for a command that only assigns (`FOO=1`). */
-  words: Word[];
-  /** Its variable assignments as written (`FOO=1 cmd`, `FOO=1`); `export`, `declare`, … count too. */
-  assigns: string[];
-  /** Its redirections as written (`> out.txt`, `2>&1`, `<<EOF`). */
-  redirects: string[];
-}
-
-export interface ParsedLine {
-  commands: SimpleCommand[];
-  opaque: string[];
-  unseen: string[];
-}
-
+/** Walking the tree costs about 0.1 ms a node on a loaded machine: a line with more commands is unseen. */
+const MAX_COMMANDS = 1000;
 const NUMBER = /^(0[xX][0-9a-fA-F]+|[0-9]+(#[0-9a-zA-Z@_]+)?)$/;
 const ARITH_TEST = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
 
@@ -52,56 +34,63 @@ class Walk {
   private unseen = (why: string) => this.out.unseen.includes(why) || this.out.unseen.push(why);
 
   stmts(list: ShNode[] | null | undefined) {
-    for (const s of list ?? []) this.stmt(s);
+    for (const s of list ?? []) {
+      if (this.out.commands.length >= MAX_COMMANDS) {
+        this.unseen(`it has over ${MAX_COMMANDS} commands to check`);
+        return;
+      }
+      this.stmt(s);
+    }
   }
 
   stmt(s: ShNode | null | undefined) {
     if (!s) return;
+    // Every field read builds a JavaScript wrapper of the Go value: each is read once.
     const redirects: string[] = [];
     for (const r of (s.Redirs ?? []) as ShNode[]) {
-      if (r.Word) this.word(r.Word);
-      if (r.Hdoc) {
-        const parts = r.Hdoc.Parts as ShNode[];
-        if (parts.some((p) => nodeType(p) !== 'Lit')) this.opaque('a here-document whose body has expansions');
-        this.word(r.Hdoc);
-        redirects.push(this.text(r.Pos().Offset(), r.Word.End().Offset()));
+      const word = r.Word as ShNode | null;
+      const hdoc = r.Hdoc as ShNode | null;
+      if (word) this.word(word);
+      if (hdoc) {
+        if (this.word(hdoc).some((t) => t !== 'Lit')) this.opaque('a here-document whose body has expansions');
+        redirects.push(this.text(r.Pos().Offset(), (word as ShNode).End().Offset()));
       } else redirects.push(this.textOf(r));
     }
-    if (s.Cmd) this.command(s.Cmd, redirects);
+    const cmd = s.Cmd as ShNode | null;
+    if (cmd) this.command(cmd, redirects);
   }
 
   private command(c: ShNode, redirects: string[]) {
     const t = nodeType(c);
     switch (t) {
       case 'CallExpr': {
-        for (const a of (c.Assigns ?? []) as ShNode[]) this.assign(a);
-        const args = (c.Args ?? []) as ShNode[];
-        for (const w of args) this.word(w);
-        const assigns = ((c.Assigns ?? []) as ShNode[]).map((a) => this.textOf(a));
-        this.out.commands.push({ words: args.map((w) => this.wordOf(w)), assigns, redirects });
+        const assigns = (c.Assigns ?? []) as ShNode[];
+        for (const a of assigns) this.assign(a);
+        const words = ((c.Args ?? []) as ShNode[]).map((w) => this.wordOf(w));
+        this.out.commands.push({ words, assigns: assigns.map((a) => this.textOf(a)), redirects });
         return;
       }
       case 'DeclClause': {
         // declare, local, export, readonly, typeset, nameref: builtins that assign.
-        const words: Word[] = [{ value: c.Variant.Value as string, text: c.Variant.Value as string }];
+        const variant = c.Variant.Value as string;
+        const words: Word[] = [{ value: variant, text: variant }];
         for (const a of (c.Args ?? []) as ShNode[]) {
-          this.assign(a);
-          const text = this.textOf(a);
+          const w = this.assign(a);
+          const naked = a.Naked as boolean;
+          const name = a.Name?.Value as string | undefined;
           let value: string | undefined;
-          if (a.Naked) value = a.Value ? staticWord(a.Value) : (a.Name?.Value as string);
-          else if (!a.Index && !a.Array) {
-            const v = a.Value ? staticWord(a.Value) : '';
-            if (v !== undefined) value = `${a.Name.Value}${a.Append ? '+=' : '='}${v}`;
-          }
+          if (naked) value = w ? w.value : name;
+          else if (!a.Index && !a.Array && (!w || w.value !== undefined))
+            value = `${name}${a.Append ? '+=' : '='}${w?.value ?? ''}`;
           // A name that is not a fixed word, or the integer and nameref attributes (which make later
           // assignments and expansions evaluate values as arithmetic or as names), can run code.
-          if (a.Naked && (value === undefined || (value.includes('[') && /[$`]/.test(value))))
-            this.unseen(`${c.Variant.Value} with a name that is not a fixed word`);
-          if (a.Naked && value !== undefined && /^[-+][A-Za-z]*[in]/.test(value))
-            this.unseen(`${c.Variant.Value} ${value}, whose values are evaluated as arithmetic or names`);
-          words.push(value === undefined ? { text } : { value, text });
+          if (naked && (value === undefined || (value.includes('[') && /[$`]/.test(value))))
+            this.unseen(`${variant} with a name that is not a fixed word`);
+          if (naked && value !== undefined && /^[-+][A-Za-z]*[in]/.test(value))
+            this.unseen(`${variant} ${value}, whose values are evaluated as arithmetic or names`);
+          words.push(value === undefined ? { text: this.textOf(a) } : { value, text: value });
         }
-        this.out.commands.push({ words, assigns: [words[0]?.text as string], redirects });
+        this.out.commands.push({ words, assigns: [variant], redirects });
         return;
       }
       case 'LetClause':
@@ -158,56 +147,66 @@ class Walk {
     }
   }
 
-  private assign(a: ShNode) {
-    if (a.Index) this.arithm(a.Index);
-    if (a.Value) this.word(a.Value);
+  /** Walks an assignment; answers its value as a word, if it has one. */
+  private assign(a: ShNode): Word | undefined {
+    const index = a.Index as ShNode | null;
+    const value = a.Value as ShNode | null;
+    if (index) this.arithm(index);
     for (const e of (a.Array?.Elems ?? []) as ShNode[]) {
-      if (e.Index) this.arithm(e.Index);
-      if (e.Value) this.word(e.Value);
+      const ei = e.Index as ShNode | null;
+      const ev = e.Value as ShNode | null;
+      if (ei) this.arithm(ei);
+      if (ev) this.word(ev);
     }
+    return value ? this.wordOf(value) : undefined;
   }
 
+  /** A word's value, walked for what it contains; the text as written only when it is not static. */
   private wordOf(w: ShNode): Word {
-    const value = staticWord(w);
-    const text = this.textOf(w);
-    return value === undefined ? { text } : { value, text };
+    const parts = (w.Parts ?? []) as ShNode[];
+    const value = staticWord(
+      parts,
+      parts.map((p) => this.part(p)),
+    );
+    return value === undefined ? { text: this.textOf(w) } : { value, text: value };
   }
 
-  word(w: ShNode | null | undefined) {
-    if (!w) return;
-    for (const p of (w.Parts ?? []) as ShNode[]) this.part(p);
+  /** Walks a word for what it contains; answers the type of each part. */
+  word(w: ShNode | null | undefined): string[] {
+    return w ? ((w.Parts ?? []) as ShNode[]).map((p) => this.part(p)) : [];
   }
 
-  private part(p: ShNode) {
+  private part(p: ShNode): string {
     const t = nodeType(p);
     switch (t) {
       case 'Lit':
       case 'SglQuoted':
       case 'ExtGlob':
-        return;
+        break;
       case 'DblQuoted':
         for (const q of (p.Parts ?? []) as ShNode[]) this.part(q);
-        return;
+        break;
       case 'BraceExp':
         for (const w of (p.Elems ?? []) as ShNode[]) this.word(w);
-        return;
+        break;
       case 'CmdSubst':
         this.opaque('a command substitution');
         this.stmts(p.Stmts);
-        return;
+        break;
       case 'ProcSubst':
         this.opaque('a process substitution');
         this.stmts(p.Stmts);
-        return;
+        break;
       case 'ArithmExp':
         this.arithm(p.X);
-        return;
+        break;
       case 'ParamExp':
         this.param(p);
-        return;
+        break;
       default:
         this.unseen(`a ${t} expansion`);
     }
+    return t;
   }
 
   private param(p: ShNode) {

@@ -2,9 +2,32 @@
  * What a word of a command line is before it runs: its value after quote removal when bash can only
  * make that one string of it, otherwise nothing (an expansion, a glob, a brace list, a leading `~`
  * or a `$"…"` string, which a message catalog could translate). Also how a simple command is shown
- * to a rule: static words quoted only where needed, so the text reads back as the same words.
+ * to a rule: static words quoted only where needed, so the text reads back as the same words. And
+ * the shapes shell_parse.ts answers with.
  */
 import { nodeType, type ShNode } from './shell_syntax.ts';
+
+export interface Word {
+  /** The value after quote removal, when bash can only make that one string of it. */
+  value?: string;
+  /** As written in the command line. */
+  text: string;
+}
+
+export interface SimpleCommand {
+  /** Program and arguments; empty for a command that only assigns (`FOO=1`). */
+  words: Word[];
+  /** Its variable assignments as written (`FOO=1 cmd`, `FOO=1`); `export`, `declare`, … count too. */
+  assigns: string[];
+  /** Its redirections as written (`> out.txt`, `2>&1`, `<<EOF`). */
+  redirects: string[];
+}
+
+export interface ParsedLine {
+  commands: SimpleCommand[];
+  opaque: string[];
+  unseen: string[];
+}
 
 /** Bash's `$'…'` escapes. An unknown escape keeps its backslash; a NUL ends the string, as in bash. */
 export function ansiC(raw: string): string {
@@ -80,13 +103,12 @@ function doubleQuotedLit(raw: string): string {
   return raw.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c));
 }
 
-/** The value of a word after quote removal, or undefined when it is not one fixed string. */
-export function staticWord(w: ShNode): string | undefined {
+/** The value of a word (its parts, and their node types) after quote removal, or undefined when it is not one fixed string. */
+export function staticWord(parts: readonly ShNode[], types: readonly string[]): string | undefined {
   let v = '';
-  const parts = w.Parts as ShNode[];
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i] as ShNode;
-    switch (nodeType(p)) {
+    switch (types[i]) {
       case 'Lit': {
         const lit = unquotedLit(p.Value as string, i === 0);
         if (lit === undefined) return undefined;
