@@ -10,7 +10,6 @@ import {
   awk,
   type Check,
   find,
-  first,
   git,
   hasOpt,
   interpreter,
@@ -55,14 +54,12 @@ const CHECKS: Record<string, Check> = {
     hasOpt(a, 'c', ['--command'])
       ? { why: 'su -c runs shell code', hidden: 'su -c' }
       : { why: 'su starts a shell', hidden: 'su' },
-  watch: (a) => ({
-    why: 'watch runs its arguments through sh -c',
-    code: [a.slice(first(a)).every((s) => s !== undefined) ? a.slice(first(a)).join(' ') : undefined],
-  }),
+  // watch and ssh join their words into one string that a shell runs: each word is read as code too.
+  watch: (a) => ({ why: 'watch runs its arguments through sh -c', inner: 1, code: a.slice(1) }),
   ssh: (a) =>
     hasOpt(a, 'oF', [])
       ? { why: 'ssh runs commands', hidden: 'ssh -o/-F can name a local command' }
-      : { why: 'ssh runs the command it is given', inner: 1 },
+      : { why: 'ssh runs the command it is given', inner: 1, code: a.slice(1) },
   scp: programOption('SoF', []),
   sftp: programOption('SoF', []),
   rsync: programOption('e', ['--rsh', '--rsync-path']),

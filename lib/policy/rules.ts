@@ -149,7 +149,7 @@ export function parseRule(
         : s === p || s.startsWith(`${p} `) || s.startsWith(`${p}\t`);
   }
   // A command is matched command by command (run_match.ts): an allow covers every one, a deny or ask any.
-  const run = runRuleTest(p, negate, list, re);
+  const run = runRuleTest(p, negate, list, re, tool === '*');
   const test = (t: CheckedAccess, rel: (p: string) => string) => {
     if (t.kind === 'run') return run(t.command);
     const hit = match(subjectOf(t, rel), t.kind === 'read' || t.kind === 'write');

@@ -44,13 +44,15 @@ export const SEVERAL = /[;&|\n`]|\$\(|[<>]\(/;
 /**
  * The run test of a rule pattern (without its leading `!`). `=x` equal to the whole line covers
  * that line as written (what an "always" answer records); otherwise every command is matched on
- * its own: `=x` and `~re` against its subject, a prefix against its words.
+ * its own: `=x` and `~re` against its subject, a prefix against its words. `anyTool`: the rule is
+ * for `*`, every tool.
  */
 export function runRuleTest(
   pattern: string,
   negate: boolean,
   list: 'allow' | 'ask' | 'deny',
-  re?: RegExp,
+  re: RegExp | undefined,
+  anyTool: boolean,
 ): (line: string) => boolean {
   const loose = list !== 'allow';
   let match: (c: Command) => Match;
@@ -79,7 +81,9 @@ export function runRuleTest(
     const trimmed = text.trim();
     if (whole !== undefined && trimmed === whole.trim()) return !negate;
     const line = analyseCommand(text);
-    return list === 'allow' ? allowCovers(line, test) : denyApplies(line, test);
+    if (list === 'allow') return allowCovers(line, test);
+    // A `*(…)` rule's pattern is mostly a path: it denies or asks only a command it surely matches.
+    return anyTool ? line.commands.some((c) => test(c) === 'yes') : denyApplies(line, test);
   };
 }
 

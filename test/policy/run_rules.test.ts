@@ -263,3 +263,9 @@ test('run rules: without a terminal, the denial names the flag that would grant 
   assert.match(await ask('echo $(date)'), /Run again with --allow-run\.$/);
   assert.match(await ask('git -c a.b=c log'), /Run again with --allow-run\.$/);
 });
+
+test('run rules: a rule for every tool (*) denies a command only when it surely matches one', async () => {
+  assert.equal(await judge('$CMD x', { allow: ['bash'], deny: ['*(secrets/**)'] }), 'allow');
+  assert.equal(await judge('python3 -c "print(1)"', { allow: ['bash'], deny: ['*(secrets)'] }), 'allow');
+  assert.equal(await judge('ls; curl x', { allow: ['bash'], deny: ['*(curl)'] }), 'deny');
+});
