@@ -5,6 +5,7 @@
  * through the bash tool, and the marker file it would create checked on disk.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -12,7 +13,7 @@ import { createPolicy } from '../../lib/policy/check.ts';
 import type { Flags, PermissionFlags } from '../../lib/policy/permissions.ts';
 import { parseRule, type RuleList } from '../../lib/policy/rules.ts';
 import { TOOL_NAMES } from '../../lib/tools/mod.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
 
 /** Runs `command` through the bash tool of a runtime with these flags and rules; no terminal to ask. */
 async function attempt(
@@ -268,4 +269,45 @@ test('run rules: a rule for every tool (*) denies a command only when it surely 
   assert.equal(await judge('$CMD x', { allow: ['bash'], deny: ['*(secrets/**)'] }), 'allow');
   assert.equal(await judge('python3 -c "print(1)"', { allow: ['bash'], deny: ['*(secrets)'] }), 'allow');
   assert.equal(await judge('ls; curl x', { allow: ['bash'], deny: ['*(curl)'] }), 'deny');
+});
+
+/** The real CLI, `mewcode call bash`, in a fresh root with its own home and no terminal. */
+function cliBash(command: string, flags: string[], settings?: object) {
+  const root = tempDir('mewcode-run-cli-');
+  const home = tempDir('mewcode-run-home-');
+  if (settings) writeTree(root, { '.mewcode/settings.json': JSON.stringify(settings) });
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_|^NODE_OPTIONS$/.test(k)),
+  );
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      TSX,
+      path.join(REPO, 'mewcode.ts'),
+      '--root',
+      root,
+      'call',
+      'bash',
+      JSON.stringify({ command }),
+      ...flags,
+    ],
+    { cwd: root, encoding: 'utf8', env: { ...env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  return { code: r.status, out: r.stdout, err: r.stderr, pwned: existsSync(path.join(root, 'PWNED')) };
+}
+
+test('run rules CLI: the reported attacks are refused by the real program, and a granted command still runs', () => {
+  const after = cliBash('git --version; ! touch PWNED', ['--allow-run=git']);
+  assert.deepEqual([after.code, after.pwned], [1, false], after.err + after.out);
+  assert.match(after.out + after.err, /Run again with --allow-run=git,touch\./);
+  const then = cliBash('if true; then touch PWNED; fi', ['--allow-run', '--deny-run=touch']);
+  assert.deepEqual([then.code, then.pwned], [1, false], then.err + then.out);
+  const rule = cliBash('echo hi && touch PWNED', ['--trust'], { permissions: { allow: ['bash(echo hi)'] } });
+  assert.deepEqual([rule.code, rule.pwned], [1, false], rule.err + rule.out);
+  const alias = cliBash("git -c alias.x='!touch PWNED' x", ['--allow-run=git']);
+  assert.deepEqual([alias.code, alias.pwned], [1, false], alias.err + alias.out);
+  const fine = cliBash('git --version && echo done', ['--allow-run=git,echo']);
+  assert.deepEqual([fine.code, fine.pwned], [0, false], fine.err);
+  assert.match(fine.out, /git version .*\ndone/);
 });
