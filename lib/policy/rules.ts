@@ -3,10 +3,10 @@
  * `~/.mewcode/settings.json` (user). Each may hold `permissions.allow|ask|deny` rule lists, a `mode`
  * and `hooks.PreToolUse`. A rule is `tool` or `tool(pattern)`; the tool may be `*`. The pattern is
  * matched against what each access touches: a path (relative to the root) as a glob — a plain path
- * also covers everything below it —, a command command by command as a prefix of whole words
+ * also covers everything below it —, each command of a command line as a prefix of whole words
  * (run_match.ts: an allow must cover every command of a line, a deny or ask any one), a host or
- * variable by name; `=x` is exact, `~re` a regular expression, and a leading `!` negates. Which list wins is
- * decided in check.ts (deny > ask > allow, whatever file or depth). The files are read and checked in
+ * variable by name; `=x` is exact, `~re` a regular expression, and a leading `!` negates. Which
+ * list wins is decided in check.ts (deny > ask > allow, whatever file or depth). The files are read and checked in
  * settings_file.ts; what a project's files may widen is decided by folder trust (trust.ts).
  */
 import picomatch from 'picomatch';

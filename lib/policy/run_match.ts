@@ -59,8 +59,10 @@ export function runRuleTest(
   let whole: string | undefined;
   if (pattern.startsWith('=')) {
     whole = pattern.slice(1);
-    const exact = exactSubject(whole);
+    // Parsed on first use: the parser loads only when a command is checked, never at start.
+    let exact: ReturnType<typeof exactSubject> | null = null;
     match = (c) => {
+      if (exact === null) exact = exactSubject(whole as string);
       if (exact === undefined) return 'no';
       if (c.subject === exact.subject) return 'yes';
       return exact.words && hasDynamicWord(c) ? compareWords(c, exact.words, true, loose) : 'no';
