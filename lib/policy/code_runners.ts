@@ -60,6 +60,7 @@ const CHECKS: Record<string, Check> = {
     hasOpt(a, 'oF', [])
       ? { why: 'ssh runs commands', hidden: 'ssh -o/-F can name a local command' }
       : { why: 'ssh runs the command it is given', inner: 1, code: a.slice(1) },
+  hash: programOption('p', []),
   scp: programOption('SoF', []),
   sftp: programOption('SoF', []),
   rsync: programOption('e', ['--rsh', '--rsync-path']),

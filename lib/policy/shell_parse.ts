@@ -50,7 +50,9 @@ class Walk {
     for (const r of (s.Redirs ?? []) as ShNode[]) {
       const word = r.Word as ShNode | null;
       const hdoc = r.Hdoc as ShNode | null;
-      if (word) this.word(word);
+      // bash itself opens a network connection for /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT.
+      if (word && /^\/dev\/(tcp|udp)\//.test(this.wordOf(word).value ?? ''))
+        this.opaque('a redirection to /dev/tcp or /dev/udp (a network connection)');
       if (hdoc) {
         if (this.word(hdoc).some((t) => t !== 'Lit')) this.opaque('a here-document whose body has expansions');
         redirects.push(this.text(r.Pos().Offset(), (word as ShNode).End().Offset()));

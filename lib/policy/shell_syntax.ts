@@ -1,6 +1,6 @@
 /**
  * The bash grammar: mvdan/sh's parser (the one behind shfmt), as the `mvdan-sh` package builds it
- * for JavaScript. It is loaded on the first command that needs parsing (about 0.1–0.3 s once per
+ * for JavaScript. It is loaded on the first command that needs parsing (about 0.1–0.4 s once per
  * process), never at start. The types below are the part of its syntax tree that shell_parse.ts
  * reads; a node of any other type is treated as a construct it cannot see through.
  */

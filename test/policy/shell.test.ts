@@ -95,6 +95,7 @@ test('shell: programs that run code are seen through where they can be, and unse
     'tar --to-command="touch P" -xf a.tar',
     'ssh -o ProxyCommand="touch P" host',
     'unset "a[\\$(touch P)]"',
+    'hash -p /tmp/evil git',
   ])
     assert.ok(analyseCommand(line).unseen.length > 0, line);
   for (const line of [

@@ -90,6 +90,7 @@ export const SHELL_CASES: ShellCase[] = [
   // Redirections and assignments.
   ['echo hi > out.txt', ['echo'], false],
   ['echo hi 2>&1 >>log </dev/null', ['echo'], false],
+  ['echo x > /dev/tcp/127.0.0.1/9', ['echo'], true],
   ['FOO=1 git status', ['git'], false],
   ['export A=1; touch X', ['export', 'touch'], false],
   ['a=(1 2); touch X', ['touch'], false],
