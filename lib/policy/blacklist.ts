@@ -5,7 +5,7 @@
  * language): the boundary is the sandbox and the approval, never this list.
  */
 import path from 'node:path';
-import { splitCommands } from './permissions.ts';
+import { analyseCommand, programOf } from './shell.ts';
 
 const RULES: [RegExp, string][] = [
   [
@@ -33,7 +33,10 @@ const PROGRAMS: [RegExp, string][] = [
 export function blacklisted(command: string): string | undefined {
   const c = command.replace(/\\\n/g, ' ');
   for (const [re, why] of RULES) if (re.test(c)) return why;
-  for (const { program } of splitCommands(c)) {
+  // Every program the line runs, those inside wrappers, eval and sh -c included (shell.ts).
+  for (const cmd of analyseCommand(command).commands) {
+    const program = programOf(cmd);
+    if (program === undefined) continue;
     const name = path.basename(program);
     for (const [re, why] of PROGRAMS) if (re.test(name)) return why;
   }

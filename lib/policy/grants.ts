@@ -8,8 +8,8 @@ import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, stat
 import path from 'node:path';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import type { CheckedAccess } from '../core/tool.ts';
-import { splitCommands } from './permissions.ts';
 import { parseRule, type Rule, subjectOf } from './rules.ts';
+import { programsOfLine } from './run_match.ts';
 import { recordGranted } from './trust.ts';
 
 /** The flags that would grant what was asked, for the no-terminal denial. */
@@ -17,9 +17,11 @@ export function grantFlags(asked: readonly CheckedAccess[], rel: (p: string) => 
   const flags = new Set<string>();
   for (const a of asked) {
     if (a.kind === 'read' || a.kind === 'write') flags.add(`--allow-${a.kind}=${rel(a.path).split('/')[0]}`);
-    else if (a.kind === 'run')
-      flags.add(`--allow-run=${[...new Set(splitCommands(a.command).map((c) => c.program))].join(',')}`);
-    else flags.add(`--allow-${a.kind}=${subjectOf(a, rel)}`);
+    else if (a.kind === 'run') {
+      // A line no program list covers (a substitution, a program that runs code, …) needs --allow-run.
+      const programs = programsOfLine(a.command);
+      flags.add(programs ? `--allow-run=${programs.join(',')}` : '--allow-run');
+    } else flags.add(`--allow-${a.kind}=${subjectOf(a, rel)}`);
   }
   return [...flags];
 }

@@ -3,15 +3,17 @@
  * `~/.mewcode/settings.json` (user). Each may hold `permissions.allow|ask|deny` rule lists, a `mode`
  * and `hooks.PreToolUse`. A rule is `tool` or `tool(pattern)`; the tool may be `*`. The pattern is
  * matched against what each access touches: a path (relative to the root) as a glob — a plain path
- * also covers everything below it —, a command as a prefix of whole words, a host or variable by
- * name; `=x` is exact, `~re` a regular expression, and a leading `!` negates. Which list wins is
- * decided in check.ts (deny > ask > allow, whatever file or depth). The files are read and checked in
+ * also covers everything below it —, each command of a command line as a prefix of whole words
+ * (run_match.ts: an allow must cover every command of a line, a deny or ask any one), a host or
+ * variable by name; `=x` is exact, `~re` a regular expression, and a leading `!` negates. Which
+ * list wins is decided in check.ts (deny > ask > allow, whatever file or depth). The files are read and checked in
  * settings_file.ts; what a project's files may widen is decided by folder trust (trust.ts).
  */
 import picomatch from 'picomatch';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import type { CheckedAccess } from '../core/tool.ts';
 import type { Mode } from './modes.ts';
+import { runRuleTest, SEVERAL } from './run_match.ts';
 import { type Level, type McpServerConfig, readSettingsFiles, type SettingsFile } from './settings_file.ts';
 import { settleTrust, type TrustOption } from './trust.ts';
 
@@ -122,18 +124,23 @@ export function parseRule(
   if (negate) p = p.slice(1);
   if (p === '') return errValue(`rule ${JSON.stringify(text)} has an empty pattern; write "${tool}" for every call`);
   let match: (s: string, isPath: boolean) => boolean;
+  let re: RegExp | undefined;
   if (p.startsWith('=')) {
     const exact = p.slice(1);
     match = (s) => s === exact;
   } else if (p.startsWith('~')) {
-    let re: RegExp;
     try {
       re = new RegExp(p.slice(1));
     } catch (e) {
       return errValue(`rule ${JSON.stringify(text)}: invalid regular expression: ${(e as Error).message}`);
     }
-    match = (s) => re.test(s);
+    const r = re;
+    match = (s) => r.test(s);
   } else {
+    if (tool === 'bash' && SEVERAL.test(p))
+      return errValue(
+        `rule ${JSON.stringify(text)} names several commands; a rule is matched against each command on its own (an allow must cover every one), so write one rule per command`,
+      );
     const glob = picomatch(p, { dot: true });
     const base = p.replace(/\/+$/, '');
     match = (s, isPath) =>
@@ -141,7 +148,10 @@ export function parseRule(
         ? glob(s) || s === base || s.startsWith(`${base}/`)
         : s === p || s.startsWith(`${p} `) || s.startsWith(`${p}\t`);
   }
+  // A command is matched command by command (run_match.ts): an allow covers every one, a deny or ask any.
+  const run = runRuleTest(p, negate, list, re, tool === '*');
   const test = (t: CheckedAccess, rel: (p: string) => string) => {
+    if (t.kind === 'run') return run(t.command);
     const hit = match(subjectOf(t, rel), t.kind === 'read' || t.kind === 'write');
     return negate ? !hit : hit;
   };
