@@ -147,11 +147,14 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   }
   const registry = new Registry(TOOLS);
   const ledger = new Ledger();
-  const skills = new SkillCatalog(gate.root, home);
+  // Read rules reach every read tool: a search skips what they deny (and, outside bypass, what they
+  // would ask about); the skill catalog leaves out the skill files they deny.
+  const deniedReads = readDenyOf(flags, settings.value.rules, gate);
+  const skills = new SkillCatalog(gate.root, home, deniedReads);
   sweepJournals(); // temp files of writers that died mid-write
   void sweepStaleCgroups(); // commands of runtimes that were SIGKILLed
   const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
-  const readDeny = readDenyOf(flags, settings.value.rules, gate);
+  const readDeny = readDenyOf(flags, settings.value.rules, gate, { asks: mode !== 'bypass' });
   const lanes = createLanes({
     ...(pool ? { pool } : {}),
     readTimeoutMs: options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,

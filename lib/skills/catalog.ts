@@ -1,11 +1,14 @@
 /**
  * The skill catalog: every `SKILL.md` under `<root>/.mewcode/skills/<name>/` and `~/.mewcode/skills/<name>/`,
  * named and described by its frontmatter (`name:`, `description:`). A project skill overrides a user
- * skill of the same name; a file without both fields is skipped and reported. Main thread.
+ * skill of the same name; a file without both fields is skipped and reported. A project skill file
+ * the permissions deny for reading is left out unread and unnamed, as a search leaves it out: its
+ * description would otherwise reach the model's prompt. Main thread.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { errValue, okValue, type Result } from '../core/result.ts';
+import { type DenySpec, type DenyTest, denyTest, fileDenied } from '../search/denied.ts';
 
 export interface Skill {
   name: string;
@@ -21,8 +24,13 @@ export class SkillCatalog {
   #skills = new Map<string, Skill>();
   readonly problems: string[] = [];
   readonly #dirs: [Skill['level'], string][];
+  readonly #root: string;
+  readonly #denied: DenyTest | undefined;
 
-  constructor(root: string, home: string | undefined) {
+  /** `root` is the root's real path; `denied`, what the permissions deny reading in it. */
+  constructor(root: string, home: string | undefined, denied?: DenySpec) {
+    this.#root = root;
+    this.#denied = denyTest(denied, root, root);
     this.#dirs = [['project', path.join(root, '.mewcode', 'skills')]];
     if (home) this.#dirs.push(['user', path.join(home, '.mewcode', 'skills')]);
     this.reload();
@@ -41,6 +49,8 @@ export class SkillCatalog {
       for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
         if (!e.isDirectory() || e.name.startsWith('.')) continue;
         const file = path.join(dir, e.name, 'SKILL.md');
+        if (level === 'project' && fileDenied(this.#denied, path.relative(this.#root, file).split(path.sep).join('/')))
+          continue;
         let text: string;
         try {
           text = readFileSync(file, 'utf8');
