@@ -4,7 +4,7 @@
  * there, at the moment they run); `run` hands the checked call the context of its lane:
  * - `pool`: a worker of the read pool under the read deadline (inline when there is no pool);
  * - `search`: here, fanning shards out to the pool under the same deadline, skipping denied paths;
- *   without a pool, inline, but what must be stoppable gets a worker of its own under that deadline;
+ *   without a pool, inline, but what must be stoppable runs on the standby worker under that deadline;
  * - `main`: here, with the skill catalog;
  * - `write`: here, inside the write lane, with the ledger and the command environment.
  * Every read record a result carries goes into the ledger. Main thread.
@@ -14,11 +14,10 @@ import { type AnyTool, fail, type Lane, type ToolContext, type ToolResult } from
 import type { ExecConfig, WriteContext } from './lane/context.ts';
 import { WriteLane } from './lane/lane.ts';
 import type { Ledger } from './lane/ledger.ts';
-import { createReadPool, type ReadPool } from './pool/pool.ts';
+import type { ReadPool } from './pool/pool.ts';
 import type { ToolTask } from './pool/protocol.ts';
 import type { SearchContext } from './search/context.ts';
 import type { DenySpec } from './search/denied.ts';
-import type { ShardRunner } from './search/parallel.ts';
 import type { SkillCatalog } from './skills/catalog.ts';
 import type { MainContext } from './skills/context.ts';
 import type { SkillSources } from './skills/fetch.ts';
@@ -26,6 +25,11 @@ import type { SkillSources } from './skills/fetch.ts';
 export interface LaneConfig {
   /** Absent: every read tool runs inline on this thread. */
   pool?: ReadPool;
+  /**
+   * Without a pool: one worker, started on first need, for the search work that must be stoppable
+   * (a pattern that could backtrack without end), which nothing can interrupt on this thread.
+   */
+  standby?: ReadPool;
   /** Deadline of one read-lane call, in ms. */
   readTimeoutMs: number;
   readDeny?: DenySpec;
@@ -71,7 +75,10 @@ export function createLanes(c: LaneConfig): LaneRunner {
       const search: SearchContext = { ...ctx, ...(c.readDeny ? { readDeny: c.readDeny } : {}) };
       const signal = deadline(ctx);
       if (pool) search.shards = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
-      else search.isolated = isolatedRunner(signal);
+      else if (c.standby) {
+        const standby = c.standby;
+        search.isolated = { parallelism: 1, run: (task) => standby.run(task, signal) };
+      }
       return tool.invoke(args, search);
     },
     main: (tool, args, ctx) => tool.invoke(args, { ...ctx, skills: c.skills } satisfies LaneContexts['main']),
@@ -94,19 +101,3 @@ export function createLanes(c: LaneConfig): LaneRunner {
     },
   };
 }
-
-/**
- * A worker for one shard, started for it and ended after it: without a pool (workers: 0) this is the
- * only way to put a deadline on a regex, which nothing can interrupt on the main thread.
- */
-const isolatedRunner = (signal: AbortSignal): ShardRunner => ({
-  parallelism: 1,
-  async run(task) {
-    const one = createReadPool({ workers: 1 });
-    try {
-      return await one.run(task, signal);
-    } finally {
-      await one.close();
-    }
-  },
-});

@@ -154,9 +154,12 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   sweepJournals(); // temp files of writers that died mid-write
   void sweepStaleCgroups(); // commands of runtimes that were SIGKILLed
   const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
+  // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
+  const standby = pool ? undefined : createReadPool({ workers: 1 });
   const readDeny = readDenyOf(flags, settings.value.rules, gate, { asks: mode !== 'bypass' });
   const lanes = createLanes({
     ...(pool ? { pool } : {}),
+    ...(standby ? { standby } : {}),
     readTimeoutMs: options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
     ...(readDeny ? { readDeny } : {}),
     ledger,
@@ -195,6 +198,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
       definitionsAs(registry.definitions(), format)) as Runtime['definitions'],
     async close() {
       await pool?.close();
+      await standby?.close();
     },
   };
   return okValue(runtime);

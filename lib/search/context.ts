@@ -10,8 +10,8 @@ export interface SearchContext extends ToolContext {
   /** Runs search shards across the worker pool; absent where they must run inline. */
   shards?: ShardRunner;
   /**
-   * Without a pool: runs a shard in a worker of its own, under the deadline, for work that must be
-   * stoppable (a grep pattern that could backtrack without end).
+   * Without a pool: runs a shard on a standby worker, under the deadline, for work that must be
+   * stoppable (a pattern that could backtrack without end).
    */
   isolated?: ShardRunner;
   /** Paths the policy denies for reading: searches skip them without naming them. */
