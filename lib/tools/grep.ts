@@ -17,7 +17,7 @@ import { compileRegex } from '../search/matcher.ts';
 import { INLINE_MAX_FILES, inlineRunner, runSharded, type SearchRun, type ShardRunner } from '../search/parallel.ts';
 import type { GrepShard, GrepShardResult } from '../search/shards.ts';
 import { comparePaths } from '../search/walk.ts';
-import { linearPattern, NEVER_INLINE } from './_linear_pattern.ts';
+import { boundedGlob, linearPattern, NEVER_INLINE } from './_linear_pattern.ts';
 import { outcomeError, searchStartKind } from './_search_common.ts';
 
 export const DEFAULT_HEAD_LIMIT = 100;
@@ -137,9 +137,11 @@ export const grep = defineTool({
       ignoreBase: ctx.root,
       ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
     };
-    // Only a pattern that provably cannot backtrack runs on this thread, where nothing could stop it;
-    // any other runs in a worker under the deadline: the pool's, or, without a pool, one of its own.
-    const inlineAllowed = linearPattern(a.pattern, template.fixedStrings);
+    // Only a pattern (and a file glob, a regex too) that provably cannot backtrack runs on this thread,
+    // where nothing could stop it; any other runs in a worker under the deadline: the pool's, or,
+    // without a pool, the standby one.
+    const inlineAllowed =
+      linearPattern(a.pattern, template.fixedStrings) && (a.glob === undefined || boundedGlob(a.glob));
     const runner = inlineAllowed ? ctx.shards : (ctx.shards ?? ctx.isolated);
     if (!runner && !inlineAllowed)
       return fail(

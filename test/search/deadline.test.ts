@@ -68,7 +68,7 @@ test('deadline: globs with at most one * a segment, one ** and two wildcards in 
 
 for (const workers of [2, 0])
   test(
-    `deadline: a glob that backtracks runs in a worker; the main thread serves meanwhile; a cancel stops it (workers: ${workers})`,
+    `deadline: a glob that backtracks (glob's pattern, grep's file filter) runs in a worker; the main thread serves meanwhile; a cancel stops it (workers: ${workers})`,
     SAFETY,
     async () => {
       const root = tempDir();
@@ -81,12 +81,23 @@ for (const workers of [2, 0])
         events.push('glob answered');
         return r;
       });
+      // grep's file filter is a glob too: with it, even a literal pattern leaves this thread.
+      const stopGrep = new AbortController();
+      const filtered = rt
+        .call('grep', { pattern: 'x', glob: `${'*a'.repeat(20)}*b` }, { signal: stopGrep.signal })
+        .then((r) => {
+          events.push('grep answered');
+          return r;
+        });
       assert.equal((await rt.call('glob', { pattern: '*' })).content, 'a'.repeat(60));
       events.push('a bounded glob answered');
       stop.abort();
-      const r = await running;
-      assert.deepEqual(events, ['a bounded glob answered', 'glob answered']);
+      stopGrep.abort();
+      const [r, g] = await Promise.all([running, filtered]);
+      assert.equal(events[0], 'a bounded glob answered');
+      assert.deepEqual(events.slice(1).sort(), ['glob answered', 'grep answered']);
       assert.equal(r.code, 'cancelled', r.content);
+      assert.equal(g.code, 'cancelled', g.content);
     },
   );
 
