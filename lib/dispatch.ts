@@ -14,10 +14,10 @@ import { type AnyTool, fail, type Lane, type ToolContext, type ToolResult } from
 import type { ExecConfig, WriteContext } from './lane/context.ts';
 import { WriteLane } from './lane/lane.ts';
 import type { Ledger } from './lane/ledger.ts';
+import type { SearchSkip } from './policy/read_deny.ts';
 import type { ReadPool } from './pool/pool.ts';
 import type { ToolTask } from './pool/protocol.ts';
 import type { SearchContext } from './search/context.ts';
-import type { DenySpec } from './search/denied.ts';
 import type { SkillCatalog } from './skills/catalog.ts';
 import type { MainContext } from './skills/context.ts';
 import type { SkillSources } from './skills/fetch.ts';
@@ -32,7 +32,8 @@ export interface LaneConfig {
   standby?: ReadPool;
   /** Deadline of one read-lane call, in ms. */
   readTimeoutMs: number;
-  readDeny?: DenySpec;
+  /** What a search skips, by its root (lib/policy/read_deny.ts). */
+  searchSkip?: SearchSkip;
   ledger: Ledger;
   exec: ExecConfig;
   skills: SkillCatalog;
@@ -72,7 +73,9 @@ export function createLanes(c: LaneConfig): LaneRunner {
   const runners: { [L in Lane]: (tool: AnyTool, args: unknown, ctx: ToolContext) => Promise<ToolResult> } = {
     pool: inPool,
     search(tool, args, ctx) {
-      const search: SearchContext = { ...ctx, ...(c.readDeny ? { readDeny: c.readDeny } : {}) };
+      const root = ctx.paths[0];
+      const readDeny = root === undefined ? undefined : c.searchSkip?.(root);
+      const search: SearchContext = { ...ctx, ...(readDeny ? { readDeny } : {}) };
       const signal = deadline(ctx);
       if (pool) search.shards = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
       else if (c.standby) {

@@ -6,7 +6,9 @@
  * serves are these same tools, through the same check.
  */
 import picomatch from 'picomatch';
+import type { CheckedPath } from '../core/paths.ts';
 import { type DenySpec, exactRegex, pathGlobs, type RequiredPatterns, underRegex } from '../search/denied.ts';
+import type { Mode } from './modes.ts';
 import type { PathGate } from './path_gate.ts';
 import type { Flags } from './permissions.ts';
 import type { Rule } from './rules.ts';
@@ -63,6 +65,25 @@ export function readDenyOf(
   }
   if (!spec.only?.length) delete spec.only;
   return spec.globs.length || spec.regexes.length || spec.only ? spec : undefined;
+}
+
+/** What one search skips, chosen by its root (a real path): see `searchSkipOf`. */
+export type SearchSkip = (root: string) => DenySpec | undefined;
+
+/**
+ * What a search skips: the deny patterns, and outside bypass mode the ask patterns too — unless an ask
+ * rule covers the search root itself. Then the call was asked about and allowed (a call an ask rule
+ * covers runs only when the prompt allowed it: asks come before allows), and that answer covers what
+ * lies below the root; skipping it would make the approved search come back empty.
+ */
+export function searchSkipOf(flags: Flags, rules: readonly Rule[], gate: PathGate, mode: Mode): SearchSkip {
+  const denied = readDenyOf(flags, rules, gate);
+  const asks = rules.filter((r) => r.list === 'ask' && isReadRule(r));
+  if (mode === 'bypass' || asks.length === 0) return () => denied;
+  const withAsks = readDenyOf(flags, rules, gate, { asks: true });
+  const rel = (p: string) => gate.display(p);
+  return (root) =>
+    asks.some((r) => !r.test || r.test({ kind: 'read', path: root as CheckedPath }, rel)) ? denied : withAsks;
 }
 
 /**

@@ -163,6 +163,27 @@ test('read rules: what an ask rule covers is asked for by path, and skipped by a
   assert.ok(!all.content.includes('secret/'), all.content);
   const bypass = project({ ask: ['read_file(secret)'] }, { mode: 'bypass' }).rt;
   assert.match((await bypass.call('grep', { pattern: 'TOP' })).content, /secret\/key\.txt:1: TOPSECRET/);
+
+  // Asked and allowed: the answer covers what lies below the search root; a search above it still skips it.
+  const asked: string[] = [];
+  const yes = project(
+    { ask: ['read_file(secret)'] },
+    {
+      prompt: {
+        ask: async (request) => {
+          asked.push(request);
+          return 'once';
+        },
+      },
+    },
+  ).rt;
+  assert.equal(
+    (await yes.call('grep', { pattern: 'TOP', path: 'secret' })).content,
+    'secret/deep/k.pem:1: TOP deep pem\nsecret/key.txt:1: TOPSECRET',
+  );
+  assert.deepEqual(asked, ['MewCode: grep wants to read "secret".']);
+  assert.ok(!(await yes.call('grep', { pattern: 'TOP' })).content.includes('secret/'));
+  assert.equal(asked.length, 1, 'a search of the root is not asked about, and skips secret/');
 });
 
 test('read rules: load_skill is a read of .mewcode/skills/<name>/SKILL.md; a denied skill is not even listed', async () => {
