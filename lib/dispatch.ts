@@ -4,6 +4,7 @@
  * there, at the moment they run); `run` hands the checked call the context of its lane:
  * - `pool`: a worker of the read pool under the read deadline (inline when there is no pool);
  * - `search`: here, fanning shards out to the pool under the same deadline, skipping denied paths;
+ *   without a pool, inline, but what must be stoppable runs on the standby worker under that deadline;
  * - `main`: here, with the skill catalog;
  * - `write`: here, inside the write lane, with the ledger and the command environment.
  * Every read record a result carries goes into the ledger. Main thread.
@@ -13,10 +14,10 @@ import { type AnyTool, fail, type Lane, type ToolContext, type ToolResult } from
 import type { ExecConfig, WriteContext } from './lane/context.ts';
 import { WriteLane } from './lane/lane.ts';
 import type { Ledger } from './lane/ledger.ts';
+import type { SearchSkip } from './policy/read_deny.ts';
 import type { ReadPool } from './pool/pool.ts';
 import type { ToolTask } from './pool/protocol.ts';
 import type { SearchContext } from './search/context.ts';
-import type { DenySpec } from './search/denied.ts';
 import type { SkillCatalog } from './skills/catalog.ts';
 import type { MainContext } from './skills/context.ts';
 import type { SkillSources } from './skills/fetch.ts';
@@ -24,9 +25,15 @@ import type { SkillSources } from './skills/fetch.ts';
 export interface LaneConfig {
   /** Absent: every read tool runs inline on this thread. */
   pool?: ReadPool;
+  /**
+   * Without a pool: one worker, started on first need, for the search work that must be stoppable
+   * (a pattern that could backtrack without end), which nothing can interrupt on this thread.
+   */
+  standby?: ReadPool;
   /** Deadline of one read-lane call, in ms. */
   readTimeoutMs: number;
-  readDeny?: DenySpec;
+  /** What a search skips, by its root (lib/policy/read_deny.ts). */
+  searchSkip?: SearchSkip;
   ledger: Ledger;
   exec: ExecConfig;
   skills: SkillCatalog;
@@ -66,10 +73,14 @@ export function createLanes(c: LaneConfig): LaneRunner {
   const runners: { [L in Lane]: (tool: AnyTool, args: unknown, ctx: ToolContext) => Promise<ToolResult> } = {
     pool: inPool,
     search(tool, args, ctx) {
-      const search: SearchContext = { ...ctx, ...(c.readDeny ? { readDeny: c.readDeny } : {}) };
-      if (pool) {
-        const signal = deadline(ctx);
-        search.shards = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
+      const root = ctx.paths[0];
+      const readDeny = root === undefined ? undefined : c.searchSkip?.(root);
+      const search: SearchContext = { ...ctx, ...(readDeny ? { readDeny } : {}) };
+      const signal = deadline(ctx);
+      if (pool) search.shards = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
+      else if (c.standby) {
+        const standby = c.standby;
+        search.isolated = { parallelism: 1, run: (task) => standby.run(task, signal) };
       }
       return tool.invoke(args, search);
     },

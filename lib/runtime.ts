@@ -27,7 +27,7 @@ import type { Mode } from './policy/modes.ts';
 import { createGate, type PathGate } from './policy/path_gate.ts';
 import type { Flags, Grant, PermissionFlags } from './policy/permissions.ts';
 import { type Prompter, terminalPrompter } from './policy/prompt.ts';
-import { readDenyOf } from './policy/read_deny.ts';
+import { readDenyOf, searchSkipOf } from './policy/read_deny.ts';
 import { loadSettings, type McpServerConfig } from './policy/rules.ts';
 import type { TrustOption } from './policy/trust.ts';
 import { createReadPool, defaultWorkers } from './pool/pool.ts';
@@ -147,15 +147,19 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   }
   const registry = new Registry(TOOLS);
   const ledger = new Ledger();
-  const skills = new SkillCatalog(gate.root, home);
+  // Read rules reach every read tool: the skill catalog leaves out the skill files they deny, and a
+  // search skips what they deny (and what they would ask about, unless the search itself was asked).
+  const skills = new SkillCatalog(gate.root, home, readDenyOf(flags, settings.value.rules, gate));
   sweepJournals(); // temp files of writers that died mid-write
   void sweepStaleCgroups(); // commands of runtimes that were SIGKILLed
   const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
-  const readDeny = readDenyOf(flags, settings.value.rules, gate);
+  // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
+  const standby = pool ? undefined : createReadPool({ workers: 1 });
   const lanes = createLanes({
     ...(pool ? { pool } : {}),
+    ...(standby ? { standby } : {}),
     readTimeoutMs: options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
-    ...(readDeny ? { readDeny } : {}),
+    searchSkip: searchSkipOf(flags, settings.value.rules, gate, mode),
     ledger,
     exec: {
       env: childEnv(process.env, flags.allow.env ?? false, { allowLoader: mode === 'bypass' }),
@@ -192,6 +196,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
       definitionsAs(registry.definitions(), format)) as Runtime['definitions'],
     async close() {
       await pool?.close();
+      await standby?.close();
     },
   };
   return okValue(runtime);

@@ -143,7 +143,7 @@ export function sandboxView(c: ViewConfig, env: Readonly<Record<string, string>>
 export function deniedByRules(root: string, spec: DenySpec | undefined): string[] {
   if (!spec) return [];
   const plain: string[] = [];
-  let walk = spec.regexes.length > 0;
+  let walk = spec.regexes.length > 0 || (spec.only?.length ?? 0) > 0; // a negated rule: all but its matches
   for (const g of spec.globs) {
     const stem = g === '**' ? '' : g.endsWith('/**') ? g.slice(0, -3) : g;
     if (stem === '' || !picomatch.scan(stem).isGlob) plain.push(path.join(root, stem));

@@ -8,6 +8,7 @@ import type { CheckedAccess } from '../core/tool.ts';
 import { ENV_ALLOWLIST } from '../exec/env.ts';
 import type { Mode } from './modes.ts';
 import { covers, type Flags } from './permissions.ts';
+import { READ_RULE_TOOLS } from './read_deny.ts';
 import { type Rule, subjectOf } from './rules.ts';
 
 export type Verdict = 'allow' | 'ask' | 'deny';
@@ -42,13 +43,22 @@ const verdict = (v: Verdict, by: DecidedBy, why: string, access: CheckedAccess):
   access,
 });
 
+/**
+ * Whether a rule speaks about this access of this tool: a rule for `*` or for the tool itself, and a
+ * rule naming any read tool for the read accesses of every read tool (read_file(secret) also stops
+ * `grep TOP secret/key.txt`). Only the read tools: bash's working directory is a read access too, but
+ * a read rule is about reading files, not about where commands run.
+ */
+const speaksTo = (r: Rule, tool: string, a: CheckedAccess) =>
+  r.tool === '*' ||
+  r.tool === tool ||
+  (a.kind === 'read' && READ_RULE_TOOLS.includes(r.tool) && READ_RULE_TOOLS.includes(tool));
+
 /** The verdict of the first rule of `list` that matches, naming the rule. */
 const byRule =
   (list: Rule['list']): AccessStep =>
   (c, tool, a) => {
-    const r = c.rules.find(
-      (r) => r.list === list && (r.tool === '*' || r.tool === tool) && (!r.test || r.test(a, c.rel)),
-    );
+    const r = c.rules.find((r) => r.list === list && speaksTo(r, tool, a) && (!r.test || r.test(a, c.rel)));
     return r && verdict(list, 'rule', `the ${r.level} rule ${list} ${JSON.stringify(r.text)}`, a);
   };
 

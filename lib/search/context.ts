@@ -9,6 +9,11 @@ import type { ShardRunner } from './parallel.ts';
 export interface SearchContext extends ToolContext {
   /** Runs search shards across the worker pool; absent where they must run inline. */
   shards?: ShardRunner;
+  /**
+   * Without a pool: runs a shard on a standby worker, under the deadline, for work that must be
+   * stoppable (a pattern that could backtrack without end).
+   */
+  isolated?: ShardRunner;
   /** Paths the policy denies for reading: searches skip them without naming them. */
   readDeny?: DenySpec;
 }

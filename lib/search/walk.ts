@@ -186,7 +186,7 @@ function admit(
   if (isDir && e.name === '.git') return undefined;
   let reason: SkipReason | undefined;
   if (!o.hidden && e.name.startsWith('.')) reason = 'hidden';
-  else if (denied?.(rel)) reason = 'denied';
+  else if (denied?.(rel, isDir)) reason = 'denied';
   else if (o.useIgnore) reason = IgnoreRules.decide(ignoreStack, rel, isDir);
   if (reason === undefined) return rel;
   visitor.skipped?.(rel, isDir, reason);

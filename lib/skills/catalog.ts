@@ -1,7 +1,9 @@
 /**
  * The skill catalog: every `SKILL.md` under `<root>/.mewcode/skills/<name>/` and `~/.mewcode/skills/<name>/`,
  * named and described by its frontmatter (`name:`, `description:`). A project skill overrides a user
- * skill of the same name; a file without both fields is skipped and reported. Main thread.
+ * skill of the same name; a file without both fields is skipped and reported. A project skill file
+ * the permissions deny for reading is left out unread and unnamed, as a search leaves it out: its
+ * description would otherwise reach the model's prompt. Main thread.
  *
  * A skill is read only from a regular `SKILL.md` in a real directory directly under its skills
  * directory: the skills directory is opened where its real path says (for the project's, inside the
@@ -14,6 +16,7 @@ import path from 'node:path';
 import { fdPath, openExactDir, openIn } from '../core/descriptors.ts';
 import { inside } from '../core/paths.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
+import { type DenySpec, type DenyTest, denyTest, fileDenied } from '../search/denied.ts';
 
 export interface Skill {
   name: string;
@@ -33,9 +36,12 @@ export class SkillCatalog {
   readonly problems: string[] = [];
   readonly #dirs: [Skill['level'], string][];
   readonly #root: string;
+  readonly #denied: DenyTest | undefined;
 
-  constructor(root: string, home: string | undefined) {
+  /** `root` is the root's real path; `denied`, what the permissions deny reading in it. */
+  constructor(root: string, home: string | undefined, denied?: DenySpec) {
     this.#root = root;
+    this.#denied = denyTest(denied, root, root);
     this.#dirs = [['project', path.join(root, '.mewcode', 'skills')]];
     if (home) this.#dirs.push(['user', path.join(home, '.mewcode', 'skills')]);
     this.reload();
@@ -81,6 +87,8 @@ export class SkillCatalog {
       if (e.isSymbolicLink()) this.problems.push(`${path.join(dir, e.name)}: ${LINKED_DIR}`);
       if (!e.isDirectory()) continue;
       const file = path.join(dir, e.name, 'SKILL.md');
+      if (level === 'project' && fileDenied(this.#denied, path.relative(this.#root, file).split(path.sep).join('/')))
+        continue;
       const text = readSkillFile(dirFd, e.name);
       if (!text.ok) {
         if (text.error) this.problems.push(`${text.error === LINKED_DIR ? path.dirname(file) : file}: ${text.error}`);

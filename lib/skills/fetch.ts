@@ -2,9 +2,12 @@
  * Fetching a skill's files from where install_skill was pointed: a GitHub tree (through the contents
  * API), a raw SKILL.md URL, or skills.sh/<org>/<name>/<version>. Every name and path from the network
  * is checked (no `..`, nothing absolute, no symlinks or submodules) and every limit is enforced while
- * reading, before anything is written. Main thread.
+ * reading, before anything is written. Every request, and every redirect it answers with, stays on
+ * the hosts the permission covered (guarded_fetch.ts): the raw URL's own host; the skills.sh host; for
+ * GitHub, the API host and raw.githubusercontent.com. Main thread.
  */
 import { errValue, okValue, type Result } from '../core/result.ts';
+import { fetchWithin } from './guarded_fetch.ts';
 
 export const SKILL_LIMITS = {
   fileBytes: 1024 * 1024,
@@ -91,17 +94,21 @@ export async function fetchSkill(url: string, sources: SkillSources, signal: Abo
   const budget = { files: 0, bytes: 0 };
   try {
     if (src.kind === 'raw') {
-      const bytes = await download(src.url, budget, deadline);
+      const bytes = await download(src.url, [src.host], budget, deadline);
       return okValue([{ path: 'SKILL.md', bytes }]);
     }
     if (src.kind === 'skills.sh') {
       const base = (sources.skillsSh ?? 'https://skills.sh').replace(/\/$/, '');
-      const index = (await getJson(`${base}/api/v1/skills/${src.org}/${src.name}/${src.version}`, deadline)) as {
+      const home = new URL(base).host;
+      const index = (await getJson(
+        `${base}/api/v1/skills/${src.org}/${src.name}/${src.version}`,
+        [home],
+        deadline,
+      )) as {
         files?: { path?: unknown; url?: unknown }[];
       };
       if (!Array.isArray(index.files)) return errValue('skills.sh answered without a file list');
       const files: FetchedFile[] = [];
-      const home = new URL(base).host;
       for (const f of index.files) {
         const p = typeof f.path === 'string' ? safePath(f.path) : undefined;
         if (!p || typeof f.url !== 'string')
@@ -111,16 +118,18 @@ export async function fetchSkill(url: string, sources: SkillSources, signal: Abo
         if (at !== home) return errValue(`skills.sh listed ${JSON.stringify(p)} at ${at}, not at ${home}`);
         if (p.split('/').length > SKILL_LIMITS.depth)
           return errValue(`${p} is deeper than ${SKILL_LIMITS.depth} levels`);
-        files.push({ path: p, bytes: await download(f.url, budget, deadline) });
+        files.push({ path: p, bytes: await download(f.url, [home], budget, deadline) });
       }
       return okValue(files);
     }
     const api = (sources.githubApi ?? 'https://api.github.com').replace(/\/$/, '');
     const apiHost = new URL(api).host;
+    const github = [apiHost, GITHUB_RAW];
     const files: FetchedFile[] = [];
     const walk = async (dir: string, rel: string, depth: number): Promise<string | undefined> => {
       const listing = await getJson(
         `${api}/repos/${src.owner}/${src.repo}/contents/${dir}?ref=${encodeURIComponent(src.ref)}`,
+        github,
         deadline,
       );
       if (!Array.isArray(listing))
@@ -138,7 +147,7 @@ export async function fetchSkill(url: string, sources: SkillSources, signal: Abo
           const at = hostOf(e.download_url);
           if (at !== apiHost && at !== GITHUB_RAW)
             return `the listing points ${p} at ${at}, which is neither ${apiHost} nor ${GITHUB_RAW}`;
-          files.push({ path: p, bytes: await download(e.download_url, budget, deadline) });
+          files.push({ path: p, bytes: await download(e.download_url, github, budget, deadline) });
         } else {
           return `${p} is a ${e.type ?? 'thing'}, not a file or directory (symlinks and submodules are refused)`;
         }
@@ -167,16 +176,24 @@ function hostOf(url: string): string {
   }
 }
 
-async function getJson(url: string, signal: AbortSignal): Promise<unknown> {
-  const r = await fetch(url, { signal, headers: { accept: 'application/vnd.github+json, application/json' } });
+async function getJson(url: string, hosts: readonly string[], signal: AbortSignal): Promise<unknown> {
+  const r = await fetchWithin(url, hosts, {
+    signal,
+    headers: { accept: 'application/vnd.github+json, application/json' },
+  });
   if (!r.ok) throw new Error(`${url} answered ${r.status} ${r.statusText}`);
   return r.json();
 }
 
-/** Downloads one file, stopping as soon as a limit is passed. */
-async function download(url: string, budget: { files: number; bytes: number }, signal: AbortSignal): Promise<Buffer> {
+/** Downloads one file from `hosts`, stopping as soon as a limit is passed. */
+async function download(
+  url: string,
+  hosts: readonly string[],
+  budget: { files: number; bytes: number },
+  signal: AbortSignal,
+): Promise<Buffer> {
   if (++budget.files > SKILL_LIMITS.files) throw new Error(`the skill has more than ${SKILL_LIMITS.files} files`);
-  const r = await fetch(url, { signal });
+  const r = await fetchWithin(url, hosts, { signal });
   if (!r.ok || !r.body) throw new Error(`${url} answered ${r.status} ${r.statusText}`);
   const chunks: Buffer[] = [];
   let size = 0;

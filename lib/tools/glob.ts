@@ -16,6 +16,7 @@ import { compileGlob } from '../search/matcher.ts';
 import { INLINE_MAX_FILES, runSharded } from '../search/parallel.ts';
 import type { GlobShardResult } from '../search/shards.ts';
 import { comparePaths } from '../search/walk.ts';
+import { boundedGlob, NEVER_INLINE } from './_linear_pattern.ts';
 import { outcomeError, searchStartKind } from './_search_common.ts';
 
 export const DEFAULT_LIMIT = 100;
@@ -105,6 +106,16 @@ export const glob = defineTool({
       ignoreBase: ctx.root,
       ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
     };
+    // A glob is a regex too: one that could backtrack without bound runs only in a worker, under the
+    // deadline, as one task — planning here would test it against the skipped files it counts.
+    const inlineAllowed = boundedGlob(a.pattern);
+    const pool = ctx.shards;
+    const runner = inlineAllowed ? pool : pool ? { parallelism: 1, run: pool.run } : ctx.isolated;
+    if (!runner && !inlineAllowed)
+      return fail(
+        'invalid_args',
+        `glob cannot run ${quote(a.pattern)} here: it could backtrack without end and there is no worker to stop it at a deadline. Use at most one * per path segment and one **.`,
+      );
     const run = await runSharded<GlobShardResult>(
       dir,
       base,
@@ -116,12 +127,16 @@ export const glob = defineTool({
         withMtime: a.sort === 'mtime',
         maxResults: Number.POSITIVE_INFINITY,
       },
-      ctx.shards,
-      INLINE_MAX_FILES.glob,
-      (rel, isDir) => isDir || wouldMatch(rel),
+      runner,
+      inlineAllowed ? INLINE_MAX_FILES.glob : NEVER_INLINE,
+      inlineAllowed ? (rel, isDir) => isDir || wouldMatch(rel) : undefined,
     );
     if (!run.ok)
-      return outcomeError(run.error, 'glob', 'the tree is too large for the deadline; narrow path or pattern.');
+      return outcomeError(
+        run.error,
+        'glob',
+        'the tree is too large for the deadline, or the pattern backtracks (several * in one segment); narrow path or pattern.',
+      );
     const all: { rel: string; mtime: number }[] = [];
     for (const r of run.value.results) {
       for (const [i, rel] of r.paths.entries()) all.push({ rel, mtime: r.mtimes[i] ?? 0 });

@@ -17,6 +17,7 @@ import { compileRegex } from '../search/matcher.ts';
 import { INLINE_MAX_FILES, inlineRunner, runSharded, type SearchRun, type ShardRunner } from '../search/parallel.ts';
 import type { GrepShard, GrepShardResult } from '../search/shards.ts';
 import { comparePaths } from '../search/walk.ts';
+import { boundedGlob, linearPattern, NEVER_INLINE } from './_linear_pattern.ts';
 import { outcomeError, searchStartKind } from './_search_common.ts';
 
 export const DEFAULT_HEAD_LIMIT = 100;
@@ -136,21 +137,29 @@ export const grep = defineTool({
       ignoreBase: ctx.root,
       ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
     };
-    // A pattern that could backtrack catastrophically (a quantified group, a backreference, a lookaround)
-    // never runs inline: only a worker can be stopped at the deadline.
-    const inlineAllowed = template.fixedStrings || !/[)\]][*+{]|\\[1-9]|\(\?<?[=!]/.test(a.pattern);
+    // Only a pattern (and a file glob, a regex too) that provably cannot backtrack runs on this thread,
+    // where nothing could stop it; any other runs in a worker under the deadline: the pool's, or,
+    // without a pool, the standby one.
+    const inlineAllowed =
+      linearPattern(a.pattern, template.fixedStrings) && (a.glob === undefined || boundedGlob(a.glob));
+    const runner = inlineAllowed ? ctx.shards : (ctx.shards ?? ctx.isolated);
+    if (!runner && !inlineAllowed)
+      return fail(
+        'invalid_args',
+        `grep cannot run ${quote(a.pattern)} here: it could backtrack without end and there is no worker to stop it at a deadline. Use fixed_strings, or a pattern without quantifiers (* + ? {}) or |.`,
+      );
     const run = isFile
       ? await searchOneFile(
           { ...template, root: dir, walk, dirs: [], files: [{ rel: path.basename(targetPath), kind: 'file' }] },
-          ctx.shards ?? inlineRunner,
+          runner ?? inlineRunner,
         )
       : await runSharded<GrepShardResult>(
           dir,
           '',
           walk,
           template,
-          ctx.shards,
-          inlineAllowed ? INLINE_MAX_FILES.grep : 0,
+          runner,
+          inlineAllowed ? INLINE_MAX_FILES.grep : NEVER_INLINE,
         );
     if (!run.ok) {
       return outcomeError(
