@@ -5,29 +5,15 @@
  * refused at start instead of turning into all hosts.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import type { Runtime } from '../../lib/runtime.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { sandboxAt } from './_sandbox.ts';
 
-// A missing bubblewrap fails these tests instead of skipping them: a green run must have attacked the sandbox.
-test('sandbox: bubblewrap is installed', () => {
-  assert.equal(
-    spawnSync('sh', ['-c', 'command -v bwrap']).status,
-    0,
-    'install bubblewrap (apt-get install bubblewrap)',
-  );
-});
-const rts: Runtime[] = [];
-after(() => Promise.all(rts.map((r) => r.close())));
-const sandboxAt = (root: string, options: Parameters<typeof runtimeAt>[1] = {}) => {
-  const rt = runtimeAt(root, { workers: 0, sandbox: true, permissions: { allow: { run: true } }, ...options });
-  rts.push(rt);
-  return rt;
-};
+// test/system_tools.test.ts fails the run when bubblewrap is missing: these never skip.
 const run = async (rt: Runtime, command: string) => (await rt.call('bash', { command })).content;
 /** A directory of the test's own outside the root and outside /tmp (the sandbox's /tmp is private anyway). */
 function hostDir(parent: string): string {
@@ -150,7 +136,6 @@ test('sandbox sockets: no Unix-domain socket of the host can be connected; socke
   const connect = (p: string) =>
     `node -e 'const s=require("net").connect(process.argv[1]);s.on("data",d=>{console.log("CONNECTED");process.exit(0)});s.on("error",e=>{console.log(e.code);process.exit(0)})' ${p}`;
   const plain = runtimeAt(root, { workers: 0, permissions: { allow: { run: true } } });
-  rts.push(plain);
   assert.equal(await run(plain, connect('app.sock')), 'exit_code: 0\nCONNECTED\n', 'reachable without the sandbox');
   for (const net of [false, true]) {
     const sb = sandboxAt(root, { permissions: { allow: { run: true, ...(net ? { net: true } : {}) } } });

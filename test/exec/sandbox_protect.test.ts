@@ -4,30 +4,17 @@
  * missing ones — removed after the command, never while another sandbox still uses them.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { usesOf } from '../../lib/exec/sandbox_protect.ts';
 import { sandboxStateDir } from '../../lib/exec/sandbox_state.ts';
 import type { Runtime } from '../../lib/runtime.ts';
 import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
+import { sandboxAt } from './_sandbox.ts';
 
-// A missing bubblewrap fails these tests instead of skipping them: a green run must have attacked the sandbox.
-test('sandbox: bubblewrap is installed', () => {
-  assert.equal(
-    spawnSync('sh', ['-c', 'command -v bwrap']).status,
-    0,
-    'install bubblewrap (apt-get install bubblewrap)',
-  );
-});
-const rts: Runtime[] = [];
-after(() => Promise.all(rts.map((r) => r.close())));
-const sandboxAt = (root: string, options: Parameters<typeof runtimeAt>[1] = {}) => {
-  const rt = runtimeAt(root, { workers: 0, sandbox: true, permissions: { allow: { run: true } }, ...options });
-  rts.push(rt);
-  return rt;
-};
+// test/system_tools.test.ts fails the run when bubblewrap is missing: these never skip.
 const run = async (rt: Runtime, command: string) => (await rt.call('bash', { command })).content;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Waits for an event the test cannot be told about; the deadline is only a safety net. */
