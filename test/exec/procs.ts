@@ -61,13 +61,7 @@ export function leftoverCgroups(ownerPid = process.pid): string[] {
   return readdirSync(own.value.dir).filter((n) => n.startsWith(`mewcode-${ownerPid}-`));
 }
 
-/** Waits for `cond` by polling; the deadline is only a safety net for a broken build. */
-export async function waitFor(cond: () => boolean, what: string, safetyMs = 120_000): Promise<void> {
-  const started = Date.now();
-  while (!cond()) {
-    if (Date.now() - started > safetyMs) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+// Waiting for a condition is test/helpers.ts's waitFor (the deadline there is only a safety net).
+export { waitFor } from '../helpers.ts';
 
 export const exists = (p: string) => existsSync(p);

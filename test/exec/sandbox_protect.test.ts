@@ -11,17 +11,11 @@ import { test } from 'node:test';
 import { usesOf } from '../../lib/exec/sandbox_protect.ts';
 import { sandboxStateDir } from '../../lib/exec/sandbox_state.ts';
 import type { Runtime } from '../../lib/runtime.ts';
-import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
+import { REPO, runtimeAt, TSX, tempDir, waitFor, writeTree } from '../helpers.ts';
 import { sandboxAt } from './_sandbox.ts';
 
 // test/system_tools.test.ts fails the run when bubblewrap is missing: these never skip.
 const run = async (rt: Runtime, command: string) => (await rt.call('bash', { command })).content;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Waits for an event the test cannot be told about; the deadline is only a safety net. */
-async function waitFor(what: string, done: () => boolean): Promise<void> {
-  for (const deadline = Date.now() + 60_000; !done(); await sleep(20))
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-}
 const uses = (root: string) => {
   const dir = sandboxStateDir(root);
   assert.ok(dir.ok);
@@ -40,7 +34,7 @@ test('sandbox: a missing .mewcode cannot be created, and its placeholder goes af
   assert.match(out, /Read-only file system/);
   assert.match(out, /rc=1\n$/);
   assert.ok(!existsSync(path.join(root, '.mewcode/settings.local.json')), 'settings.local.json was created');
-  await waitFor('the placeholders to go', () => uses(root) === 0);
+  await waitFor(() => uses(root) === 0, 'the placeholders to go');
   assert.ok(!existsSync(path.join(root, '.mewcode')), 'the .mewcode placeholder is left');
   assert.ok(!existsSync(path.join(root, '.git')), 'the .git placeholder is left');
   assert.equal(runtimeAt(root, { workers: 0 }).policy.mode, 'default');
@@ -80,7 +74,7 @@ test('sandbox: a missing .git cannot be created (no core.fsmonitor planted)', as
   );
   assert.match(out, /rc=[1-9]\d*\n$/);
   assert.ok(!existsSync(path.join(root, '.git/config')), '.git/config was created');
-  await waitFor('the placeholders to go', () => uses(root) === 0);
+  await waitFor(() => uses(root) === 0, 'the placeholders to go');
   assert.ok(!existsSync(path.join(root, '.git')));
 });
 
@@ -163,7 +157,7 @@ test('sandbox: one sandbox ending never unprotects another still running (across
     command: `touch a-started; while [ ! -e go ]; do sleep 0.02; done; mkdir -p .mewcode/x; echo '${HOOK}' > .mewcode/settings.json; echo rc=$?`,
     timeout: 120_000,
   });
-  await waitFor('A to start', () => existsSync(path.join(root, 'a-started')));
+  await waitFor(() => existsSync(path.join(root, 'a-started')), 'A to start');
   const b = execFileSync(
     process.execPath,
     ['--import', TSX, path.join(REPO, 'test/fixtures/sandboxed_call.ts'), root, 'ls -A'],
@@ -178,7 +172,7 @@ test('sandbox: one sandbox ending never unprotects another still running (across
   const out = (await first).content;
   assert.match(out, /rc=1\n$/);
   assert.ok(!existsSync(path.join(root, '.mewcode/settings.json')));
-  await waitFor('the placeholders to go', () => uses(root) === 0);
+  await waitFor(() => uses(root) === 0, 'the placeholders to go');
   assert.ok(!existsSync(path.join(root, '.mewcode')));
 });
 
@@ -195,11 +189,11 @@ test('sandbox: a placeholder the host wrote into is kept; a crashed runtime’s 
   const root = tempDir();
   const sb = sandboxAt(root);
   const waiting = sb.call('bash', { command: 'touch started; while [ ! -e go ]; do sleep 0.02; done' });
-  await waitFor('the command to start', () => existsSync(path.join(root, 'started')));
+  await waitFor(() => existsSync(path.join(root, 'started')), 'the command to start');
   writeFileSync(path.join(root, '.mewcode/settings.json'), '{}'); // the user, on the host, meanwhile
   writeFileSync(path.join(root, 'go'), '');
   await waiting;
-  await waitFor('the use to end', () => uses(root) === 0);
+  await waitFor(() => uses(root) === 0, 'the use to end');
   assert.equal(readFileSync(path.join(root, '.mewcode/settings.json'), 'utf8'), '{}');
   assert.ok(!existsSync(path.join(root, '.git')), 'the empty .git placeholder went');
 
@@ -211,14 +205,14 @@ test('sandbox: a placeholder the host wrote into is kept; a crashed runtime’s 
     other,
     'touch started; sleep 300',
   ]);
-  await waitFor('the other runtime’s command to start', () => existsSync(path.join(other, 'started')));
+  await waitFor(() => existsSync(path.join(other, 'started')), 'the other runtime’s command to start');
   const gone = new Promise((r) => child.once('exit', r));
   child.kill('SIGKILL');
   await gone;
   assert.ok(existsSync(path.join(other, '.mewcode')), 'the crashed runtime left its placeholder');
   mkdirSync(path.join(other, 'sub'));
   await run(sandboxAt(other), 'true');
-  await waitFor('the stale placeholders to go', () => uses(other) === 0 && !existsSync(path.join(other, '.mewcode')));
+  await waitFor(() => uses(other) === 0 && !existsSync(path.join(other, '.mewcode')), 'the stale placeholders to go');
   assert.ok(!existsSync(path.join(other, '.git')));
 });
 

@@ -40,8 +40,7 @@ function caseDir(): string {
  * exit — wait for that (the safety net of waitFor fails the test if they never die).
  */
 async function assertNoSurvivors(marker: string, what: string, eventually = false): Promise<void> {
-  if (eventually)
-    await waitFor(() => survivors(marker).length === 0, `${what}: the namespace to die`, 60_000).catch(() => {});
+  if (eventually) await waitFor(() => survivors(marker).length === 0, `${what}: the namespace to die`).catch(() => {});
   const left = survivors(marker);
   killAll(left);
   assert.deepEqual(left, [], `${what}: processes outlived the call`);
