@@ -50,6 +50,7 @@ const FLAGS = {
   model: { type: 'string' },
   'base-url': { type: 'string' },
   'max-turns': { type: 'string' },
+  'output-format': { type: 'string' },
   quick: { type: 'boolean' },
   reps: { type: 'string' },
   files: { type: 'string' },
@@ -106,7 +107,7 @@ const COMMAND_FLAGS: Record<Command, readonly Flag[]> = {
   tools: ['format'],
   bench: ['quick', 'reps', 'files', 'out'],
   mcp: [],
-  agent: ['provider', 'model', 'base-url', 'max-turns'],
+  agent: ['provider', 'model', 'base-url', 'max-turns', 'output-format'],
 };
 
 export class UsageError extends Error {}
@@ -131,7 +132,7 @@ export function parseCli(argv: readonly string[]): ParsedArgs {
     );
   }
   const [first, ...rest] = parsed.positionals;
-  const agentFlags = (['provider', 'model', 'base-url', 'max-turns'] as const).some(
+  const agentFlags = (['provider', 'model', 'base-url', 'max-turns', 'output-format'] as const).some(
     (f) => parsed.values[f] !== undefined,
   );
   // Anything that is not a command is a task for the agent (as is piped stdin with no words at all).
