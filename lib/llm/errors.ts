@@ -130,15 +130,33 @@ export function toProviderError(provider: string, url: string, e: unknown): Prov
   }
   // No HTTP status: the connection failed or dropped. The SDKs say "Connection error." or "terminated";
   // the cause carries the system's code (ECONNREFUSED, ECONNRESET).
-  const cause = err?.cause as { code?: string; message?: string; cause?: { code?: string } } | undefined;
-  const code = cause?.code ?? cause?.cause?.code;
-  const detail = code ?? (cause?.message || err?.message || String(e));
+  const detail = systemCode(err) ?? causes(err);
   return new ProviderError(
     `${at}: the connection failed (${clip(detail, 120)}). Check the network and the base URL (--base-url).`,
     'connection',
     true,
     'connection failed',
   );
+}
+
+/** The system's code (ECONNREFUSED, ECONNRESET) somewhere down an error's chain of causes. */
+function systemCode(e: unknown, depth = 0): string | undefined {
+  if (!e || typeof e !== 'object' || depth > 5) return undefined;
+  const o = e as { code?: unknown; cause?: unknown; errors?: unknown[] };
+  if (typeof o.code === 'string' && /^E[A-Z]+$|^UND_ERR/.test(o.code)) return o.code;
+  for (const next of [o.cause, ...(o.errors ?? [])]) {
+    const found = systemCode(next, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The messages down the chain of causes ("fetch failed: bad port"), the SDK's generic one left out. */
+function causes(e: unknown): string {
+  const out: string[] = [];
+  for (let c = e as { message?: string; cause?: unknown } | undefined, i = 0; c && i < 5; c = c.cause as typeof c, i++)
+    if (c.message && c.message !== 'Connection error.') out.push(c.message);
+  return out.join(': ') || String(e);
 }
 
 /** A 200 answer that is not a stream of events (a login page, a proxy's error page). */

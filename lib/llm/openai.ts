@@ -140,6 +140,7 @@ export function openaiProvider(o: ProviderOptions & { strict?: boolean }): Provi
       const watch = watchStream(req.signal, idleMs);
       const state = { text: '', stopReason: '', usage: undefined as Usage | undefined };
       const partial = new Map<number, { id: string; name: string; args: string }>();
+      let responded = false;
       try {
         const { data: stream, response } = await client.chat.completions
           .create(
@@ -154,7 +155,8 @@ export function openaiProvider(o: ProviderOptions & { strict?: boolean }): Provi
             { signal: watch.signal },
           )
           .withResponse();
-        watch.touch();
+        watch.touch(false);
+        responded = true;
         const type = response.headers.get('content-type');
         // A login page or a proxy's error page answered 200: say so, not a silent empty answer.
         if (!type?.includes('event-stream')) throw notAStream('openai', url, type, await response.text());
@@ -177,12 +179,16 @@ export function openaiProvider(o: ProviderOptions & { strict?: boolean }): Provi
           }
           if (choice.finish_reason) state.stopReason = choice.finish_reason;
         }
+        // The SDK ends the iteration quietly when the request is aborted: say which abort it was.
+        if (req.signal.aborted)
+          throw new ProviderError('openai: the request was cancelled.', 'cancelled', false, 'cancelled');
+        if (watch.stalled) throw stalled('openai', url, idleMs, watch.events);
       } catch (e) {
         if (req.signal.aborted) throw toProviderError('openai', url, { name: 'AbortError' });
         if (watch.stalled) throw stalled('openai', url, idleMs, watch.events);
         if (e instanceof ProviderError || (e as { status?: number }).status !== undefined)
           throw toProviderError('openai', url, e);
-        if (watch.events > 0) throw cutMidStream('openai', url, watch.events, e);
+        if (watch.events > 0 || responded) throw cutMidStream('openai', url, watch.events, e);
         throw toProviderError('openai', url, e);
       } finally {
         watch.dispose();

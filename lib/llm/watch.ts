@@ -16,8 +16,8 @@ export function streamIdleMs(env: NodeJS.ProcessEnv = process.env): number {
 export interface StreamWatch {
   /** Aborted by the caller's signal or by the idle limit. */
   readonly signal: AbortSignal;
-  /** Something arrived: the idle clock starts again. */
-  touch(): void;
+  /** Something arrived: the idle clock starts again (an event unless `event` is false, as for headers). */
+  touch(event?: boolean): void;
   /** How many events arrived. */
   readonly events: number;
   /** True when the idle limit aborted the request. */
@@ -43,8 +43,8 @@ export function watchStream(outer: AbortSignal, idleMs: number): StreamWatch {
   arm();
   return {
     signal: controller.signal,
-    touch() {
-      events++;
+    touch(event = true) {
+      if (event) events++;
       if (!stalled) arm();
     },
     get events() {

@@ -14,6 +14,8 @@ export interface ScriptTurn {
   outputLimit?: boolean;
   /** Send the stream's headers, then nothing, ever. */
   stall?: boolean;
+  /** Reset the connection before answering anything. */
+  reset?: boolean;
   /** Answer 200 with an HTML page. */
   html?: boolean;
   /** Answer with this HTTP status and error body instead. */
@@ -47,8 +49,15 @@ export async function startModel(script: ScriptTurn[]): Promise<FakeModel> {
       if (turn.delayMs) await new Promise((r) => setTimeout(r, turn.delayMs));
       if (turn.status) {
         const after = turn.retryAfter === undefined ? '7' : turn.retryAfter;
-        res.writeHead(turn.status, { 'content-type': 'application/json', ...(after !== null ? { 'retry-after': after } : {}) });
+        res.writeHead(turn.status, {
+          'content-type': 'application/json',
+          ...(after !== null ? { 'retry-after': after } : {}),
+        });
         res.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }));
+        return;
+      }
+      if (turn.reset) {
+        req.socket.resetAndDestroy();
         return;
       }
       if (turn.html) {
@@ -66,7 +75,14 @@ export async function startModel(script: ScriptTurn[]): Promise<FakeModel> {
           `${event ? `event: ${event}\n` : ''}data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`,
         );
       if (req.url?.endsWith('/messages')) anthropic(turn, send, res, next);
-      else openai(turn, send, res, next, Boolean((body.stream_options as { include_usage?: boolean } | undefined)?.include_usage));
+      else
+        openai(
+          turn,
+          send,
+          res,
+          next,
+          Boolean((body.stream_options as { include_usage?: boolean } | undefined)?.include_usage),
+        );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -128,7 +144,10 @@ function anthropic(t: ScriptTurn, send: Send, res: ServerResponse, n: number) {
   }
   send('message_delta', {
     type: 'message_delta',
-    delta: { stop_reason: t.outputLimit ? 'max_tokens' : t.calls?.length ? 'tool_use' : 'end_turn', stop_sequence: null },
+    delta: {
+      stop_reason: t.outputLimit ? 'max_tokens' : t.calls?.length ? 'tool_use' : 'end_turn',
+      stop_sequence: null,
+    },
     usage: { output_tokens: 9 },
   });
   send('message_stop', { type: 'message_stop' });
@@ -155,7 +174,12 @@ function openai(t: ScriptTurn, send: Send, res: ServerResponse, n: number, usage
     const [first, ...rest] = chunks(args);
     chunk({
       tool_calls: [
-        { index: k, id: c.id ?? `call_${n}_${k}`, type: 'function', function: { name: c.name, arguments: first ?? '' } },
+        {
+          index: k,
+          id: c.id ?? `call_${n}_${k}`,
+          type: 'function',
+          function: { name: c.name, arguments: first ?? '' },
+        },
       ],
     });
     for (const piece of rest) chunk({ tool_calls: [{ index: k, function: { arguments: piece } }] });

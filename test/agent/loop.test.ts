@@ -144,8 +144,12 @@ for (const provider of ['anthropic', 'openai'] as const) {
     assert.ok(r.error?.startsWith(`${provider} (${url}): `), r.error);
     const limited = await setup(provider, [{ status: 429 }]);
     const l = await limited.run('go');
-    const at = provider === 'anthropic' ? `${limited.model.url}/v1/messages` : `${limited.model.url}/v1/chat/completions`;
-    assert.equal(l.error, `${provider} (${at}): rate limited (429); retry after 7 s: slow down. Wait, or lower the request rate.`);
+    const at =
+      provider === 'anthropic' ? `${limited.model.url}/v1/messages` : `${limited.model.url}/v1/chat/completions`;
+    assert.equal(
+      l.error,
+      `${provider} (${at}): rate limited (429); retry after 7 s: slow down. Wait, or lower the request rate.`,
+    );
   });
 
   test(`agent (${provider}): plan mode offers only read-only tools`, async () => {
@@ -304,10 +308,7 @@ test('agent CLI: the answer streams to stdout, activity to stderr; a local OpenA
   );
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, 'Reading. \nIt is a demo.\n');
-  assert.equal(
-    r.stderr,
-    '● read_file(README.md)\n  ⎿ 1 # demo\nmewcode: 2 turns, 10 input tokens, 18 output tokens\n',
-  );
+  assert.equal(r.stderr, '● read_file(README.md)\n  ⎿ 1 # demo\nmewcode: 2 turns, 10 input tokens, 18 output tokens\n');
   const piped = await run(
     ['--root', root, '--provider', 'openai', '--base-url', `${model.url}/v1`, '--json'],
     env,
