@@ -34,7 +34,8 @@ export interface FakeModel {
   close(): Promise<void>;
 }
 
-export async function startModel(script: ScriptTurn[]): Promise<FakeModel> {
+/** `summary`: the answer to a compaction request (one asking to summarize), which takes no turn of the script. */
+export async function startModel(script: ScriptTurn[], o: { summary?: string } = {}): Promise<FakeModel> {
   const requests: FakeModel['requests'] = [];
   let next = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -45,7 +46,9 @@ export async function startModel(script: ScriptTurn[]): Promise<FakeModel> {
     req.on('end', async () => {
       const body = JSON.parse(data || '{}') as Record<string, unknown>;
       requests.push({ path: req.url ?? '', body });
-      const turn = script[next++] ?? { text: 'done' };
+      const compaction =
+        o.summary !== undefined && JSON.stringify(body.messages).includes('Summarize the conversation above');
+      const turn = compaction ? { text: o.summary } : (script[next++] ?? { text: 'done' });
       if (turn.delayMs) await new Promise((r) => setTimeout(r, turn.delayMs));
       if (turn.status) {
         const after = turn.retryAfter === undefined ? '7' : turn.retryAfter;
