@@ -113,7 +113,7 @@ export function resultPreview(r: ToolResult): string {
     const missing = flags.filter((f) => !head.includes(f));
     if (missing.length) head += ` (run again with ${missing.join(' ')})`;
   }
-  return `${r.isError ? `error (${r.code}): ` : ''}${head}${lines.length > 1 ? ` (+${lines.length - 1} lines)` : ''}`;
+  return `${r.isError ? `error (${r.code}): ` : ''}${head}${lines.length > 1 ? ` (+${lines.length - 1} line${lines.length === 2 ? '' : 's'})` : ''}`;
 }
 
 /** One `--output-format stream-json` line. */
