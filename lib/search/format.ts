@@ -2,7 +2,9 @@
  * The printer: how glob and grep results read to the model — paths, cut lines, notes about what was
  * skipped. The walker, matcher and searcher produce data; only this file words it.
  */
+
 import { charPrefix, fmtInt, truncationMarker } from '../core/budget.ts';
+import { clipQuoted } from '../core/clip_inputs.ts';
 import { displayPath } from '../core/paths.ts';
 import { escapeControl, hasUnsafe, quote } from '../core/text.ts';
 import type { GrepFileResult, GrepMode, SkipCounts } from './shards.ts';
@@ -141,7 +143,7 @@ export function printGrep(found: GrepFound, o: GrepPrintOptions): GrepPrinted {
   const notes = grepNotes(found, o, more);
   const text =
     out.length === 0
-      ? [`No matches for ${quote(o.pattern)} in ${quote(o.shown)}.`, ...notes].join('\n')
+      ? [`No matches for ${quote(clipQuoted(o.pattern))} in ${quote(o.shown)}.`, ...notes].join('\n')
       : [...out, ...notes].join('\n');
   return { text, files, matches };
 }
