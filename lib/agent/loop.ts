@@ -60,6 +60,14 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     return { ok: reason === 'end', reason, answer, ...(error ? { error } : {}), turns, transcript, usage };
   };
 
+  // The task, the system prompt and the tools must fit on their own: nothing could be trimmed from them.
+  if (requestTokens(prompt(), tools, transcript) > limit)
+    return finish(
+      'error',
+      '',
+      0,
+      `the context budget (${budget} tokens) is too small for the task, the system prompt and the tools; raise MEWCODE_CONTEXT_TOKENS`,
+    );
   for (let turn = 1; turn <= maxTurns; turn++) {
     if (signal.aborted) return finish('cancelled', '', turn - 1, 'cancelled before the model was asked');
     emit({ type: 'turn', turn, depth });

@@ -147,7 +147,7 @@ for (const provider of ['anthropic', 'openai'] as const) {
       provider,
       [{ status: 529, retryAfter: null }, { stall: true }, { text: 'Here.' }],
       ['try hard'],
-      { MEWCODE_STREAM_IDLE_MS: '300' },
+      { MEWCODE_STREAM_IDLE_MS: '3000' },
     );
     assert.equal(retried.status, 0, retried.stderr);
     assert.equal(retried.stdout, 'Here.\n');

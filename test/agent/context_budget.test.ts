@@ -98,3 +98,15 @@ for (const provider of ['anthropic', 'openai'] as const) {
     );
   });
 }
+
+test('a budget too small for the task, the system prompt and the tools stops the run before any request, saying what to raise', async () => {
+  const model = await startModel([{ text: 'never asked' }]);
+  closers.push(model.close);
+  const rt = runtimeAt(tempDir(), { workers: 1 });
+  closers.push(() => rt.close());
+  const made = makeProvider({ provider: 'anthropic', apiKey: 'k', baseURL: model.url, maxRetries: 0 });
+  assert.ok(made.ok);
+  const r = await runAgent({ task: 'go', provider: made.value, model: 'm', runtime: rt, contextTokens: 1000 });
+  assert.deepEqual([r.reason, model.requests.length], ['error', 0]);
+  assert.match(r.error ?? '', /context budget \(1000 tokens\) is too small .* raise MEWCODE_CONTEXT_TOKENS/);
+});
