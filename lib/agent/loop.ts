@@ -155,6 +155,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     for (const r of results) {
       const skill = r?.meta?.skill as { name: string; body: string } | undefined;
       if (skill && !activeSkills.some((s) => s.name === skill.name)) activeSkills.push(skill);
+      // A sub-agent's tokens count toward the run's totals.
+      count(r?.meta?.usage as Usage | undefined, turn);
     }
     transcript.push({
       role: 'tool_results',

@@ -77,12 +77,12 @@ async function runSubAgent(c: ToolCall, env: CallEnv): Promise<ToolResult> {
     return {
       content: r.answer || '(the sub-agent finished without an answer)',
       isError: false,
-      meta: { turns: r.turns },
+      meta: { turns: r.turns, usage: r.usage },
     };
   return fail(
     r.reason === 'cancelled' ? 'cancelled' : 'io',
     `The sub-agent stopped: ${r.error ?? r.reason}.${r.answer ? ` Its last words: ${r.answer}` : ''}`,
-    { turns: r.turns },
+    { turns: r.turns, usage: r.usage },
   );
 }
 

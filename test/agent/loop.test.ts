@@ -235,6 +235,8 @@ test('agent: sub-agents get filtered tools — never agent; read-only ones only 
   ]);
   const r = await run('delegate');
   assert.equal(r.answer, 'all done');
+  // Five requests in all, the sub-agents' two included in the run's totals.
+  assert.deepEqual(r.usage, { input: 25, output: 45 });
   const toolsOf = (i: number) => ((model.requests[i]?.body.tools ?? []) as { name: string }[]).map((t) => t.name);
   assert.ok(toolsOf(0).includes('agent'));
   assert.deepEqual(toolsOf(1), ['read_file', 'glob', 'grep', 'load_skill']);
