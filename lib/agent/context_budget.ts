@@ -40,32 +40,39 @@ export interface TrimReport {
 }
 
 /**
- * Trims `transcript` in place, oldest first, until `fits()` — the latest tool results stay whole
- * (the model has not seen them yet). Returns what it did.
+ * Trims `transcript` in place, oldest first, until `excess` tokens are shed — the latest tool
+ * results stay whole (the model has not seen them yet). Each change is measured by itself, so a long
+ * conversation is not serialized again for every message. Returns what it did.
  */
-export function trim(transcript: Message[], fits: () => boolean): TrimReport {
+export function trim(transcript: Message[], excess: number): TrimReport {
   const report: TrimReport = { clearedResults: 0, summarizedInputs: 0 };
-  if (fits()) return report;
+  let left = excess;
+  const shed = (before: unknown, after: unknown) => {
+    left -= estimateTokens(JSON.stringify(before)) - estimateTokens(JSON.stringify(after));
+  };
   const lastResults = transcript.findLastIndex((m) => m.role === 'tool_results');
-  for (let i = 0; i < lastResults && !fits(); i++) {
+  for (let i = 0; i < lastResults && left > 0; i++) {
     const m = transcript[i];
     if (m?.role !== 'tool_results') continue;
     m.results = m.results.map((r) => {
-      if (r.content.startsWith(CLEARED)) return r;
+      if (left <= 0 || r.content.startsWith(CLEARED)) return r;
       report.clearedResults++;
-      return { ...r, content: stub(r, callOf(transcript, i, r.id)) };
+      const cleared = { ...r, content: stub(r, callOf(transcript, i, r.id)) };
+      shed(r, cleared);
+      return cleared;
     });
   }
-  for (let i = 0; i < transcript.length && !fits(); i++) {
+  for (let i = 0; i < transcript.length && left > 0; i++) {
     const m = transcript[i];
     if (m?.role !== 'assistant') continue;
     const ran = transcript[i + 1];
     m.calls = m.calls.map((c) => {
       const result = ran?.role === 'tool_results' ? ran.results.find((r) => r.id === c.id) : undefined;
-      if (!result || result.isError || c.badJson !== undefined) return c;
+      if (left <= 0 || !result || result.isError || c.badJson !== undefined) return c;
       const summarized = summarizeInput(c.input);
       if (summarized === c.input) return c;
       report.summarizedInputs++;
+      shed(c.input, summarized);
       return { ...c, input: summarized };
     });
   }

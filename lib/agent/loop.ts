@@ -74,7 +74,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     let t: Awaited<ReturnType<Provider['turn']>>;
     try {
       const fits = () => requestTokens(prompt(), tools, transcript) <= limit;
-      const trimmed = trim(transcript, fits);
+      const size = requestTokens(prompt(), tools, transcript);
+      const trimmed = size > limit ? trim(transcript, size - limit) : { clearedResults: 0, summarizedInputs: 0 };
       if (trimmed.clearedResults || trimmed.summarizedInputs)
         emit({
           type: 'notice',
