@@ -2,7 +2,6 @@
  * The printer: how glob and grep results read to the model — paths, cut lines, notes about what was
  * skipped. The walker, matcher and searcher produce data; only this file words it.
  */
-
 import { charPrefix, fmtInt, truncationMarker } from '../core/budget.ts';
 import { clipQuoted } from '../core/clip_inputs.ts';
 import { displayPath } from '../core/paths.ts';
