@@ -89,6 +89,8 @@ export interface Runtime {
   readonly policy: Policy;
   /** External MCP servers configured in the settings files (connect them with lib/mcp/client.ts). */
   readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
+  /** The agent's model from the settings files, if one names it. */
+  readonly model: string | undefined;
   /** The skills under .mewcode/skills and ~/.mewcode/skills. */
   readonly skills: SkillCatalog;
   /** Whether a tool is read-only (an unknown name is not): read-only calls may run together. */
@@ -182,6 +184,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     gate,
     policy,
     mcpServers: settings.value.mcpServers,
+    model: settings.value.model,
     skills,
     isReadOnly,
     call: (name, input, callOptions = {}) =>

@@ -1,64 +1,27 @@
-/**
- * The agent loop: ask the model, run the tools it calls — consecutive read-only calls together (the
- * read lane's pool), writes one at a time in order (the write lane) — and answer in request order,
- * until it stops calling tools. Denied calls are answered by the policy without running; Ctrl-C
- * stops what runs and answers the rest as cancelled; turns made only of unknown tools trip a breaker;
- * max turns bound the run. Sub-agents are this same loop with a filtered tool set. Main thread.
- */
-import { runInGroups } from '../core/call_groups.ts';
 import type { ToolDefinition } from '../core/registry.ts';
-import { fail, type ToolResult } from '../core/tool.ts';
-import { describeProviderError, type Message, type Provider, type ToolCall } from '../llm/provider.ts';
-import { DEFAULT_MODELS, makeProvider, type ProviderName } from '../llm/providers.ts';
-import type { Runtime } from '../runtime.ts';
+import { describeProviderError, type Message, type Provider, type Usage } from '../llm/provider.ts';
+import { DEFAULT_MODELS, makeProvider } from '../llm/providers.ts';
+import { type RetryNotice, turnWithRetries } from '../llm/retry.ts';
 import { agentTool } from './agent_tool.ts';
-import { type AgentToolName, type SubAgentFilter, subAgentTools } from './filter.ts';
+import { uniqueIds } from './call_ids.ts';
+import { compact } from './compact.ts';
+import { contextBudget, requestTokens, trim } from './context_budget.ts';
+import { subAgentTools } from './filter.ts';
+import { runCalls, toDef } from './run_calls.ts';
 import { systemPrompt } from './system_prompt.ts';
+import type { AgentEvent, AgentOptions, AgentResult, StopReason } from './types.ts';
 
 export const DEFAULT_MAX_TURNS = 25;
 export const MAX_TOKENS = 8192;
 
-export type StopReason = 'end' | 'max_turns' | 'unknown_tools' | 'cancelled' | 'error';
-
-export type AgentEvent =
-  | { type: 'turn'; turn: number; depth: number }
-  | { type: 'text'; delta: string; depth: number }
-  | { type: 'tool_start'; id: string; name: string; input: unknown; seq: number; depth: number }
-  | { type: 'tool_end'; id: string; name: string; result: ToolResult; seq: number; depth: number }
-  | { type: 'done'; reason: StopReason; answer: string; error?: string; depth: number };
-
-export interface AgentOptions {
-  task: string;
-  /** A provider, or its name (keys and base URLs then come from the environment). */
-  provider: Provider | ProviderName;
-  /** Default: the provider's default model. */
-  model?: string;
-  runtime: Runtime;
-  maxTurns?: number;
-  signal?: AbortSignal;
-  onEvent?: (e: AgentEvent) => void;
-  /** Restricts the tools (sub-agents). */
-  filter?: SubAgentFilter;
-  /** 0 for the top-level agent. */
-  depth?: number;
-}
-
-export interface AgentResult {
-  ok: boolean;
-  reason: StopReason;
-  answer: string;
-  error?: string;
-  turns: number;
-  transcript: Message[];
-}
-
-let seq = 0;
+export type { AgentEvent, AgentOptions, AgentResult, StopReason } from './types.ts';
 
 export async function runAgent(options: AgentOptions): Promise<AgentResult> {
+  const usage: Usage = { input: 0, output: 0 };
   let provider: Provider;
   if (typeof options.provider === 'string') {
     const made = makeProvider({ provider: options.provider });
-    if (!made.ok) return { ok: false, reason: 'error', answer: '', error: made.error, turns: 0, transcript: [] };
+    if (!made.ok) return { ok: false, reason: 'error', answer: '', error: made.error, turns: 0, transcript: [], usage };
     provider = made.value;
   } else provider = options.provider;
   const o = { ...options, provider, model: options.model ?? DEFAULT_MODELS[provider.name] };
@@ -78,41 +41,127 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const activeSkills: { name: string; body: string }[] = [];
   const catalog = rt.skills.list().map((s) => `${s.name}: ${s.description}`);
   const prompt = () => systemPrompt({ root: rt.root, mode: rt.policy.mode, skills: catalog, activeSkills });
-  const transcript: Message[] = [{ role: 'user', content: o.task }];
+  // The budget covers the request and the answer: the answer's share is reserved out of it.
+  const budget = o.contextTokens ?? contextBudget(o.model);
+  const maxTokens = Math.min(MAX_TOKENS, Math.floor(budget / 4));
+  const limit = budget - maxTokens;
+  let transcript: Message[] = [{ role: 'user', content: o.task }];
+  const usedIds = new Set<string>();
   let unknownStreak = 0;
+  const onRetry = (notice: RetryNotice) => emit({ type: 'retry', notice, depth });
+  const count = (u: Usage | undefined, turn: number) => {
+    if (!u) return;
+    usage.input += u.input;
+    usage.output += u.output;
+    emit({ type: 'usage', turn, usage: u, total: { ...usage }, depth });
+  };
   const finish = (reason: StopReason, answer: string, turns: number, error?: string): AgentResult => {
-    emit({ type: 'done', reason, answer, ...(error ? { error } : {}), depth });
-    return { ok: reason === 'end', reason, answer, ...(error ? { error } : {}), turns, transcript };
+    emit({ type: 'done', reason, answer, ...(error ? { error } : {}), usage: { ...usage }, turns, depth });
+    return { ok: reason === 'end', reason, answer, ...(error ? { error } : {}), turns, transcript, usage };
   };
 
+  // The task, the system prompt and the tools must fit on their own: nothing could be trimmed from them.
+  if (requestTokens(prompt(), tools, transcript) > limit)
+    return finish(
+      'error',
+      '',
+      0,
+      `the context budget (${budget} tokens) is too small for the task, the system prompt and the tools; raise MEWCODE_CONTEXT_TOKENS`,
+    );
   for (let turn = 1; turn <= maxTurns; turn++) {
     if (signal.aborted) return finish('cancelled', '', turn - 1, 'cancelled before the model was asked');
     emit({ type: 'turn', turn, depth });
     let t: Awaited<ReturnType<Provider['turn']>>;
     try {
-      t = await o.provider.turn({
-        model: o.model,
-        system: prompt(),
-        messages: transcript,
-        tools,
-        maxTokens: MAX_TOKENS,
-        signal,
-        onText: (delta) => emit({ type: 'text', delta, depth }),
-      });
+      const fits = () => requestTokens(prompt(), tools, transcript) <= limit;
+      const size = requestTokens(prompt(), tools, transcript);
+      const trimmed = size > limit ? trim(transcript, size - limit) : { clearedResults: 0, summarizedInputs: 0 };
+      if (trimmed.clearedResults || trimmed.summarizedInputs)
+        emit({
+          type: 'notice',
+          message: `context: cleared ${trimmed.clearedResults} older tool results and summarized ${trimmed.summarizedInputs} large arguments to stay within ${budget} tokens`,
+          depth,
+        });
+      if (!fits()) {
+        const c = await compact({ ...o, transcript, limit, maxTokens, signal, onRetry });
+        count(c.usage, turn);
+        transcript = [...c.transcript];
+        emit({
+          type: 'notice',
+          message: `context: the conversation was compacted into a summary by the model${c.files.length ? `; read again: ${c.files.join(', ')}` : ''}`,
+          depth,
+        });
+        if (!fits())
+          return finish(
+            'error',
+            '',
+            turn,
+            `the context budget (${budget} tokens) is too small for the task and the tools; raise MEWCODE_CONTEXT_TOKENS`,
+          );
+      }
+      t = await turnWithRetries(
+        o.provider,
+        {
+          model: o.model,
+          system: prompt(),
+          messages: transcript,
+          tools,
+          maxTokens,
+          signal,
+          onText: (delta) => emit({ type: 'text', delta, depth }),
+        },
+        { onRetry },
+      );
     } catch (e) {
       if (signal.aborted) return finish('cancelled', '', turn, 'cancelled while the model was answering');
-      return finish('error', '', turn, describeProviderError(o.provider.name, e));
+      return finish('error', '', turn, describeProviderError(o.provider, e));
     }
-    transcript.push({ role: 'assistant', text: t.text, calls: t.calls });
-    if (t.calls.length === 0) return finish('end', t.text, turn);
-    const results = await runCalls(t.calls, { ...o, depth, visible, signal, emit });
+    count(t.usage, turn);
+    const calls = uniqueIds(t.calls, usedIds, turn);
+    if (t.truncated && calls.length === 0)
+      return finish(
+        'truncated',
+        t.text,
+        turn,
+        `the answer was cut off by the output limit (${maxTokens} tokens): it is incomplete. Ask for a shorter answer, or split the task.`,
+      );
+    if (calls.length === 0 && !t.text.trim())
+      return finish(
+        'empty',
+        '',
+        turn,
+        `the model answered with an empty message (stop reason: ${t.stopReason}); there is no answer. Run the task again or rephrase it.`,
+      );
+    if (t.truncated) {
+      // The arguments of a cut turn are incomplete: running them would act on half a call.
+      emit({
+        type: 'notice',
+        message: `the model's turn was cut off by the output limit (${maxTokens} tokens): its ${calls.length} tool call${calls.length === 1 ? ' was' : 's were'} not run`,
+        depth,
+      });
+      transcript.push({
+        role: 'assistant',
+        text: t.text,
+        calls: calls.map((c) => ({ ...c, input: {}, badJson: undefined })),
+      });
+      transcript.push({
+        role: 'tool_results',
+        results: calls.map((c) => ({ id: c.id, name: c.name, content: cutCall(c.name, maxTokens), isError: true })),
+      });
+      continue;
+    }
+    transcript.push({ role: 'assistant', text: t.text, calls });
+    if (calls.length === 0) return finish('end', t.text, turn);
+    const results = await runCalls(calls, { ...o, depth, visible, signal, emit, runAgent });
     for (const r of results) {
       const skill = r?.meta?.skill as { name: string; body: string } | undefined;
       if (skill && !activeSkills.some((s) => s.name === skill.name)) activeSkills.push(skill);
+      // A sub-agent's tokens count toward the run's totals.
+      count(r?.meta?.usage as Usage | undefined, turn);
     }
     transcript.push({
       role: 'tool_results',
-      results: t.calls.map((c, i) => ({
+      results: calls.map((c, i) => ({
         id: c.id,
         name: c.name,
         content: results[i]?.content ?? '',
@@ -120,13 +169,13 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       })),
     });
     if (signal.aborted) return finish('cancelled', t.text, turn, 'cancelled while tools ran');
-    unknownStreak = t.calls.every((c) => !visible.has(c.name)) ? unknownStreak + 1 : 0;
+    unknownStreak = calls.every((c) => !visible.has(c.name)) ? unknownStreak + 1 : 0;
     if (unknownStreak >= breakerAt) {
       return finish(
         'unknown_tools',
         t.text,
         turn,
-        `stopped: ${breakerAt} turns in a row called only tools that do not exist (${[...new Set(t.calls.map((c) => c.name))].join(', ')})`,
+        `stopped: ${breakerAt} turns in a row called only tools that do not exist (${[...new Set(calls.map((c) => c.name))].join(', ')})`,
       );
     }
   }
@@ -138,81 +187,6 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   );
 }
 
-interface CallEnv extends AgentOptions {
-  provider: Provider;
-  model: string;
-  depth: number;
-  visible: Set<string>;
-  signal: AbortSignal;
-  emit: (e: AgentEvent) => void;
-}
-
-/** Runs a turn's calls as the runtime's batch does: consecutive read-only ones together, the rest one by one. */
-const runCalls = (calls: readonly ToolCall[], env: CallEnv): Promise<ToolResult[]> =>
-  runInGroups(
-    calls,
-    (c) => env.runtime.isReadOnly(c.name),
-    (c) => runOne(c, env),
-  );
-
-async function runOne(c: ToolCall, env: CallEnv): Promise<ToolResult> {
-  const start = ++seq;
-  env.emit({ type: 'tool_start', id: c.id, name: c.name, input: c.input, seq: start, depth: env.depth });
-  const result = await callTool(c, env);
-  env.emit({ type: 'tool_end', id: c.id, name: c.name, result, seq: ++seq, depth: env.depth });
-  return result;
-}
-
-async function callTool(c: ToolCall, env: CallEnv): Promise<ToolResult> {
-  if (env.signal.aborted) return fail('cancelled', `${c.name} was not run: the run was cancelled.`);
-  if (!env.visible.has(c.name)) {
-    return fail(
-      'unknown_tool',
-      `There is no tool named ${JSON.stringify(c.name)} in this run. Available tools: ${[...env.visible].join(', ')}.`,
-    );
-  }
-  if (c.badJson !== undefined)
-    return fail('invalid_args', `The arguments for ${c.name} are not valid JSON: ${c.badJson.slice(0, 200)}`);
-  if (c.name === 'agent') return runSubAgent(c, env);
-  return env.runtime.call(c.name, c.input, { signal: env.signal });
-}
-
-async function runSubAgent(c: ToolCall, env: CallEnv): Promise<ToolResult> {
-  const parsed = agentTool.parse(c.input);
-  if (!parsed.ok) return parsed.error;
-  const a = parsed.value;
-  const r = await runAgent({
-    task: a.prompt,
-    provider: env.provider,
-    model: env.model,
-    runtime: env.runtime,
-    signal: env.signal,
-    depth: env.depth + 1,
-    ...(env.maxTurns ? { maxTurns: env.maxTurns } : {}),
-    ...(env.onEvent ? { onEvent: env.onEvent } : {}),
-    filter: {
-      readOnly: a.read_only ?? false,
-      ...(a.allowed_tools ? { allowed: a.allowed_tools as AgentToolName[] } : {}),
-      ...(a.disallowed_tools ? { disallowed: a.disallowed_tools as AgentToolName[] } : {}),
-    },
-  });
-  if (r.ok)
-    return {
-      content: r.answer || '(the sub-agent finished without an answer)',
-      isError: false,
-      meta: { turns: r.turns },
-    };
-  return fail(
-    r.reason === 'cancelled' ? 'cancelled' : 'io',
-    `The sub-agent stopped: ${r.error ?? r.reason}.${r.answer ? ` Its last words: ${r.answer}` : ''}`,
-    { turns: r.turns },
-  );
-}
-
-const toDef = (t: typeof agentTool): ToolDefinition => ({
-  name: t.name,
-  description: t.description,
-  inputSchema: t.inputSchema,
-  readOnly: t.readOnly,
-  system: false,
-});
+const cutCall = (name: string, maxTokens: number) =>
+  `This ${name} call was cut off by the output limit (${maxTokens} output tokens) before its arguments were complete, so it was NOT run. ` +
+  'Split the work into smaller calls: write a large file in parts (write_file with the first part, then edit_file or apply_patch to add the rest), and keep each call well under the limit.';

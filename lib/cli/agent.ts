@@ -1,16 +1,28 @@
 /**
- * The one-shot agent run from the command line: the answer streams to stdout, tool activity goes to
- * stderr as `● tool(argument preview)` with a short result preview, `--json` prints the transcript.
- * Exit 0 when the run ends with an answer, 1 when it stops on a model or tool failure, 130 on Ctrl-C
- * (the caller's `signal`, aborted by lib/cli/signals.ts).
+ * The one-shot agent run from the command line. `--output-format text` (the default): the answer
+ * streams to stdout; tool activity goes to stderr as `● tool(argument preview)` and `⎿ result preview`,
+ * each result labelled with its call unless it directly follows it, in call order; retries, trimmed
+ * context and token totals go to stderr too. `json` (or `--json`) prints one object at the end; `stream-json`
+ * prints one JSON event per line as it happens (lib/agent/output.ts). Exit 0 when the run ends with
+ * an answer, 1 when it stops on a model or tool failure, a cut or empty answer, 130 on Ctrl-C.
  */
 
 import { type AgentEvent, runAgent } from '../agent/loop.ts';
-import { escapeControl } from '../core/text.ts';
-import type { ToolResult } from '../core/tool.ts';
-import { DEFAULT_MODELS, makeProvider, type ProviderName } from '../llm/providers.ts';
+import { type ActivityLog, activityLog, streamJsonEvent, usageLine } from '../agent/output.ts';
+import { chooseModel, makeProvider, type ProviderName } from '../llm/providers.ts';
 import type { Runtime } from '../runtime.ts';
 import { UsageError } from './args.ts';
+
+export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** --output-format, with --json as the old spelling of `json`. */
+export function outputFormat(flag: string | undefined, json: boolean | undefined): OutputFormat {
+  if (flag === undefined) return json ? 'json' : 'text';
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(flag))
+    throw new UsageError(`--output-format must be one of ${OUTPUT_FORMATS.join(', ')}, not "${flag}".`);
+  return flag as OutputFormat;
+}
 
 export interface AgentCli {
   task: string;
@@ -18,7 +30,7 @@ export interface AgentCli {
   model?: string;
   baseURL?: string;
   maxTurns?: number;
-  json: boolean;
+  format: OutputFormat;
   /** Aborted when the run must stop (a signal to the CLI): the model stream and the running tools end. */
   signal: AbortSignal;
 }
@@ -26,54 +38,40 @@ export interface AgentCli {
 export async function runAgentCli(runtime: Runtime, o: AgentCli): Promise<number> {
   const made = makeProvider({ provider: o.provider, ...(o.baseURL ? { baseURL: o.baseURL } : {}) });
   if (!made.ok) throw new UsageError(made.error);
-  let endedWithText = true;
-  const onEvent = (e: AgentEvent) => {
-    if (o.json) return;
-    const indent = '  '.repeat(e.depth);
-    if (e.type === 'text' && e.depth === 0) {
-      process.stdout.write(e.delta);
-      endedWithText = e.delta.endsWith('\n');
-    } else if (e.type === 'tool_start') {
-      if (!endedWithText) process.stdout.write('\n');
-      endedWithText = true;
-      process.stderr.write(`${indent}● ${e.name}(${preview(e.name, e.input)})\n`);
-    } else if (e.type === 'tool_end') {
-      process.stderr.write(`${indent}  ⎿ ${resultPreview(e.result)}\n`);
-    }
-  };
+  const model = chooseModel(o.provider, { flag: o.model, settings: runtime.model });
+  const out = (s: string) => process.stdout.write(s);
+  const err = (s: string) => process.stderr.write(s);
+  let log: ActivityLog | undefined;
+  let onEvent: (e: AgentEvent) => void;
+  if (o.format === 'stream-json') {
+    out(`${JSON.stringify({ type: 'start', provider: o.provider, model, url: made.value.url })}\n`);
+    onEvent = (e) => out(`${JSON.stringify(streamJsonEvent(e))}\n`);
+  } else if (o.format === 'json') onEvent = () => {};
+  else {
+    log = activityLog(out, err);
+    onEvent = log.onEvent;
+  }
   const r = await runAgent({
     task: o.task,
     provider: made.value,
-    model: o.model ?? DEFAULT_MODELS[o.provider],
+    model,
     runtime,
     signal: o.signal,
     onEvent,
     ...(o.maxTurns ? { maxTurns: o.maxTurns } : {}),
   });
-  if (o.json)
-    process.stdout.write(
-      `${JSON.stringify({ ok: r.ok, reason: r.reason, answer: r.answer, error: r.error, turns: r.turns, transcript: r.transcript }, null, 2)}\n`,
+  if (o.format === 'json')
+    out(
+      `${JSON.stringify({ ok: r.ok, reason: r.reason, answer: r.answer, error: r.error, turns: r.turns, usage: { input_tokens: r.usage.input, output_tokens: r.usage.output }, transcript: r.transcript }, null, 2)}\n`,
     );
-  else if (!endedWithText) process.stdout.write('\n');
+  if (log) {
+    log.end();
+    err(`${usageLine(r.turns, r.usage)}\n`);
+  }
   if (r.reason === 'cancelled') return 130;
   if (!r.ok) {
-    process.stderr.write(`mewcode: ${r.error ?? r.reason}\n`);
+    err(`mewcode: ${r.error ?? r.reason}\n`);
     return 1;
   }
   return 0;
-}
-
-function preview(tool: string, input: unknown): string {
-  const a = (input ?? {}) as Record<string, unknown>;
-  const main = a.description ?? a.file_path ?? a.pattern ?? a.command ?? a.prompt ?? a.path;
-  const text = typeof main === 'string' ? main : JSON.stringify(input);
-  const short = text.length > 80 ? `${text.slice(0, 80)}…` : text;
-  return escapeControl(tool === 'bash' && typeof a.description === 'string' ? a.description : short);
-}
-
-function resultPreview(r: ToolResult): string {
-  const first = r.content.split('\n').find((l) => l.trim() !== '') ?? '';
-  const lines = r.content.split('\n').length;
-  const head = escapeControl(first.length > 100 ? `${first.slice(0, 100)}…` : first);
-  return `${r.isError ? `error (${r.code}): ` : ''}${head}${lines > 1 ? ` (+${lines - 1} lines)` : ''}`;
 }

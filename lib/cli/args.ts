@@ -50,6 +50,7 @@ const FLAGS = {
   model: { type: 'string' },
   'base-url': { type: 'string' },
   'max-turns': { type: 'string' },
+  'output-format': { type: 'string' },
   quick: { type: 'boolean' },
   reps: { type: 'string' },
   files: { type: 'string' },
@@ -106,7 +107,7 @@ const COMMAND_FLAGS: Record<Command, readonly Flag[]> = {
   tools: ['format'],
   bench: ['quick', 'reps', 'files', 'out'],
   mcp: [],
-  agent: ['provider', 'model', 'base-url', 'max-turns'],
+  agent: ['provider', 'model', 'base-url', 'max-turns', 'output-format'],
 };
 
 export class UsageError extends Error {}
@@ -131,7 +132,7 @@ export function parseCli(argv: readonly string[]): ParsedArgs {
     );
   }
   const [first, ...rest] = parsed.positionals;
-  const agentFlags = (['provider', 'model', 'base-url', 'max-turns'] as const).some(
+  const agentFlags = (['provider', 'model', 'base-url', 'max-turns', 'output-format'] as const).some(
     (f) => parsed.values[f] !== undefined,
   );
   // Anything that is not a command is a task for the agent (as is piped stdin with no words at all).
@@ -165,9 +166,19 @@ export function positiveInt(flag: string, value: string | undefined, zero = fals
 export const HELP = `mewcode — the tools a coding agent uses, as a runtime and a CLI
 
 Usage:
-  mewcode [--provider anthropic|openai] [--model M] [--base-url URL] [--max-turns N] "<task>"
-                                            run the agent on a task (or pipe the task on stdin);
-                                            keys from ANTHROPIC_API_KEY / OPENAI_API_KEY
+  mewcode [--provider anthropic|openai] [--model M] [--base-url URL] [--max-turns N]
+          [--output-format text|json|stream-json] "<task>"
+                run the agent on a task (or pipe the task on stdin); keys from ANTHROPIC_API_KEY /
+                OPENAI_API_KEY; --base-url (or ANTHROPIC_BASE_URL / OPENAI_BASE_URL) for a proxy or
+                an OpenAI-compatible server. Model: --model, MEWCODE_MODEL, settings "model", else
+                claude-sonnet-5-5 / gpt-5.4. stream-json: one JSON event per line.
+                Failures (429, 5xx, 529, dropped connections, a stream silent for
+                MEWCODE_STREAM_IDLE_MS, default 120000) are retried 4 times with jittered backoff
+                from MEWCODE_RETRY_BASE_MS (default 1000; 429/529 wait 5x longer), shown on stderr.
+                Context budget MEWCODE_CONTEXT_TOKENS (default: the model's window): old tool
+                results are cleared, applied large arguments summarized, then the model compacts
+                the conversation and recent files are re-read. Calls cut by the output limit are
+                never run; a cut or empty final answer exits 1.
   mewcode call <tool> '<json>'              run any tool; '-' reads the JSON from stdin
   mewcode batch [file|-]                    a JSON array or JSONL of {"name","input"}: reads together,
                                             writes one by one, results as a JSON array in request order

@@ -16,7 +16,7 @@ import {
   type Runtime,
   type RuntimeOptions,
 } from '../runtime.ts';
-import { runAgentCli } from './agent.ts';
+import { outputFormat, runAgentCli } from './agent.ts';
 import { type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
 import { watchStopSignals } from './signals.ts';
 import { askTrust } from './trust_question.ts';
@@ -197,7 +197,7 @@ async function agent(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): P
       ...(f.model ? { model: f.model } : {}),
       ...(f['base-url'] ? { baseURL: f['base-url'] } : {}),
       ...(maxTurns ? { maxTurns } : {}),
-      json: f.json ?? false,
+      format: outputFormat(f['output-format'], f.json),
       signal,
     });
   } finally {

@@ -5,6 +5,7 @@
  * each call holds the tool it looked up. Main thread.
  */
 
+import { clipQuotedInputs } from './clip_inputs.ts';
 import type { CheckedPath } from './paths.ts';
 import type { Result } from './result.ts';
 import {
@@ -98,7 +99,12 @@ export class Registry {
     return this.definitions().filter((d) => d.readOnly);
   }
 
+  /** Runs a call; an error that quotes a long input quotes it clipped (lib/core/clip_inputs.ts). */
   async execute(name: string, input: unknown, env: ExecuteEnv): Promise<ToolResult> {
+    return clipQuotedInputs(await this.#execute(name, input, env), name, input);
+  }
+
+  async #execute(name: string, input: unknown, env: ExecuteEnv): Promise<ToolResult> {
     const tool = this.#tools.get(name);
     if (!tool) {
       return fail(

@@ -4,7 +4,17 @@
  * the code that calls the model, never here.
  */
 import type { ToolDefinition } from '../core/registry.ts';
-import type { Message, ModelTurn, Provider, ProviderOptions, ToolCall, TurnRequest } from './provider.ts';
+import { cutMidStream, notAStream, stalled, toProviderError } from './errors.ts';
+import {
+  DEFAULT_MAX_RETRIES,
+  type Message,
+  type ModelTurn,
+  type Provider,
+  type ProviderOptions,
+  type ToolCall,
+  type TurnRequest,
+} from './provider.ts';
+import { streamIdleMs, watchStream } from './watch.ts';
 
 export interface AnthropicTool {
   name: string;
@@ -19,45 +29,72 @@ export function toAnthropicTools(defs: readonly ToolDefinition[]): AnthropicTool
 /** The Anthropic Messages provider; the SDK is imported on first use. */
 export function anthropicProvider(o: ProviderOptions): Provider {
   let client: import('@anthropic-ai/sdk').default | undefined;
+  const url = `${(o.baseURL ?? 'https://api.anthropic.com').replace(/\/+$/, '')}/v1/messages`;
   return {
     name: 'anthropic',
+    url,
+    maxRetries: o.maxRetries ?? DEFAULT_MAX_RETRIES,
     async turn(req: TurnRequest): Promise<ModelTurn> {
       if (!client) {
         const { default: Anthropic } = await import('@anthropic-ai/sdk');
-        client = new Anthropic({
-          apiKey: o.apiKey,
-          ...(o.baseURL ? { baseURL: o.baseURL } : {}),
-          maxRetries: o.maxRetries ?? 2,
-        });
+        // Our own retries (lib/llm/retry.ts) are visible and back off with jitter; the SDK's are off.
+        client = new Anthropic({ apiKey: o.apiKey, ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 0 });
       }
       const tools = toAnthropicTools(req.tools);
       // Prompt caching: the system prompt and the tool list are the stable prefix of every request.
       const last = tools.at(-1);
       if (last) (last as AnthropicTool & { cache_control?: unknown }).cache_control = { type: 'ephemeral' };
-      const stream = client.messages.stream(
-        {
-          model: req.model,
-          max_tokens: req.maxTokens,
-          system: [{ type: 'text', text: req.system, cache_control: { type: 'ephemeral' } }],
-          tools: tools as never,
-          messages: toAnthropicMessages(req.messages) as never,
-        },
-        { signal: req.signal },
-      );
-      if (req.onText) stream.on('text', (d: string) => req.onText?.(d));
-      const msg = await stream.finalMessage();
-      let text = '';
-      const calls: ToolCall[] = [];
-      for (const b of msg.content) {
-        if (b.type === 'text') text += b.text;
-        else if (b.type === 'tool_use') calls.push({ id: b.id, name: b.name, input: b.input });
+      const idleMs = o.idleMs ?? streamIdleMs();
+      const watch = watchStream(req.signal, idleMs);
+      let contentType: string | null = null;
+      try {
+        const stream = client.messages.stream(
+          {
+            model: req.model,
+            max_tokens: req.maxTokens,
+            system: [{ type: 'text', text: req.system, cache_control: { type: 'ephemeral' } }],
+            ...(tools.length ? { tools: tools as never } : {}),
+            messages: toAnthropicMessages(req.messages) as never,
+          },
+          { signal: watch.signal },
+        );
+        stream
+          .withResponse()
+          .then(({ response }) => {
+            contentType = response.headers.get('content-type');
+          })
+          .catch(() => {});
+        stream.on('streamEvent', () => watch.touch());
+        if (req.onText) stream.on('text', (d: string) => req.onText?.(d));
+        const msg = await stream.finalMessage();
+        let text = '';
+        const calls: ToolCall[] = [];
+        for (const b of msg.content) {
+          if (b.type === 'text') text += b.text;
+          else if (b.type === 'tool_use') calls.push({ id: b.id, name: b.name, input: b.input });
+        }
+        const u = msg.usage;
+        return {
+          text,
+          calls,
+          stopReason: msg.stop_reason ?? 'end_turn',
+          truncated: msg.stop_reason === 'max_tokens',
+          usage: {
+            input: u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0),
+            output: u.output_tokens,
+          },
+        };
+      } catch (e) {
+        if (req.signal.aborted) throw toProviderError('anthropic', url, { name: 'AbortError' });
+        if (watch.stalled) throw stalled('anthropic', url, idleMs, watch.events);
+        if ((e as { status?: number }).status !== undefined) throw toProviderError('anthropic', url, e);
+        if (watch.events === 0 && contentType !== null && !String(contentType).includes('event-stream'))
+          throw notAStream('anthropic', url, contentType);
+        if (watch.events > 0 || contentType !== null) throw cutMidStream('anthropic', url, watch.events, e);
+        throw toProviderError('anthropic', url, e);
+      } finally {
+        watch.dispose();
       }
-      return {
-        text,
-        calls,
-        stopReason: msg.stop_reason ?? 'end_turn',
-        usage: { input: msg.usage.input_tokens, output: msg.usage.output_tokens },
-      };
     },
   };
 }

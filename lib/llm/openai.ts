@@ -5,7 +5,18 @@
  * description, so the model still learns them and nothing is lost silently. Main thread.
  */
 import type { ToolDefinition } from '../core/registry.ts';
-import type { Message, ModelTurn, Provider, ProviderOptions, ToolCall, TurnRequest } from './provider.ts';
+import { cutMidStream, notAStream, ProviderError, stalled, toProviderError } from './errors.ts';
+import {
+  DEFAULT_MAX_RETRIES,
+  type Message,
+  type ModelTurn,
+  type Provider,
+  type ProviderOptions,
+  type ToolCall,
+  type TurnRequest,
+  type Usage,
+} from './provider.ts';
+import { streamIdleMs, watchStream } from './watch.ts';
 
 export interface OpenAITool {
   type: 'function';
@@ -113,66 +124,101 @@ export const OPENAI_ERROR_PREFIX = 'ERROR: ';
 /** The OpenAI Chat Completions provider (any compatible base URL); the SDK is imported on first use. */
 export function openaiProvider(o: ProviderOptions & { strict?: boolean }): Provider {
   let client: import('openai').default | undefined;
+  const url = `${(o.baseURL ?? 'https://api.openai.com/v1').replace(/\/+$/, '')}/chat/completions`;
   return {
     name: 'openai',
+    url,
+    maxRetries: o.maxRetries ?? DEFAULT_MAX_RETRIES,
     async turn(req: TurnRequest): Promise<ModelTurn> {
       if (!client) {
         const { default: OpenAI } = await import('openai');
-        client = new OpenAI({
-          apiKey: o.apiKey,
-          ...(o.baseURL ? { baseURL: o.baseURL } : {}),
-          maxRetries: o.maxRetries ?? 2,
-        });
+        // Our own retries (lib/llm/retry.ts) are visible and back off with jitter; the SDK's are off.
+        client = new OpenAI({ apiKey: o.apiKey, ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 0 });
       }
       const tools = toOpenAITools(req.tools, { strict: o.strict ?? false });
-      const stream = await client.chat.completions.create(
-        {
-          model: req.model,
-          max_tokens: req.maxTokens,
-          stream: true,
-          messages: toOpenAIMessages(req.system, req.messages) as never,
-          ...(tools.length ? { tools: tools as never } : {}),
-        },
-        { signal: req.signal },
-      );
-      let text = '';
-      let stopReason = 'stop';
+      const idleMs = o.idleMs ?? streamIdleMs();
+      const watch = watchStream(req.signal, idleMs);
+      const state = { text: '', stopReason: '', usage: undefined as Usage | undefined };
       const partial = new Map<number, { id: string; name: string; args: string }>();
-      for await (const chunk of stream) {
-        const choice = chunk.choices[0];
-        if (!choice) continue;
-        const d = choice.delta;
-        if (d?.content) {
-          text += d.content;
-          req.onText?.(d.content);
+      let responded = false;
+      try {
+        const { data: stream, response } = await client.chat.completions
+          .create(
+            {
+              model: req.model,
+              max_tokens: req.maxTokens,
+              stream: true,
+              stream_options: { include_usage: true },
+              messages: toOpenAIMessages(req.system, req.messages) as never,
+              ...(tools.length ? { tools: tools as never } : {}),
+            },
+            { signal: watch.signal },
+          )
+          .withResponse();
+        watch.touch(false);
+        responded = true;
+        const type = response.headers.get('content-type');
+        // A login page or a proxy's error page answered 200: say so, not a silent empty answer.
+        if (!type?.includes('event-stream')) throw notAStream('openai', url, type, await response.text());
+        for await (const chunk of stream) {
+          watch.touch();
+          if (chunk.usage) state.usage = { input: chunk.usage.prompt_tokens, output: chunk.usage.completion_tokens };
+          const choice = chunk.choices?.[0];
+          if (!choice) continue;
+          const d = choice.delta;
+          if (d?.content) {
+            state.text += d.content;
+            req.onText?.(d.content);
+          }
+          for (const tc of d?.tool_calls ?? []) {
+            const p = partial.get(tc.index) ?? { id: '', name: '', args: '' };
+            if (tc.id) p.id = tc.id;
+            if (tc.function?.name) p.name += tc.function.name;
+            if (tc.function?.arguments) p.args += tc.function.arguments;
+            partial.set(tc.index, p);
+          }
+          if (choice.finish_reason) state.stopReason = choice.finish_reason;
         }
-        for (const tc of d?.tool_calls ?? []) {
-          const p = partial.get(tc.index) ?? { id: '', name: '', args: '' };
-          if (tc.id) p.id = tc.id;
-          if (tc.function?.name) p.name += tc.function.name;
-          if (tc.function?.arguments) p.args += tc.function.arguments;
-          partial.set(tc.index, p);
-        }
-        if (choice.finish_reason) stopReason = choice.finish_reason;
+        // The SDK ends the iteration quietly when the request is aborted: say which abort it was.
+        if (req.signal.aborted)
+          throw new ProviderError('openai: the request was cancelled.', 'cancelled', false, 'cancelled');
+        if (watch.stalled) throw stalled('openai', url, idleMs, watch.events);
+      } catch (e) {
+        if (req.signal.aborted) throw toProviderError('openai', url, { name: 'AbortError' });
+        if (watch.stalled) throw stalled('openai', url, idleMs, watch.events);
+        if (e instanceof ProviderError || (e as { status?: number }).status !== undefined)
+          throw toProviderError('openai', url, e);
+        if (watch.events > 0 || responded) throw cutMidStream('openai', url, watch.events, e);
+        throw toProviderError('openai', url, e);
+      } finally {
+        watch.dispose();
       }
+      // A stream that ended without a finish reason was cut short by the server.
+      if (!state.stopReason)
+        throw cutMidStream('openai', url, watch.events, new Error('the stream ended without a finish reason'));
       const calls: ToolCall[] = [...partial.entries()]
         .sort(([a], [b]) => a - b)
-        .map(([i, p]) => {
-          const id = p.id || `call_${i}`;
+        .map(([, p]) => {
           try {
             const input = p.args.trim() === '' ? {} : JSON.parse(p.args);
             return {
-              id,
+              id: p.id,
               name: p.name,
               input: o.strict
                 ? fromStrictArgs(req.tools.find((t) => t.name === p.name)?.inputSchema ?? {}, input)
                 : input,
             };
           } catch {
-            return { id, name: p.name, input: p.args, badJson: p.args };
+            return { id: p.id, name: p.name, input: p.args, badJson: p.args };
           }
         });
-      return { text, calls, stopReason };
+      return {
+        text: state.text,
+        calls,
+        stopReason: state.stopReason,
+        truncated: state.stopReason === 'length',
+        ...(state.usage ? { usage: state.usage } : {}),
+      };
     },
   };
 }

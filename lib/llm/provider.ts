@@ -3,6 +3,7 @@
  * openai.ts translate it to and from each wire protocol; the agent loop speaks only this. Main thread.
  */
 import type { ToolDefinition } from '../core/registry.ts';
+import { toProviderError } from './errors.ts';
 
 export interface ToolCall {
   id: string;
@@ -36,42 +37,43 @@ export interface TurnRequest {
   onText?: (delta: string) => void;
 }
 
+export interface Usage {
+  input: number;
+  output: number;
+}
+
 export interface ModelTurn {
   text: string;
   calls: ToolCall[];
+  /** The wire's own word (end_turn, tool_use, max_tokens, stop, tool_calls, length). */
   stopReason: string;
-  usage?: { input: number; output: number };
+  /** The turn stopped on the output limit (`max_tokens`, `length`): its text and calls are cut. */
+  truncated: boolean;
+  usage?: Usage;
 }
 
 export interface Provider {
   readonly name: 'anthropic' | 'openai';
+  /** The endpoint requests go to, named in every error. */
+  readonly url: string;
+  /** Retries of transient failures (lib/llm/retry.ts): default 4, so 5 attempts. */
+  readonly maxRetries: number;
+  /** One request, no retries: a failure is a ProviderError (lib/llm/errors.ts). */
   turn(req: TurnRequest): Promise<ModelTurn>;
 }
 
 export interface ProviderOptions {
   apiKey: string;
   baseURL?: string;
-  /** SDK retries of failed requests (default 2). */
+  /** Our retries of transient failures (default 4); the SDK's own retries are off, so each is visible. */
   maxRetries?: number;
+  /** The stream idle limit (default MEWCODE_STREAM_IDLE_MS, else 120 s). */
+  idleMs?: number;
 }
 
-/** A provider failure worded for the user: what happened and what to do. */
-export function describeProviderError(provider: string, e: unknown): string {
-  const err = e as { status?: number; headers?: Headers | Record<string, string>; message?: string; name?: string };
-  const status = err?.status;
-  if (status === 401) return `${provider}: authentication failed (401): check the API key.`;
-  if (status === 403) return `${provider}: permission denied (403): the key cannot use this model.`;
-  if (status === 404) return `${provider}: not found (404): check the model name and the base URL.`;
-  if (status === 429) {
-    const h = err.headers;
-    const retry = h
-      ? typeof (h as Headers).get === 'function'
-        ? (h as Headers).get('retry-after')
-        : (h as Record<string, string>)['retry-after']
-      : undefined;
-    return `${provider}: rate limited (429)${retry ? `; retry after ${retry} s` : ''}. Wait, or lower the request rate.`;
-  }
-  if (status && status >= 500) return `${provider}: the service failed (${status}): ${err.message ?? ''}`.trim();
-  if (err?.name === 'AbortError' || err?.name === 'APIUserAbortError') return `${provider}: the request was cancelled.`;
-  return `${provider}: ${err?.message ?? String(e)}`;
+export const DEFAULT_MAX_RETRIES = 4;
+
+/** A provider failure worded for the user: what happened, at which URL, and what to do. */
+export function describeProviderError(provider: Provider, e: unknown): string {
+  return toProviderError(provider.name, provider.url, e).message;
 }

@@ -10,7 +10,19 @@ import type { Provider } from './provider.ts';
 export const PROVIDERS = ['anthropic', 'openai'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
-export const DEFAULT_MODELS: Record<ProviderName, string> = { anthropic: 'claude-sonnet-4-5', openai: 'gpt-4.1' };
+/**
+ * Current models from the installed SDKs' model lists, none in their deprecated lists (a test checks
+ * this against the SDKs). MEWCODE_MODEL, the settings' `model` and --model override them.
+ */
+export const DEFAULT_MODELS: Record<ProviderName, string> = { anthropic: 'claude-sonnet-5-5', openai: 'gpt-5.4' };
+
+/** The model a run uses: --model, else MEWCODE_MODEL, else the settings' `model`, else the provider's default. */
+export function chooseModel(
+  provider: ProviderName,
+  o: { flag?: string | undefined; settings?: string | undefined; env?: NodeJS.ProcessEnv },
+): string {
+  return o.flag || (o.env ?? process.env).MEWCODE_MODEL || o.settings || DEFAULT_MODELS[provider];
+}
 const KEY_VARS: Record<ProviderName, string> = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' };
 const URL_VARS: Record<ProviderName, string> = { anthropic: 'ANTHROPIC_BASE_URL', openai: 'OPENAI_BASE_URL' };
 

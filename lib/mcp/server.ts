@@ -1,39 +1,69 @@
 /**
  * `mewcode mcp`: the runtime's tools served over stdio to MCP clients. Every call goes through the
  * same gate and policy as any other (stdin carries the protocol, so nothing is ever asked: what would
- * ask is denied, naming the flag). Tools are annotated read-only or destructive; an error result is
- * an MCP error result with its code in `structuredContent`. Main thread.
+ * ask is denied, naming the flag). Tools are annotated read-only or destructive, and open-world when
+ * they reach outside the project; an error result is an MCP error result with its code in
+ * `structuredContent` (messages quote long inputs clipped: lib/core/clip_inputs.ts). A client's
+ * notifications/cancelled aborts its call as Ctrl-C does; when stdin closes (the client is gone,
+ * even SIGKILLed) every call in flight is aborted — their process groups killed — and the server ends.
+ * Main thread.
  */
+import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolResult } from '../core/tool.ts';
 import type { Runtime } from '../runtime.ts';
+import { QueuedStdioServerTransport } from './stdio_transport.ts';
 
-export async function serveMcp(runtime: Runtime, version: string): Promise<void> {
+/** Tools that reach outside the project: bash runs anything, install_skill fetches from the network. */
+const OPEN_WORLD = new Set(['bash', 'install_skill']);
+
+export async function serveMcp(
+  runtime: Runtime,
+  version: string,
+  io: { stdin: Readable; stdout: Writable } = { stdin: process.stdin, stdout: process.stdout },
+): Promise<void> {
   const server = new Server({ name: 'mewcode', version }, { capabilities: { tools: {} } });
+  const inflight = new Map<Promise<ToolResult>, AbortController>();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: runtime.registry.definitions().map((d) => ({
       name: d.name,
       description: d.description,
       inputSchema: d.inputSchema,
-      annotations: { readOnlyHint: d.readOnly, destructiveHint: !d.readOnly, openWorldHint: d.name === 'bash' },
+      annotations: { readOnlyHint: d.readOnly, destructiveHint: !d.readOnly, openWorldHint: OPEN_WORLD.has(d.name) },
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-    // The request's signal is aborted by the client's notifications/cancelled: the call stops as on Ctrl-C.
-    const r = await runtime.call(req.params.name, req.params.arguments ?? {}, { signal: extra.signal });
+    // Aborted by the client's notifications/cancelled (the request's signal) or by the client going away.
+    const controller = new AbortController();
+    const cancel = () => controller.abort(extra.signal.reason);
+    if (extra.signal.aborted) cancel();
+    else extra.signal.addEventListener('abort', cancel, { once: true });
+    const running = runtime.call(req.params.name, req.params.arguments ?? {}, { signal: controller.signal });
+    inflight.set(running, controller);
+    let r: ToolResult;
+    try {
+      r = await running;
+    } finally {
+      inflight.delete(running);
+      extra.signal.removeEventListener('abort', cancel);
+    }
     return {
       content: [{ type: 'text' as const, text: r.content }],
       isError: r.isError,
       ...(r.isError ? { structuredContent: { code: r.code ?? 'io', message: r.content } } : {}),
     };
   });
-  const transport = new StdioServerTransport();
+  const transport = new QueuedStdioServerTransport(io.stdin, io.stdout);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
+    io.stdin.once('end', () => resolve());
+    io.stdin.once('close', () => resolve());
   });
   await server.connect(transport);
   await closed;
+  // Nobody can read an answer any more: stop every call (bash's process group dies) and wait for them.
+  for (const controller of inflight.values()) controller.abort(new Error('the MCP client closed the connection'));
+  await Promise.allSettled([...inflight.keys()]);
   await server.close();
 }

@@ -44,6 +44,8 @@ export interface LoadedSettings {
   /** By name; the closest file's definition of a name wins. */
   mcpServers: Record<string, McpServerConfig>;
   mode?: Mode;
+  /** The closest file's `model`. */
+  model?: string;
   files: string[];
   /** One line naming what an untrusted project's settings would have widened, and was ignored. */
   notice?: string;
@@ -78,6 +80,7 @@ function compile(files: readonly SettingsFile[], toolNames: readonly string[]): 
     out.files.push(file);
     // The closest file's mode wins (local > project > user).
     if (s.mode && out.mode === undefined) out.mode = s.mode;
+    if (s.model && out.model === undefined) out.model = s.model;
     for (const list of ['deny', 'ask', 'allow'] as const) {
       for (const text of s.permissions?.[list] ?? []) {
         const r = parseRule(text, list, level, toolNames);

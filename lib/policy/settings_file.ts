@@ -36,6 +36,8 @@ const Settings = v.strictObject({
     }),
   ),
   mode: v.optional(v.picklist(MODES)),
+  /** The agent's model (MEWCODE_MODEL and --model come first). */
+  model: v.optional(v.pipe(v.string(), v.minLength(1))),
   hooks: v.optional(v.strictObject({ PreToolUse: v.optional(v.array(HookEntry)) })),
   mcpServers: v.optional(
     v.record(

@@ -3,6 +3,7 @@
  * skipped. The walker, matcher and searcher produce data; only this file words it.
  */
 import { charPrefix, fmtInt, truncationMarker } from '../core/budget.ts';
+import { clipQuoted } from '../core/clip_inputs.ts';
 import { displayPath } from '../core/paths.ts';
 import { escapeControl, hasUnsafe, quote } from '../core/text.ts';
 import type { GrepFileResult, GrepMode, SkipCounts } from './shards.ts';
@@ -141,7 +142,7 @@ export function printGrep(found: GrepFound, o: GrepPrintOptions): GrepPrinted {
   const notes = grepNotes(found, o, more);
   const text =
     out.length === 0
-      ? [`No matches for ${quote(o.pattern)} in ${quote(o.shown)}.`, ...notes].join('\n')
+      ? [`No matches for ${quote(clipQuoted(o.pattern))} in ${quote(o.shown)}.`, ...notes].join('\n')
       : [...out, ...notes].join('\n');
   return { text, files, matches };
 }

@@ -8,9 +8,20 @@ import type { AddressInfo } from 'node:net';
 
 export interface ScriptTurn {
   text?: string;
-  calls?: { name: string; input: unknown }[];
+  /** `id` overrides the call's id on the wire ('' for an empty one); `raw` is sent instead of the JSON of `input`. */
+  calls?: { name: string; input: unknown; id?: string; raw?: string }[];
+  /** The turn stops on the output limit (Anthropic `max_tokens`, OpenAI `length`). */
+  outputLimit?: boolean;
+  /** Send the stream's headers, then nothing, ever. */
+  stall?: boolean;
+  /** Reset the connection before answering anything. */
+  reset?: boolean;
+  /** Answer 200 with an HTML page. */
+  html?: boolean;
   /** Answer with this HTTP status and error body instead. */
   status?: number;
+  /** The Retry-After header of a `status` answer (seconds; default 7). */
+  retryAfter?: string | null;
   /** Send part of the stream, then drop the connection. */
   cut?: boolean;
   /** Wait this long before answering (for cancellation). */
@@ -23,7 +34,8 @@ export interface FakeModel {
   close(): Promise<void>;
 }
 
-export async function startModel(script: ScriptTurn[]): Promise<FakeModel> {
+/** `summary`: the answer to a compaction request (one asking to summarize), which takes no turn of the script. */
+export async function startModel(script: ScriptTurn[], o: { summary?: string } = {}): Promise<FakeModel> {
   const requests: FakeModel['requests'] = [];
   let next = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -34,20 +46,46 @@ export async function startModel(script: ScriptTurn[]): Promise<FakeModel> {
     req.on('end', async () => {
       const body = JSON.parse(data || '{}') as Record<string, unknown>;
       requests.push({ path: req.url ?? '', body });
-      const turn = script[next++] ?? { text: 'done' };
+      const compaction =
+        o.summary !== undefined && JSON.stringify(body.messages).includes('Summarize the conversation above');
+      const turn = compaction ? { text: o.summary } : (script[next++] ?? { text: 'done' });
       if (turn.delayMs) await new Promise((r) => setTimeout(r, turn.delayMs));
       if (turn.status) {
-        res.writeHead(turn.status, { 'content-type': 'application/json', 'retry-after': '7' });
+        const after = turn.retryAfter === undefined ? '7' : turn.retryAfter;
+        res.writeHead(turn.status, {
+          'content-type': 'application/json',
+          ...(after !== null ? { 'retry-after': after } : {}),
+        });
         res.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }));
         return;
       }
+      if (turn.reset) {
+        req.socket.resetAndDestroy();
+        return;
+      }
+      if (turn.html) {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html><body><h1>Please sign in</h1></body></html>');
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      if (turn.stall) {
+        res.flushHeaders();
+        return;
+      }
       const send = (event: string | undefined, payload: unknown) =>
         res.write(
           `${event ? `event: ${event}\n` : ''}data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`,
         );
       if (req.url?.endsWith('/messages')) anthropic(turn, send, res, next);
-      else openai(turn, send, res, next);
+      else
+        openai(
+          turn,
+          send,
+          res,
+          next,
+          Boolean((body.stream_options as { include_usage?: boolean } | undefined)?.include_usage),
+        );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -85,7 +123,8 @@ function anthropic(t: ScriptTurn, send: Send, res: ServerResponse, n: number) {
     for (const piece of chunks(t.text))
       send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
     if (t.cut) {
-      res.destroy();
+      // A clean close (FIN) after the data, so the client reads what was sent, then sees the end.
+      res.socket?.end();
       return;
     }
     send('content_block_stop', { type: 'content_block_stop', index });
@@ -95,9 +134,9 @@ function anthropic(t: ScriptTurn, send: Send, res: ServerResponse, n: number) {
     send('content_block_start', {
       type: 'content_block_start',
       index,
-      content_block: { type: 'tool_use', id: `toolu_${n}_${k}`, name: c.name, input: {} },
+      content_block: { type: 'tool_use', id: c.id ?? `toolu_${n}_${k}`, name: c.name, input: {} },
     });
-    for (const piece of chunks(JSON.stringify(c.input)))
+    for (const piece of chunks(c.raw ?? JSON.stringify(c.input)))
       send('content_block_delta', {
         type: 'content_block_delta',
         index,
@@ -108,14 +147,17 @@ function anthropic(t: ScriptTurn, send: Send, res: ServerResponse, n: number) {
   }
   send('message_delta', {
     type: 'message_delta',
-    delta: { stop_reason: t.calls?.length ? 'tool_use' : 'end_turn', stop_sequence: null },
+    delta: {
+      stop_reason: t.outputLimit ? 'max_tokens' : t.calls?.length ? 'tool_use' : 'end_turn',
+      stop_sequence: null,
+    },
     usage: { output_tokens: 9 },
   });
   send('message_stop', { type: 'message_stop' });
   res.end();
 }
 
-function openai(t: ScriptTurn, send: Send, res: ServerResponse, n: number) {
+function openai(t: ScriptTurn, send: Send, res: ServerResponse, n: number, usage: boolean) {
   const chunk = (delta: unknown, finish: string | null = null) =>
     send(undefined, {
       id: `c${n}`,
@@ -127,20 +169,34 @@ function openai(t: ScriptTurn, send: Send, res: ServerResponse, n: number) {
   chunk({ role: 'assistant', content: '' });
   for (const piece of chunks(t.text ?? '')) chunk({ content: piece });
   if (t.cut) {
-    res.destroy();
+    res.socket?.end();
     return;
   }
   for (const [k, c] of (t.calls ?? []).entries()) {
-    const args = JSON.stringify(c.input);
+    const args = c.raw ?? JSON.stringify(c.input);
     const [first, ...rest] = chunks(args);
     chunk({
       tool_calls: [
-        { index: k, id: `call_${n}_${k}`, type: 'function', function: { name: c.name, arguments: first ?? '' } },
+        {
+          index: k,
+          id: c.id ?? `call_${n}_${k}`,
+          type: 'function',
+          function: { name: c.name, arguments: first ?? '' },
+        },
       ],
     });
     for (const piece of rest) chunk({ tool_calls: [{ index: k, function: { arguments: piece } }] });
   }
-  chunk({}, t.calls?.length ? 'tool_calls' : 'stop');
+  chunk({}, t.outputLimit ? 'length' : t.calls?.length ? 'tool_calls' : 'stop');
+  if (usage)
+    send(undefined, {
+      id: `c${n}`,
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'm',
+      choices: [],
+      usage: { prompt_tokens: 5, completion_tokens: 9, total_tokens: 14 },
+    });
   send(undefined, '[DONE]');
   res.end();
 }

@@ -139,10 +139,17 @@ for (const provider of ['anthropic', 'openai'] as const) {
     const cut = await setup(provider, [{ text: 'Starting to answer and then', cut: true }]);
     const r = await cut.run('go');
     assert.equal(r.reason, 'error');
-    assert.match(r.error ?? '', new RegExp(`^${provider}: `));
+    const url = provider === 'anthropic' ? `${cut.model.url}/v1/messages` : `${cut.model.url}/v1/chat/completions`;
+    assert.match(r.error ?? '', /the connection closed in the middle of the answer, after \d+ stream events/);
+    assert.ok(r.error?.startsWith(`${provider} (${url}): `), r.error);
     const limited = await setup(provider, [{ status: 429 }]);
     const l = await limited.run('go');
-    assert.equal(l.error, `${provider}: rate limited (429); retry after 7 s. Wait, or lower the request rate.`);
+    const at =
+      provider === 'anthropic' ? `${limited.model.url}/v1/messages` : `${limited.model.url}/v1/chat/completions`;
+    assert.equal(
+      l.error,
+      `${provider} (${at}): rate limited (429); retry after 7 s: slow down. Wait, or lower the request rate.`,
+    );
   });
 
   test(`agent (${provider}): plan mode offers only read-only tools`, async () => {
@@ -228,6 +235,8 @@ test('agent: sub-agents get filtered tools — never agent; read-only ones only 
   ]);
   const r = await run('delegate');
   assert.equal(r.answer, 'all done');
+  // Five requests in all, the sub-agents' two included in the run's totals.
+  assert.deepEqual(r.usage, { input: 25, output: 45 });
   const toolsOf = (i: number) => ((model.requests[i]?.body.tools ?? []) as { name: string }[]).map((t) => t.name);
   assert.ok(toolsOf(0).includes('agent'));
   assert.deepEqual(toolsOf(1), ['read_file', 'glob', 'grep', 'load_skill']);
@@ -301,7 +310,7 @@ test('agent CLI: the answer streams to stdout, activity to stderr; a local OpenA
   );
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, 'Reading. \nIt is a demo.\n');
-  assert.equal(r.stderr, '● read_file(README.md)\n  ⎿      1\\t# demo\n');
+  assert.equal(r.stderr, '● read_file(README.md)\n  ⎿ 1 # demo\nmewcode: 2 turns, 10 input tokens, 18 output tokens\n');
   const piped = await run(
     ['--root', root, '--provider', 'openai', '--base-url', `${model.url}/v1`, '--json'],
     env,

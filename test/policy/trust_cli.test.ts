@@ -95,7 +95,7 @@ test('trust CLI: the MCP servers of an untrusted project are not started by an a
   assert.equal(existsSync(marker), false, 'the server was started');
   assert.equal(
     untrusted.err,
-    `mewcode: ignored the MCP server evil (.mewcode/settings.json) in ${root}: not trusted; run with --trust to trust them\n`,
+    `mewcode: ignored the MCP server evil (.mewcode/settings.json) in ${root}: not trusted; run with --trust to trust them\nmewcode: 1 turn, 5 input tokens, 9 output tokens\n`,
   );
   // Trusted, the command is started (it is no MCP server, so it is reported and the run goes on).
   const trusted = await cli(['--trust', ...agent], home);

@@ -1,0 +1,117 @@
+/**
+ * The context budget of a run: no request may exceed it. Sizes are estimated as UTF-8 bytes / 3 of
+ * the request's JSON (system prompt, tool list, messages) — more tokens than real tokenizers count for
+ * code and prose (about 3.5–4 bytes a token), so the estimate errs toward staying under. When a
+ * request would not fit, `trim` first clears the oldest tool results to a one-line stub that names
+ * how to get them back (the spill file, or running the call again), then replaces large string
+ * arguments of calls that already ran by a summary. Compaction by the model (compact.ts) is the step
+ * after. Main thread.
+ */
+import type { ToolDefinition } from '../core/registry.ts';
+import type { Message, ToolResultMessage } from '../llm/provider.ts';
+
+/** Context windows by model family, in tokens; unknown models get a conservative 128k. */
+export function contextWindow(model: string): number {
+  if (/^claude-/.test(model)) return 200_000;
+  if (/^gpt-4\.1/.test(model)) return 1_000_000;
+  if (/^gpt-5/.test(model)) return 400_000;
+  if (/^(o3|o4)/.test(model)) return 200_000;
+  return 128_000;
+}
+
+/** MEWCODE_CONTEXT_TOKENS, else the model's window. */
+export function contextBudget(model: string, env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.MEWCODE_CONTEXT_TOKENS);
+  return Number.isInteger(n) && n > 0 ? n : contextWindow(model);
+}
+
+export const estimateTokens = (s: string): number => Math.ceil(Buffer.byteLength(s, 'utf8') / 3);
+
+export function requestTokens(system: string, tools: readonly ToolDefinition[], messages: readonly Message[]): number {
+  return estimateTokens(JSON.stringify({ system, tools, messages }));
+}
+
+/** Arguments longer than this (characters) are summarized once their call has run. */
+const LARGE_INPUT = 1024;
+
+export interface TrimReport {
+  clearedResults: number;
+  summarizedInputs: number;
+}
+
+/**
+ * Trims `transcript` in place, oldest first, until `excess` tokens are shed — the latest tool
+ * results stay whole (the model has not seen them yet). Each change is measured by itself, so a long
+ * conversation is not serialized again for every message. Returns what it did.
+ */
+export function trim(transcript: Message[], excess: number): TrimReport {
+  const report: TrimReport = { clearedResults: 0, summarizedInputs: 0 };
+  let left = excess;
+  const shed = (before: unknown, after: unknown) => {
+    left -= estimateTokens(JSON.stringify(before)) - estimateTokens(JSON.stringify(after));
+  };
+  const lastResults = transcript.findLastIndex((m) => m.role === 'tool_results');
+  for (let i = 0; i < lastResults && left > 0; i++) {
+    const m = transcript[i];
+    if (m?.role !== 'tool_results') continue;
+    m.results = m.results.map((r) => {
+      if (left <= 0 || r.content.startsWith(CLEARED)) return r;
+      report.clearedResults++;
+      const cleared = { ...r, content: stub(r, callOf(transcript, i, r.id)) };
+      shed(r, cleared);
+      return cleared;
+    });
+  }
+  for (let i = 0; i < transcript.length && left > 0; i++) {
+    const m = transcript[i];
+    if (m?.role !== 'assistant') continue;
+    const ran = transcript[i + 1];
+    m.calls = m.calls.map((c) => {
+      const result = ran?.role === 'tool_results' ? ran.results.find((r) => r.id === c.id) : undefined;
+      if (left <= 0 || !result || result.isError || c.badJson !== undefined) return c;
+      const summarized = summarizeInput(c.input);
+      if (summarized === c.input) return c;
+      report.summarizedInputs++;
+      shed(c.input, summarized);
+      return { ...c, input: summarized };
+    });
+  }
+  return report;
+}
+
+const CLEARED = '[cleared to save context';
+
+function callOf(transcript: readonly Message[], resultsAt: number, id: string): unknown {
+  const m = transcript[resultsAt - 1];
+  return m?.role === 'assistant' ? m.calls.find((c) => c.id === id)?.input : undefined;
+}
+
+/** The one line left of a cleared result: what it was and how to get it back. */
+function stub(r: ToolResultMessage, input: unknown): string {
+  const spill = /the whole output is in "([^"]+)"/.exec(r.content)?.[1];
+  const again = spill
+    ? `read_file "${spill}" has the whole output`
+    : `run ${r.name} again with the same arguments (${clipJson(input, 200)}) to see it`;
+  return `${CLEARED}: this ${r.name} result (${r.content.length} characters) was removed from the conversation; ${again}.]`;
+}
+
+const clipJson = (v: unknown, n: number) => {
+  const s = JSON.stringify(v) ?? '';
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+};
+
+/** Large string arguments replaced by what they were; the call already ran, so nothing is lost on disk. */
+function summarizeInput(input: unknown): unknown {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return input;
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(input)) {
+    if (typeof v === 'string' && v.length > LARGE_INPUT) {
+      const lines = v.split('\n').length;
+      out[k] =
+        `[${v.length} characters, ${lines} lines: the call ran, so this argument was removed from the conversation to save context; read the file it wrote to see the result]`;
+      changed = true;
+    } else out[k] = v;
+  }
+  return changed ? out : input;
+}

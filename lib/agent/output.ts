@@ -1,0 +1,174 @@
+/**
+ * How an agent run shows itself on the command line. `activityLog` is the text form: the answer to
+ * stdout, tool activity to stderr — `● tool(argument preview)` when a call starts, `⎿ result preview`
+ * when it ends, in call order (a result that finishes early waits for the ones before it), labelled
+ * with its call unless it directly follows its own start line. `streamJsonEvent` is the
+ * `--output-format stream-json` form: one JSON object per line, as Claude Code's stream-json and
+ * `codex exec --json` print. Main thread.
+ */
+import { escapeControl } from '../core/text.ts';
+import type { ToolResult } from '../core/tool.ts';
+import type { Usage } from '../llm/provider.ts';
+import type { AgentEvent } from './types.ts';
+
+export interface ActivityLog {
+  onEvent(e: AgentEvent): void;
+  /** Ends the answer's last line. */
+  end(): void;
+}
+
+interface Pending {
+  id: string;
+  label: string;
+  done?: string;
+}
+
+export function activityLog(out: (s: string) => void, err: (s: string) => void): ActivityLog {
+  let endedWithText = true;
+  /** The call whose start line is the last line on stderr: its result needs no label. */
+  let lastStart: string | undefined;
+  const pending = new Map<number, Pending[]>();
+  const breakText = () => {
+    if (!endedWithText) out('\n');
+    endedWithText = true;
+  };
+  const line = (s: string) => {
+    err(`${s}\n`);
+    lastStart = undefined;
+  };
+  const flush = (depth: number) => {
+    const queue = pending.get(depth) ?? [];
+    while (queue[0]?.done !== undefined) {
+      const c = queue.shift() as Pending;
+      line(`${'  '.repeat(depth)}  ⎿ ${lastStart === c.id ? '' : `${c.label}: `}${c.done}`);
+    }
+  };
+  return {
+    onEvent(e) {
+      const indent = '  '.repeat(e.depth);
+      if (e.type === 'text' && e.depth === 0) {
+        out(e.delta);
+        endedWithText = e.delta.endsWith('\n');
+      } else if (e.type === 'tool_start') {
+        breakText();
+        const label = `${e.name}(${preview(e.name, e.input)})`;
+        const queue = pending.get(e.depth) ?? [];
+        queue.push({ id: e.id, label });
+        pending.set(e.depth, queue);
+        line(`${indent}● ${label}`);
+        lastStart = e.id;
+      } else if (e.type === 'tool_end') {
+        const c = pending.get(e.depth)?.find((p) => p.id === e.id);
+        if (c) c.done = resultPreview(e.result);
+        flush(e.depth);
+      } else if (e.type === 'retry') {
+        breakText();
+        const n = e.notice;
+        line(
+          `mewcode: retrying in ${seconds(n.delayMs)} (${n.why}, attempt ${n.attempt} of ${n.of})${n.discarded ? '; the partial answer above is discarded' : ''}`,
+        );
+      } else if (e.type === 'notice') {
+        breakText();
+        line(`${indent}mewcode: ${e.message}`);
+      }
+    },
+    end: breakText,
+  };
+}
+
+const seconds = (ms: number) => (ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`);
+
+/** "3 turns, 1,234 input tokens, 567 output tokens". */
+export function usageLine(turns: number, u: Usage): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return `mewcode: ${turns} turn${turns === 1 ? '' : 's'}, ${n(u.input)} input tokens, ${n(u.output)} output tokens`;
+}
+
+/** The argument that says most about a call, on one line. */
+export function preview(tool: string, input: unknown): string {
+  const a = (input ?? {}) as Record<string, unknown>;
+  const main =
+    tool === 'bash' && typeof a.description === 'string'
+      ? a.description
+      : (a.file_path ?? a.pattern ?? a.command ?? a.prompt ?? a.path ?? a.description);
+  const text = typeof main === 'string' ? main : (JSON.stringify(input) ?? '');
+  return oneLine(text, 80);
+}
+
+/** Tabs as spaces, the rest escaped, clipped: a preview never shows a literal `\t`. */
+const oneLine = (s: string, n: number) => {
+  const flat = s.replace(/\t/g, ' ');
+  return escapeControl(flat.length > n ? `${flat.slice(0, n)}…` : flat);
+};
+
+const GRANT = /--allow-all|--(?:allow|deny)-(?:read|write|run|net|env)(?:=[^\s,;]+)?|--mode[= ][a-zA-Z]+/g;
+
+export function resultPreview(r: ToolResult): string {
+  const lines = r.content.split('\n');
+  const first = (lines.find((l) => l.trim() !== '') ?? '').trimStart();
+  let head = oneLine(first, 100);
+  // A denied call keeps the flag that would grant it, wherever the message said it.
+  if (r.code === 'permission_denied') {
+    const flags = [...new Set([...r.content.matchAll(GRANT)].map((m) => m[0].replace(/[.)]+$/, '')))];
+    const missing = flags.filter((f) => !head.includes(f));
+    if (missing.length) head += ` (run again with ${missing.join(' ')})`;
+  }
+  return `${r.isError ? `error (${r.code}): ` : ''}${head}${lines.length > 1 ? ` (+${lines.length - 1} line${lines.length === 2 ? '' : 's'})` : ''}`;
+}
+
+/** One `--output-format stream-json` line. */
+export function streamJsonEvent(e: AgentEvent): Record<string, unknown> {
+  const depth = e.depth;
+  switch (e.type) {
+    case 'turn':
+      return { type: 'turn_start', turn: e.turn, depth };
+    case 'text':
+      return { type: 'text_delta', text: e.delta, depth };
+    case 'tool_start':
+      return { type: 'tool_start', id: e.id, name: e.name, input: e.input, depth };
+    case 'tool_end':
+      return {
+        type: 'tool_end',
+        id: e.id,
+        name: e.name,
+        is_error: e.result.isError,
+        ...(e.result.code ? { code: e.result.code } : {}),
+        content: e.result.content,
+        depth,
+      };
+    case 'usage':
+      return {
+        type: 'usage',
+        turn: e.turn,
+        input_tokens: e.usage.input,
+        output_tokens: e.usage.output,
+        total_input_tokens: e.total.input,
+        total_output_tokens: e.total.output,
+        depth,
+      };
+    case 'retry':
+      return {
+        type: 'retry',
+        attempt: e.notice.attempt,
+        of: e.notice.of,
+        delay_ms: e.notice.delayMs,
+        why: e.notice.why,
+        message: e.notice.message,
+        discarded: e.notice.discarded,
+        depth,
+      };
+    case 'notice':
+      return { type: 'notice', message: e.message, depth };
+    case 'done':
+      return {
+        type: depth === 0 ? 'result' : 'subagent_result',
+        ok: e.reason === 'end',
+        reason: e.reason,
+        answer: e.answer,
+        ...(e.error ? { error: e.error } : {}),
+        turns: e.turns,
+        usage: { input_tokens: e.usage.input, output_tokens: e.usage.output },
+        depth,
+      };
+  }
+}
