@@ -112,7 +112,8 @@ function parseFor(command: Command, args: string[]) {
     const message = (e as Error).message.replace(/\. To specify a positional argument.*$/s, '');
     throw new UsageError(`${message}. See ${helpHint(command)}.`);
   }
-  for (const key of Object.keys(parsed.values) as Flag[]) {
+  // Asked for help, the other flags need not fit: the help says which do.
+  for (const key of parsed.values.help ? [] : (Object.keys(parsed.values) as Flag[])) {
     if (!takes(command, key)) {
       throw new UsageError(
         `The flag --${key} does not apply to ${command === 'agent' ? 'a task' : `"${command}"`}. See ${helpHint(command)}.`,
