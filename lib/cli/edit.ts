@@ -28,9 +28,20 @@ export async function edit(runtime: Runtime, args: ParsedArgs, signal: AbortSign
     ...(replaceAll ? { replace_all: true } : {}),
   }));
   const [one] = edits;
-  return edits.length === 1 && one
-    ? runtime.call('edit_file', { file_path: file, ...one }, { signal })
-    : runtime.call('multi_edit', { file_path: file, edits }, { signal });
+  const result =
+    edits.length === 1 && one
+      ? await runtime.call('edit_file', { file_path: file, ...one }, { signal })
+      : await runtime.call('multi_edit', { file_path: file, edits }, { signal });
+  return result.isError ? { ...result, content: editWording(result.content) } : result;
+}
+
+/** The tools' argument names in hints, as this command's flags. */
+function editWording(text: string): string {
+  return text
+    .replace(/set replace_all: true/g, 'pass --replace-all')
+    .replace(/\bedits\[(\d+)\]\.?/g, (_, i: string) => `pair ${Number(i) + 1}: `)
+    .replace(/\bold_string\b/g, '--old')
+    .replace(/\bnew_string\b/g, '--new');
 }
 
 /** A one-shot `call` of a write tool cannot follow "read it first": say what can. */
