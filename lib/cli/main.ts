@@ -19,6 +19,7 @@ import { runAgentCli } from './agent.ts';
 import { type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
 import { batch } from './batch.ts';
 import { edit, oneShotAdvice } from './edit.ts';
+import { printRead } from './output.ts';
 import { search } from './search.ts';
 import { watchStopSignals } from './signals.ts';
 import { askTrust } from './trust_question.ts';
@@ -104,7 +105,10 @@ async function read(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Pr
   const limit = positiveInt('limit', args.values.limit);
   if (offset !== undefined) input.offset = offset;
   if (limit !== undefined) input.limit = limit;
-  return print(await runtime.call('read_file', input, { signal }), args);
+  const result = await runtime.call('read_file', input, { signal });
+  if (args.values.json) return print(result, args);
+  printRead(result);
+  return result.isError ? 1 : 0;
 }
 
 /** The runtime the flags describe: root, workers, permissions, mode, sandbox, trust, prompt, verbosity. */

@@ -17,8 +17,9 @@ const CLI_HINTS: readonly [RegExp, string][] = [
   [/\buse fixed_strings\b/gi, 'use -F'],
   [/narrow pattern, path or glob/g, 'narrow the pattern, the path or -g'],
   [/narrow path and glob/g, 'narrow the path or -g'],
-  [/Find directories with glob\./g, 'Find directories with mewcode glob.'],
+  [/Find (directories|files) with glob\./g, 'Find $1 with mewcode glob.'],
   [/Read the file with read_file\./g, 'Read the file with mewcode read.'],
+  [/continue with offset=(\d+)/g, 'continue with --offset $1'],
 ];
 
 export function cliWording(text: string): string {
@@ -84,4 +85,19 @@ export function printSearch(result: ToolResult, json: boolean, painter: Painter 
   const err = lines.slice(n);
   if (out.length) process.stdout.write(`${(painter ? out.map((l) => painter.line(l)) : out).join('\n')}\n`);
   if (err.length) process.stderr.write(`${cliWording(err.join('\n'))}\n`);
+}
+
+/** `mewcode read`: the numbered lines on stdout; the footer saying where to continue, or an error, on stderr. */
+export function printRead(result: ToolResult): void {
+  if (result.isError) {
+    process.stderr.write(`${cliWording(result.content)}\n`);
+    return;
+  }
+  const lines = result.content.split('\n');
+  // Content lines start with a padded line number, so a line starting with "[truncated:" is the footer.
+  const at = lines.findIndex((l) => l.startsWith('[truncated:'));
+  const out = at === -1 ? lines : lines.slice(0, at);
+  if (out.length && !(out.length === 1 && out[0] === ''))
+    process.stdout.write(`${out.join('\n').replace(/\n$/, '')}\n`);
+  if (at !== -1) process.stderr.write(`${cliWording(lines.slice(at).join('\n'))}\n`);
 }
