@@ -60,6 +60,7 @@ const cases: string[][] = [
   ['-c', 'needle'],
   ['-i', 'NEEDLE', '-g', '*.js'],
   ['-F', 'x.y'],
+  ['-e', '-ish', '-e', 'axb'],
 ];
 for (const args of cases) {
   test(`cli grep: ${args.join(' ')} prints what rg prints`, async () => {

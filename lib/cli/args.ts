@@ -40,7 +40,7 @@ export function parseCli(argv: readonly string[]): ParsedArgs {
   const word = commandWord(args);
   const named = word !== undefined && (COMMANDS as readonly string[]).includes(word);
   const command: Command = named ? (word === 'run' ? 'agent' : (word as Command)) : 'agent';
-  const parsed = parseFor(command, args);
+  const parsed = parseFor(command, command === 'grep' ? dashPatterns(args) : args);
   const values = parsed.values as Values;
   const positionals = named ? parsed.positionals.slice(1) : parsed.positionals;
   if (named) {
@@ -82,6 +82,21 @@ function withPrompt(p: ParsedArgs): ParsedArgs {
     throw new UsageError(`-p takes the whole task; unexpected "${p.positionals[0]}". Quote it.`);
   if (!task.trim()) throw new UsageError('-p needs a task.');
   return { ...p, command: 'agent', positionals: [task] };
+}
+
+/** As in ripgrep, `-e -foo` searches for "-foo": the word after -e is its value even with a dash. */
+function dashPatterns(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    const next = args[i + 1];
+    if (a === '--') return [...out, ...args.slice(i)];
+    if ((a === '-e' || a === '--regexp') && next?.startsWith('-')) {
+      out.push(`--regexp=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
 }
 
 /** The first word that is neither a flag nor a flag's value: the command, or whatever stands there. */
