@@ -149,3 +149,13 @@ test('cli grep: on a terminal it is coloured unless NO_COLOR', () => {
   assert.ok(onTerminal({}).includes(`${ESC}35msub/c.ts${ESC}39m`));
   assert.equal(onTerminal({ NO_COLOR: '1' }), 'sub/c.ts:2:pin c\n');
 });
+
+test('cli grep and glob: hints name the CLI’s flags; an unknown type is a usage error', async () => {
+  const cut = await runCli(['glob', '-e', 'ts', '--limit', '1'], { cwd: root });
+  assert.deepEqual([cut.code, cut.out], [0, 'a.ts\n']);
+  assert.match(cut.err, /raise --limit/);
+  assert.doesNotMatch(cut.err, /raise limit/);
+  const type = await runCli(['grep', '-t', 'cobol', 'x'], { cwd: root });
+  assert.deepEqual([type.code, type.out], [2, '']);
+  assert.match(type.err, /^mewcode: Unknown type "cobol" for -t\. Types: .*\bts\b/);
+});

@@ -163,7 +163,8 @@ export const grep = defineTool({
     // where nothing could stop it; any other runs in a worker under the deadline: the pool's, or,
     // without a pool, the standby one.
     const inlineAllowed =
-      linearPattern(a.pattern, template.fixedStrings) && globs.every((g) => boundedGlob(g.replace(/^!/, '')));
+      linearPattern(a.pattern, template.fixedStrings) &&
+      [...globs, ...(filter.types ?? [])].every((g) => boundedGlob(g.replace(/^!/, '')));
     const runner = inlineAllowed ? ctx.shards : (ctx.shards ?? ctx.isolated);
     if (!runner && !inlineAllowed)
       return fail(
