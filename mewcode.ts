@@ -21,7 +21,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const wordless = args.command === undefined || (args.command === 'agent' && args.positionals.length === 0);
-  if (wordless && !args.values.help && !args.values.version && !process.stdin.isTTY) {
+  if (wordless && args.help === undefined && !process.stdin.isTTY) {
     // No words, but a pipe: the task comes on stdin.
     const task = readFileSync(0, 'utf8').trim();
     if (task) {
@@ -29,9 +29,13 @@ async function main(argv: string[]): Promise<number> {
       args.command = 'agent';
     }
   }
-  if (args.values.help || args.command === undefined) {
-    (args.command === undefined && !args.values.help ? process.stderr : process.stdout).write(HELP);
-    return args.values.help ? 0 : 2;
+  if (args.help !== undefined) {
+    process.stdout.write(args.help);
+    return 0;
+  }
+  if (args.command === undefined) {
+    process.stderr.write(HELP);
+    return 2;
   }
   const { runCommand } = await import('./lib/cli/main.ts');
   return runCommand(args);

@@ -96,7 +96,7 @@ export interface Runtime {
   /** Whether a tool is read-only (an unknown name is not): read-only calls may run together. */
   isReadOnly(name: string): boolean;
   /** Runs one tool call; never throws. Write tools queue in the write lane. */
-  call(name: string, input: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;
+  call(name: string, input: unknown, options?: { signal?: AbortSignal; unbudgeted?: boolean }): Promise<ToolResult>;
   /** Runs calls as the agent loop does: consecutive read-only calls together, writes one by one; results in order. */
   batch(calls: readonly BatchCall[], options?: { signal?: AbortSignal }): Promise<ToolResult[]>;
   definitions(format: 'anthropic'): AnthropicTool[];
@@ -188,7 +188,13 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     skills,
     isReadOnly,
     call: (name, input, callOptions = {}) =>
-      registry.execute(name, input, { root: gate.root, signal: callOptions.signal, authorize, lanes }),
+      registry.execute(name, input, {
+        root: gate.root,
+        signal: callOptions.signal,
+        authorize,
+        lanes,
+        unbudgeted: callOptions.unbudgeted ?? false,
+      }),
     batch: (calls, batchOptions = {}) =>
       runInGroups(
         calls,

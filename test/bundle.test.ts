@@ -47,7 +47,7 @@ test('bundle: one file that runs with plain node and no node_modules', async () 
 test('bundle: grep and glob, through its own worker threads', async () => {
   const g = await node(['grep', 'TODO', '--head-limit', '2', '--workers', '2']);
   assert.equal(g.code, 0, g.err);
-  assert.equal(g.out.split('\n').slice(0, 2).join('\n'), 'many/f0.txt:1: TODO 0\nmany/f1.txt:1: TODO 1');
+  assert.equal(g.out.split('\n').slice(0, 2).join('\n'), 'many/f0.txt:1:TODO 0\nmany/f1.txt:1:TODO 1');
   const c = await node(['grep', 'TODO', '-c', '--head-limit', '0', '--workers', '2']);
   assert.equal(c.out.trim().split('\n').length, 2501);
   assert.deepEqual(await node(['glob', 'src/**']), { code: 0, out: 'src/a.ts\n', err: '' });
@@ -119,7 +119,7 @@ await made.value.close();
   );
   const out = execFileSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' });
   assert.deepEqual(JSON.parse(out), {
-    grep: 'src/a.ts:1: export const a = 1; // TODO',
+    grep: 'src/a.ts:1:export const a = 1; // TODO',
     batch: ['src/a.ts', '     1\t# hello'],
     defs: 10,
   });

@@ -1,157 +1,182 @@
 /**
- * Command-line parsing: one table of flags, `node:util` parseArgs in strict mode, then a check that
- * each flag belongs to the command it was given with. Every mistake becomes a `UsageError` (exit 2)
- * whose message says what was wrong and what is accepted. Main thread, no tool imports.
+ * Command-line parsing: find the command word, then parse with that command's flags (node:util
+ * parseArgs, strict) and its short letters from the flag table (flags.ts). Every mistake becomes a
+ * `UsageError` (exit 2) that says what was wrong and what is accepted. Nothing here reaches a model:
+ * a task is only ever `run <task…>`, `-p <task>`, one quoted argument with spaces, or piped stdin
+ * (mewcode.ts); a lone unknown word is a typo, answered with the nearest command. Main thread.
  */
 import { parseArgs } from 'node:util';
+import { COMMANDS, type Command, FLAGS, type Flag, PERMISSION_FLAGS, shortsOf, takes } from './flags.ts';
+import { commandHelp, HELP } from './help.ts';
 
-export const COMMANDS = ['call', 'batch', 'read', 'grep', 'glob', 'tools', 'mcp', 'bench'] as const;
-/** `agent` is what runs when the first word is not a command: the words are the task. */
-export type Command = (typeof COMMANDS)[number] | 'agent';
-
-const FLAGS = {
-  root: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'V' },
-  'allow-read': { type: 'string' },
-  'allow-write': { type: 'string' },
-  'allow-run': { type: 'string' },
-  'allow-net': { type: 'string' },
-  'allow-env': { type: 'string' },
-  'deny-read': { type: 'string' },
-  'deny-write': { type: 'string' },
-  'deny-run': { type: 'string' },
-  'deny-net': { type: 'string' },
-  'deny-env': { type: 'string' },
-  'allow-all': { type: 'boolean', short: 'A' },
-  mode: { type: 'string' },
-  sandbox: { type: 'boolean' },
-  trust: { type: 'boolean' },
-  verbose: { type: 'boolean', short: 'v' },
-  offset: { type: 'string' },
-  limit: { type: 'string' },
-  format: { type: 'string' },
-  workers: { type: 'string' },
-  'ignore-case': { type: 'boolean', short: 'i' },
-  'fixed-strings': { type: 'boolean', short: 'F' },
-  multiline: { type: 'boolean', short: 'U' },
-  glob: { type: 'string' },
-  'output-mode': { type: 'string' },
-  'files-with-matches': { type: 'boolean', short: 'l' },
-  count: { type: 'boolean', short: 'c' },
-  context: { type: 'string', short: 'C' },
-  before: { type: 'string', short: 'B' },
-  after: { type: 'string', short: 'A' },
-  'head-limit': { type: 'string' },
-  'include-ignored': { type: 'boolean' },
-  sort: { type: 'string' },
-  provider: { type: 'string' },
-  model: { type: 'string' },
-  'base-url': { type: 'string' },
-  'max-turns': { type: 'string' },
-  'output-format': { type: 'string' },
-  quick: { type: 'boolean' },
-  reps: { type: 'string' },
-  files: { type: 'string' },
-  out: { type: 'string' },
-} as const;
-type Flag = keyof typeof FLAGS;
-
-/** The Deno-style permission flags; bare forms grant everything of their kind. */
-export const PERMISSION_FLAGS = [
-  'allow-read',
-  'allow-write',
-  'allow-run',
-  'allow-net',
-  'allow-env',
-  'deny-read',
-  'deny-write',
-  'deny-run',
-  'deny-net',
-  'deny-env',
-] as const;
-
-const GLOBAL_FLAGS: readonly Flag[] = [
-  'root',
-  'json',
-  'help',
-  'version',
-  'workers',
-  'allow-all',
-  'mode',
-  'sandbox',
-  'trust',
-  'verbose',
-  ...PERMISSION_FLAGS,
-];
-const COMMAND_FLAGS: Record<Command, readonly Flag[]> = {
-  call: [],
-  batch: [],
-  read: ['offset', 'limit'],
-  grep: [
-    'ignore-case',
-    'fixed-strings',
-    'multiline',
-    'glob',
-    'output-mode',
-    'files-with-matches',
-    'count',
-    'context',
-    'before',
-    'after',
-    'head-limit',
-    'include-ignored',
-  ],
-  glob: ['sort', 'limit', 'include-ignored'],
-  tools: ['format'],
-  bench: ['quick', 'reps', 'files', 'out'],
-  mcp: [],
-  agent: ['provider', 'model', 'base-url', 'max-turns', 'output-format'],
-};
+export { COMMANDS, type Command, PERMISSION_FLAGS } from './flags.ts';
+export { HELP } from './help.ts';
 
 export class UsageError extends Error {}
+
+type Values = {
+  [K in Flag]?: (typeof FLAGS)[K] extends { multiple: true }
+    ? (typeof FLAGS)[K]['type'] extends 'string'
+      ? string[]
+      : boolean[]
+    : (typeof FLAGS)[K]['type'] extends 'string'
+      ? string
+      : boolean;
+};
 
 export interface ParsedArgs {
   command: Command | undefined;
   positionals: string[];
-  values: { [K in Flag]?: (typeof FLAGS)[K]['type'] extends 'string' ? string : boolean };
+  values: Values;
+  /** The help text to print on stdout (exit 0), when help was asked for. */
+  help?: string;
 }
 
 export function parseCli(argv: readonly string[]): ParsedArgs {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof FLAGS; allowPositionals: true; strict: true }>>;
-  try {
-    // Deno-style: a bare --allow-write grants the whole root, --allow-write=a,b only those paths.
-    const args = argv.map((a) =>
-      (PERMISSION_FLAGS as readonly string[]).includes(a.slice(2)) && a.startsWith('--') ? `${a}=*` : a,
-    );
-    parsed = parseArgs({ args, options: FLAGS, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new UsageError(
-      `${(e as Error).message.replace(/\. To specify a positional argument.*$/s, '')}. See mewcode --help.`,
-    );
-  }
-  const [first, ...rest] = parsed.positionals;
-  const agentFlags = (['provider', 'model', 'base-url', 'max-turns', 'output-format'] as const).some(
-    (f) => parsed.values[f] !== undefined,
+  // Deno-style: a bare --allow-write grants the whole root, --allow-write=a,b only those paths.
+  const args = argv.map((a) =>
+    a.startsWith('--') && (PERMISSION_FLAGS as readonly string[]).includes(a.slice(2)) ? `${a}=*` : a,
   );
-  // Anything that is not a command is a task for the agent (as is piped stdin with no words at all).
-  const isCommand = first !== undefined && (COMMANDS as readonly string[]).includes(first);
-  const command: Command | undefined = isCommand
-    ? (first as Command)
-    : first !== undefined || agentFlags
-      ? 'agent'
-      : undefined;
-  const positionals = command === 'agent' ? parsed.positionals : rest;
-  const allowed = new Set<Flag>([...GLOBAL_FLAGS, ...(command ? COMMAND_FLAGS[command] : [])]);
-  for (const key of Object.keys(parsed.values) as Flag[]) {
-    if (!allowed.has(key)) {
+  const word = commandWord(args);
+  const named = word !== undefined && (COMMANDS as readonly string[]).includes(word);
+  const command: Command = named ? (word === 'run' ? 'agent' : (word as Command)) : 'agent';
+  const parsed = parseFor(command, command === 'grep' ? dashPatterns(args) : args);
+  const values = parsed.values as Values;
+  const positionals = named ? parsed.positionals.slice(1) : parsed.positionals;
+  if (named) {
+    if (values.help) return { command, positionals, values, help: commandHelp(command) };
+    if (word === 'run' && positionals.length === 0 && values.prompt === undefined && process.stdin.isTTY)
+      throw new UsageError('run needs a task: mewcode run fix the failing test (or pipe it on stdin).');
+    return withPrompt({ command, positionals, values });
+  }
+  const [first, ...rest] = positionals;
+  if (first === 'help') {
+    if (rest.length > 1) throw new UsageError(`help takes one command; unexpected "${rest[1]}".`);
+    const about = rest[0];
+    if (about === undefined) return { command: undefined, positionals: [], values, help: HELP };
+    if (about === 'agent' || about === 'run')
+      return { command: 'agent', positionals: [], values, help: commandHelp('agent') };
+    if (!(COMMANDS as readonly string[]).includes(about)) throw unknownWord(about, rest.slice(1));
+    return { command: about as Command, positionals: [], values, help: commandHelp(about as Command) };
+  }
+  if (values.help) return { command: undefined, positionals: [], values, help: HELP };
+  if (first === undefined) {
+    // No words: a task may come with -p or on stdin (mewcode.ts reads it); agent flags alone say so too.
+    const agentFlags = (['prompt', 'provider', 'model', 'base-url', 'max-turns', 'output-format'] as const).some(
+      (f) => values[f] !== undefined,
+    );
+    return withPrompt({ command: agentFlags ? 'agent' : undefined, positionals: [], values });
+  }
+  // A quoted task has spaces in it; a bare word that is not a command is a typo, never a task.
+  if (!/\s/.test(first.trim())) throw unknownWord(first, rest);
+  return withPrompt({ command: 'agent', positionals, values });
+}
+
+/** -p TASK is the task; it does not mix with words. */
+function withPrompt(p: ParsedArgs): ParsedArgs {
+  const task = p.values.prompt;
+  if (task === undefined) return p;
+  if (p.command !== 'agent' && p.command !== undefined)
+    throw new UsageError(`-p gives the agent a task; it does not apply to "${p.command}".`);
+  if (p.positionals.length)
+    throw new UsageError(`-p takes the whole task; unexpected "${p.positionals[0]}". Quote it.`);
+  if (!task.trim()) throw new UsageError('-p needs a task.');
+  return { ...p, command: 'agent', positionals: [task] };
+}
+
+/** As in ripgrep, `-e -foo` searches for "-foo": the word after -e is its value even with a dash. */
+function dashPatterns(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    const next = args[i + 1];
+    if (a === '--') return [...out, ...args.slice(i)];
+    if ((a === '-e' || a === '--regexp') && next?.startsWith('-')) {
+      out.push(`--regexp=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
+/** The first word that is neither a flag nor a flag's value: the command, or whatever stands there. */
+function commandWord(args: readonly string[]): string | undefined {
+  const shorts = shortsOf('agent');
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === '--') return args[i + 1];
+    if (!a.startsWith('-') || a === '-') return a;
+    if (a.includes('=')) continue;
+    const name = a.startsWith('--') ? a.slice(2) : shorts[a.slice(1)];
+    const spec = name === undefined ? undefined : (FLAGS as Record<string, { type: string }>)[name];
+    if (spec?.type === 'string' && (a.startsWith('--') || a.length === 2)) i++;
+  }
+  return undefined;
+}
+
+function parseFor(command: Command, args: string[]) {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
+  for (const [name, spec] of Object.entries(FLAGS)) {
+    options[name] = { type: spec.type, ...('multiple' in spec ? { multiple: true } : {}) };
+  }
+  for (const [letter, flag] of Object.entries(shortsOf(command))) (options[flag] as { short?: string }).short = letter;
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    const message = (e as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    throw new UsageError(`${message}. See ${helpHint(command)}.`);
+  }
+  // Asked for help, the other flags need not fit: the help says which do.
+  for (const key of parsed.values.help ? [] : (Object.keys(parsed.values) as Flag[])) {
+    if (!takes(command, key)) {
       throw new UsageError(
-        `The flag --${key} does not apply to ${command ? `"${command}"` : 'this invocation'}. See mewcode --help.`,
+        `The flag --${key} does not apply to ${command === 'agent' ? 'a task' : `"${command}"`}. See ${helpHint(command)}.`,
       );
     }
   }
-  return { command, positionals, values: parsed.values as ParsedArgs['values'] };
+  return parsed;
+}
+
+const helpHint = (command: Command) => (command === 'agent' ? 'mewcode --help' : `mewcode ${command} --help`);
+
+/** A word that is not a command: the nearest command, and how to give a task instead. */
+function unknownWord(word: string, rest: readonly string[]): UsageError {
+  const near = nearest(word, [...COMMANDS, 'help']);
+  const guess = near ? ` Did you mean "${near}"?` : '';
+  const task = [word, ...rest].join(' ');
+  return new UsageError(
+    `"${word}" is not a command.${guess} Commands: ${COMMANDS.join(', ')}, help. ` +
+      `To give the agent a task, quote it or say run: mewcode run ${task.length > 40 ? `${task.slice(0, 40)}…` : task}`,
+  );
+}
+
+/** The nearest candidate within a third of `word`'s length in edits (at most 2), if any. */
+function nearest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.min(2, Math.floor(word.length / 3)) + 1;
+  for (const c of candidates) {
+    const d = distance(word.toLowerCase(), c);
+    if (d < bestDistance) [best, bestDistance] = [c, d];
+  }
+  return best;
+}
+
+/** Optimal string alignment distance: edits, with a swap of neighbours as one (grpe → grep). */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) (d[0] as number[])[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] as number[];
+      const up = d[i - 1] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((up[j] as number) + 1, (row[j - 1] as number) + 1, (up[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
+    }
+  }
+  return (d[a.length] as number[])[b.length] as number;
 }
 
 /** A flag value that must be a positive integer (or, with `zero`, a non-negative one). */
@@ -162,54 +187,3 @@ export function positiveInt(flag: string, value: string | undefined, zero = fals
   }
   return Number(value);
 }
-
-export const HELP = `mewcode — the tools a coding agent uses, as a runtime and a CLI
-
-Usage:
-  mewcode [--provider anthropic|openai] [--model M] [--base-url URL] [--max-turns N]
-          [--output-format text|json|stream-json] "<task>"
-                run the agent on a task (or pipe the task on stdin); keys from ANTHROPIC_API_KEY /
-                OPENAI_API_KEY; --base-url (or ANTHROPIC_BASE_URL / OPENAI_BASE_URL) for a proxy or
-                an OpenAI-compatible server. Model: --model, MEWCODE_MODEL, settings "model", else
-                claude-sonnet-5-5 / gpt-5.4. stream-json: one JSON event per line.
-                Failures (429, 5xx, 529, dropped connections, a stream silent for
-                MEWCODE_STREAM_IDLE_MS, default 120000) are retried 4 times with jittered backoff
-                from MEWCODE_RETRY_BASE_MS (default 1000; 429/529 wait 5x longer), shown on stderr.
-                Context budget MEWCODE_CONTEXT_TOKENS (default: the model's window): old tool
-                results are cleared, applied large arguments summarized, then the model compacts
-                the conversation and recent files are re-read. Calls cut by the output limit are
-                never run; a cut or empty final answer exits 1.
-  mewcode call <tool> '<json>'              run any tool; '-' reads the JSON from stdin
-  mewcode batch [file|-]                    a JSON array or JSONL of {"name","input"}: reads together,
-                                            writes one by one, results as a JSON array in request order
-  mewcode read <file> [--offset N] [--limit N]
-  mewcode grep <pattern> [path] [-i] [-F] [-U] [--glob G] [-l | -c | --output-mode M]
-               [-A N] [-B N] [-C N] [--head-limit N (0: all)] [--include-ignored]
-  mewcode glob <pattern> [path] [--sort path|mtime] [--limit N] [--include-ignored]
-  mewcode tools [--format anthropic|openai|openai-strict]
-  mewcode mcp                               serve the tools to an MCP client over stdio
-  mewcode bench [path] [--quick] [--reps N] [--files N] [--out DIR]
-               grep/glob throughput against rg, fd, grep, find and JS libraries
-
-Options:
-  --root DIR       the directory tools work in (default: the current directory)
-  --workers N      read-lane worker threads (default: available cores; 0 runs inline)
-  --json           print the whole result object as JSON
-  --allow-read[=PATH,...]  --allow-write[=PATH,...]  --allow-run[=PROGRAM,...]
-  --allow-net[=HOST,...]   --allow-env[=VAR,...]      grant without asking (bare: all of that kind)
-  --deny-read=… --deny-write=… --deny-run=… --deny-net=… --deny-env=…   refuse (deny wins)
-  -A, --allow-all  grant everything (the sandbox, the blacklist and denials still apply)
-  --mode M         default | acceptEdits | plan | bypass
-  --sandbox        run bash inside bubblewrap (fails when it cannot start; never falls back)
-  --trust          trust this folder's .mewcode settings (hooks, allow rules, mode bypass/acceptEdits,
-                   MCP servers), recorded in ~/.mewcode/trusted.json until they change; untrusted,
-                   they are ignored (on a terminal you are asked once)
-  -v, --verbose    print every permission decision on stderr
-                   .git/ and .mewcode/settings*.json are written only when an --allow-write path names them
-  -h, --help       show this help
-  -V, --version    show the version
-
-Exit status: 0 success, 1 the tool returned an error (or the agent stopped on a failure), 2 a usage
-error, 130 interrupted.
-grep and glob exit like ripgrep: 0 found, 1 nothing found, 2 an error.
-`;

@@ -9,7 +9,6 @@ import { PROVIDERS, type ProviderName } from '../llm/providers.ts';
 import { isMode, MODES } from '../policy/modes.ts';
 import { type Flags, grantOf, KINDS } from '../policy/permissions.ts';
 import {
-  type BatchCall,
   createRuntime,
   DEFINITION_FORMATS,
   type DefinitionFormat,
@@ -18,6 +17,10 @@ import {
 } from '../runtime.ts';
 import { outputFormat, runAgentCli } from './agent.ts';
 import { type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
+import { batch } from './batch.ts';
+import { edit, oneShotAdvice } from './edit.ts';
+import { printRead } from './output.ts';
+import { search } from './search.ts';
 import { watchStopSignals } from './signals.ts';
 import { askTrust } from './trust_question.ts';
 
@@ -47,6 +50,8 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
         return exit(await read(runtime, args, signal));
       case 'batch':
         return exit(await batch(runtime, args, signal));
+      case 'edit':
+        return exit(print(await edit(runtime, args, signal), args));
       case 'agent':
         return exit(await agent(runtime, args, signal));
       case 'mcp': {
@@ -88,48 +93,7 @@ async function call(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Pr
       throw new UsageError(`The arguments for ${name} are not valid JSON: ${(e as Error).message}.`);
     }
   }
-  return print(await runtime.call(name, input, { signal }), args);
-}
-
-/** batch: a JSON array (or JSON lines) of {name, input}; answers a JSON array of results in order. */
-async function batch(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Promise<number> {
-  const [source = '-', ...extra] = args.positionals;
-  if (extra.length) throw new UsageError(`batch takes one file (or - for stdin); unexpected "${extra[0]}".`);
-  let text: string;
-  try {
-    text = readFileSync(source === '-' ? 0 : source, 'utf8');
-  } catch (e) {
-    throw new UsageError(
-      `Cannot read the batch from ${source === '-' ? 'stdin' : `"${source}"`}: ${(e as NodeJS.ErrnoException).code ?? e}.`,
-    );
-  }
-  const calls = parseBatch(text);
-  const results = await runtime.batch(calls, { signal });
-  const out = results.map((result, i) => ({ name: calls[i]?.name, ...result }));
-  process.stdout.write(`${JSON.stringify(out, null, args.values.json ? 2 : undefined)}\n`);
-  return results.some((r) => r.isError) ? 1 : 0;
-}
-
-function parseBatch(text: string): BatchCall[] {
-  const trimmed = text.trim();
-  let items: unknown[];
-  try {
-    items = trimmed.startsWith('[')
-      ? (JSON.parse(trimmed) as unknown[])
-      : trimmed
-          .split('\n')
-          .filter((l) => l.trim() !== '')
-          .map((l) => JSON.parse(l) as unknown);
-  } catch (e) {
-    throw new UsageError(`The batch is not a JSON array or JSON lines: ${(e as Error).message}.`);
-  }
-  return items.map((item, i) => {
-    const o = item as { name?: unknown; input?: unknown };
-    if (typeof o !== 'object' || o === null || typeof o.name !== 'string') {
-      throw new UsageError(`Batch item ${i + 1} must be an object {"name": "<tool>", "input": {...}}.`);
-    }
-    return { name: o.name, input: o.input };
-  });
+  return print(oneShotAdvice(await runtime.call(name, input, { signal })), args);
 }
 
 async function read(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Promise<number> {
@@ -141,7 +105,10 @@ async function read(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Pr
   const limit = positiveInt('limit', args.values.limit);
   if (offset !== undefined) input.offset = offset;
   if (limit !== undefined) input.limit = limit;
-  return print(await runtime.call('read_file', input, { signal }), args);
+  const result = await runtime.call('read_file', input, { signal });
+  if (args.values.json) return print(result, args);
+  printRead(result);
+  return result.isError ? 1 : 0;
 }
 
 /** The runtime the flags describe: root, workers, permissions, mode, sandbox, trust, prompt, verbosity. */
@@ -223,52 +190,6 @@ async function bench(args: ParsedArgs): Promise<number> {
   const bench = '../../bench/search.bench.ts';
   const { runBench } = (await import(bench)) as typeof import('../../bench/search.bench.ts');
   return runBench(argv);
-}
-
-async function search(runtime: Runtime, args: ParsedArgs, tool: 'grep' | 'glob', signal: AbortSignal) {
-  const [pattern, dir, ...extra] = args.positionals;
-  if (pattern === undefined) throw new UsageError(`${tool} needs a pattern.`);
-  if (extra.length)
-    throw new UsageError(`${tool} takes a pattern and one path; unexpected "${extra[0]}". Quote the pattern.`);
-  const f = args.values;
-  const input: Record<string, unknown> = { pattern };
-  if (dir !== undefined) input.path = dir;
-  if (f['include-ignored']) input.include_ignored = true;
-  if (tool === 'glob') {
-    if (f.sort !== undefined && f.sort !== 'path' && f.sort !== 'mtime')
-      throw new UsageError(`--sort must be path or mtime, not "${f.sort}".`);
-    if (f.sort !== undefined) input.sort = f.sort;
-    const limit = positiveInt('limit', f.limit);
-    if (limit !== undefined) input.limit = limit;
-  } else {
-    const modes = [f['files-with-matches'] && 'files_with_matches', f.count && 'count', f['output-mode']].filter(
-      Boolean,
-    );
-    if (modes.length > 1) throw new UsageError('Give one output mode: -l, -c or --output-mode.');
-    if (modes[0] !== undefined) {
-      if (!['content', 'files_with_matches', 'count'].includes(modes[0] as string)) {
-        throw new UsageError(`--output-mode must be content, files_with_matches or count, not "${modes[0]}".`);
-      }
-      input.output_mode = modes[0];
-    }
-    if (f['ignore-case']) input.case_insensitive = true;
-    if (f['fixed-strings']) input.fixed_strings = true;
-    if (f.multiline) input.multiline = true;
-    if (f.glob !== undefined) input.glob = f.glob;
-    for (const [flag, key] of [
-      ['context', 'context'],
-      ['before', 'before'],
-      ['after', 'after'],
-      ['head-limit', 'head_limit'],
-    ] as const) {
-      const n = positiveInt(flag, f[flag], true);
-      if (n !== undefined) input[key] = n;
-    }
-  }
-  const result = await runtime.call(tool, input, { signal });
-  print(result, args);
-  if (result.isError) return 2;
-  return Number(result.meta?.[tool === 'grep' ? 'files' : 'total'] ?? 0) > 0 ? 0 : 1;
 }
 
 function tools(runtime: Runtime, args: ParsedArgs): number {

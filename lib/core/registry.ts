@@ -53,6 +53,8 @@ export interface ExecuteEnv {
   authorize(tool: AnyTool, access: readonly Access[], args: unknown): Promise<Result<Authorization, ToolResult>>;
   /** Where the checked call runs; default: right here, at once. */
   lanes?: LaneRunner;
+  /** No output budget for this call (see ToolContext.unbudgeted). */
+  unbudgeted?: boolean;
 }
 
 export class Registry {
@@ -119,7 +121,12 @@ export class Registry {
       if (!granted.ok) return granted.error;
       const signal = env.signal ?? new AbortController().signal;
       if (signal.aborted) return fail('cancelled', `${tool.name} was cancelled before it started.`);
-      const ctx: ToolContext = { root: env.root, paths: granted.value.paths, signal };
+      const ctx: ToolContext = {
+        root: env.root,
+        paths: granted.value.paths,
+        signal,
+        ...(env.unbudgeted ? { unbudgeted: true } : {}),
+      };
       const result = await (env.lanes ? env.lanes.run(tool, parsed.value, ctx) : tool.invoke(parsed.value, ctx));
       // The decision travels with the result (the CLI's --json shows it).
       return result.meta?.policy ? result : { ...result, meta: { ...result.meta, policy: granted.value.decision } };

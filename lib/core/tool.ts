@@ -58,6 +58,8 @@ export interface ToolContext {
   paths: readonly CheckedPath[];
   /** Aborted on cancel or deadline; long-running tools must stop promptly. */
   signal: AbortSignal;
+  /** A person reading a pipe asked for everything (the CLI's grep and glob): no output budget, no spill. */
+  unbudgeted?: boolean;
 }
 
 /** What a call would change, for the approval prompt: a unified diff, or one line on why there is none. */
@@ -171,6 +173,7 @@ export function defineTool<
         // A throw here is a bug in the tool, but the caller still gets a value, never an exception.
         result = fail('internal', `${spec.name} failed unexpectedly: ${describeError(e)}`);
       }
+      if (ctx.unbudgeted) return result;
       return applyBudget(result, { maxBytes: maxOutputBytes, root: ctx.root, ...budget });
     },
   };

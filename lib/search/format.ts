@@ -100,10 +100,13 @@ export interface GrepPrinted {
   text: string;
   files: number;
   matches: number;
+  /** How many of the text's first lines are results; the rest are notes (the CLI sends them to stderr). */
+  results: number;
 }
 
 /**
- * Prints grep results ripgrep-style: `path:line: text` for matches, `path-line- text` for context,
+ * Prints grep results as ripgrep does, so scripts can switch between the two: `path:line:text` for
+ * matches, `path-line-text` for context,
  * `path` or `path:N` in the other modes, cut at `headLimit`, then the notes.
  */
 export function printGrep(found: GrepFound, o: GrepPrintOptions): GrepPrinted {
@@ -132,7 +135,7 @@ export function printGrep(found: GrepFound, o: GrepPrintOptions): GrepPrinted {
         break outer;
       }
       if (o.withContext && out.length > 0 && (prev === -1 || l.n !== prev + 1)) out.push('--');
-      out.push(`${show(f.rel)}${l.match ? ':' : '-'}${l.n}${l.match ? ':' : '-'} ${cutLine(l.text, l.partial)}`);
+      out.push(`${show(f.rel)}${l.match ? ':' : '-'}${l.n}${l.match ? ':' : '-'}${cutLine(l.text, l.partial)}`);
       if (prev === -1) files++;
       if (l.match) matches++;
       prev = l.n;
@@ -144,7 +147,7 @@ export function printGrep(found: GrepFound, o: GrepPrintOptions): GrepPrinted {
     out.length === 0
       ? [`No matches for ${quote(clipQuoted(o.pattern))} in ${quote(o.shown)}.`, ...notes].join('\n')
       : [...out, ...notes].join('\n');
-  return { text, files, matches };
+  return { text, files, matches, results: out.length };
 }
 
 function grepNotes(found: GrepFound, o: GrepPrintOptions, more: boolean): string[] {

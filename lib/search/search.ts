@@ -24,6 +24,12 @@ export interface SearchOptions {
   maxLines: number;
   /** Count matching lines without keeping them (count mode). */
   countOnly: boolean;
+  /** The lines that do not match are the results (ripgrep -v). */
+  invert?: boolean;
+  /** Each match on its own line, its text only (ripgrep -o). */
+  onlyMatching?: boolean;
+  /** At most this many matching lines per file (ripgrep -m). */
+  maxCount?: number;
 }
 
 export interface Line {
@@ -86,7 +92,8 @@ export function searchFile(at: string, o: SearchOptions): FileOutcome {
       const end = carry + got;
       if (buf.subarray(0, end).indexOf(0, carry) !== -1) {
         // Binary: skipped. Counted only when it could have matched, so the note is about real hits.
-        return mayMatch(buf.subarray(0, end), o.spec) ? { kind: 'binary' } : { kind: 'ok', lines: [], matches: 0 };
+        const may = o.invert || mayMatch(buf.subarray(0, end), o.spec);
+        return may ? { kind: 'binary' } : { kind: 'ok', lines: [], matches: 0 };
       }
       const eof = got < want;
       // Search up to the last newline; an unfinished line waits for the next read unless it fills the buffer.
@@ -121,25 +128,30 @@ function searchRegion(
   const bytes = buf.subarray(0, end);
   // Bytes first: a required literal missing from the raw bytes rules the region out undecoded.
   const latin1 = spec.literalFolded ? bytes.toString('latin1') : undefined;
-  if (!mayMatch(bytes, spec, latin1)) return false;
+  const none = !mayMatch(bytes, spec, latin1);
+  if (none && !o.invert) return false;
+  const firstOnly = o.firstOnly && !o.invert;
   let src: Source;
   let hits: Hit[];
   if (!o.multiline && (spec.literal || spec.literalFolded)) {
     src = new ByteSource(bytes);
-    hits = literalHits(bytes, src, spec, o.firstOnly, latin1);
+    hits = none ? [] : literalHits(bytes, src, spec, firstOnly, latin1);
   } else {
     const text = bytes.toString('utf8');
     src = new TextSource(text);
-    hits = o.multiline ? multilineHits(text, src, spec) : textHits(text, src, spec, o.firstOnly);
+    hits = none ? [] : o.multiline ? multilineHits(text, src, spec) : textHits(text, src, spec, firstOnly);
   }
+  if (o.invert) hits = otherLines(src, hits, o.firstOnly);
   // A first line that began in an earlier piece may already have matched there.
   if (head !== undefined && hits[0]?.start === 0 && out.lastMatch === base) hits.shift();
   const lastHit = hits.at(-1);
   if (lastHit === undefined) return false;
+  const maxCount = o.maxCount ?? Number.POSITIVE_INFINITY;
   if (o.countOnly) {
     for (const h of hits) out.matches += 1 + (h.lastStart === h.start ? 0 : src.newlines(h.start, h.lastStart));
     out.lastMatch = base + src.newlines(0, lastHit.lastStart);
-    return false;
+    if (out.matches >= maxCount) out.matches = maxCount;
+    return out.matches >= maxCount;
   }
   return emit(src, base, hits, o, out, head);
 }
@@ -163,6 +175,7 @@ function emit(
   const next = (start: number) => Math.min(src.lineEnd(start) + 1, src.length);
   let lastEmitted = out.lines.at(-1)?.n ?? 0;
   for (const [h, hit] of hits.entries()) {
+    if (out.matches >= (o.maxCount ?? Number.POSITIVE_INFINITY)) return true;
     const first = numberAt(hit.start);
     const last = hit.lastStart === hit.start ? first : first + src.newlines(hit.start, hit.lastStart);
     out.matches += last - first + 1;
@@ -177,7 +190,8 @@ function emit(
     let e = hit.start;
     for (let n = first; n <= last; n++) {
       const piece = head !== undefined && e === 0;
-      block.push(piece ? { n, text: head, match: true, partial: true } : { n, text: src.line(e), match: true });
+      if (o.onlyMatching && !o.invert && !piece) block.push(...matchesIn(n, src.line(e), o.spec.scan));
+      else block.push(piece ? { n, text: head, match: true, partial: true } : { n, text: src.line(e), match: true });
       e = next(e);
     }
     for (let k = 1; k <= o.after && e < src.length; k++) {
@@ -187,7 +201,8 @@ function emit(
       e = next(e);
     }
     for (const l of block) {
-      if (l.n <= lastEmitted) continue;
+      // -o prints each match of a line on a line of its own: the same number again.
+      if (l.n < lastEmitted || (l.n === lastEmitted && !(o.onlyMatching && l.match))) continue;
       out.lines.push(l);
       lastEmitted = l.n;
       if (out.lines.length >= o.maxLines) return true;
@@ -195,4 +210,32 @@ function emit(
     if (o.firstOnly) return true;
   }
   return false;
+}
+
+/** The lines not covered by `hits`, as one-line hits of their own (ripgrep -v). */
+function otherLines(src: Source, hits: readonly Hit[], firstOnly: boolean): Hit[] {
+  const out: Hit[] = [];
+  let h = 0;
+  for (let s = 0; s < src.length; s = Math.min(src.lineEnd(s) + 1, src.length)) {
+    while (h < hits.length && (hits[h] as Hit).lastStart < s) h++;
+    const hit = hits[h];
+    if (hit && hit.start <= s && s <= hit.lastStart) continue;
+    out.push({ start: s, lastStart: s });
+    if (firstOnly) break;
+  }
+  return out;
+}
+
+/** Each match in one line, as a line of its own holding the matched text (ripgrep -o). */
+function matchesIn(n: number, text: string, scan: RegExp): Line[] {
+  const re = new RegExp(scan.source, scan.flags.includes('g') ? scan.flags : `${scan.flags}g`);
+  const out: Line[] = [];
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[0] === '') {
+      re.lastIndex++;
+      continue;
+    }
+    out.push({ n, text: m[0], match: true });
+  }
+  return out;
 }

@@ -5,7 +5,7 @@
  * the global first N are always among the shards' first N.
  */
 import { lstatSync } from 'node:fs';
-import picomatch from 'picomatch';
+import { compileFileFilter, type FileFilterSpec } from './file_types.ts';
 import { IgnoreRules } from './ignore.ts';
 import { compileGlob, compileRegex } from './matcher.ts';
 import { type Line, searchFile } from './search.ts';
@@ -58,8 +58,12 @@ export interface GrepShard extends ShardBase {
   before: number;
   after: number;
   mode: GrepMode;
-  /** Filter on file paths (ripgrep's --glob: without a slash it matches the name at any depth). */
-  glob?: string;
+  /** Which files to search: ripgrep's --glob (repeatable, `!` negates) and --type (file_types.ts). */
+  filter?: FileFilterSpec;
+  /** Line options of the searcher (search.ts): -v, -o, -m. */
+  invert?: boolean;
+  onlyMatching?: boolean;
+  maxCount?: number;
 }
 
 export interface GrepFileResult {
@@ -134,7 +138,7 @@ function mtimeOf(at: string): number {
 export function runGrepShard(t: GrepShard): GrepShardResult {
   const spec = compileRegex(t.pattern, { ignoreCase: t.ignoreCase, fixedStrings: t.fixedStrings });
   if (!spec.ok) throw new Error(spec.error);
-  const filter = t.glob ? picomatch(t.glob, { dot: true, basename: !t.glob.includes('/') }) : undefined;
+  const filter = t.filter ? compileFileFilter(t.filter) : undefined;
   const out: GrepShardResult = {
     files: [],
     binary: 0,
@@ -158,6 +162,9 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
       firstOnly: t.mode === 'files_with_matches',
       maxLines: t.mode === 'content' ? left : Number.POSITIVE_INFINITY,
       countOnly: t.mode === 'count',
+      invert: t.invert ?? false,
+      onlyMatching: t.onlyMatching ?? false,
+      maxCount: t.maxCount ?? Number.POSITIVE_INFINITY,
     });
     if (r.kind === 'binary') out.binary++;
     else if (r.kind === 'unreadable') out.unreadable.push({ rel: e.rel, error: r.error });

@@ -56,6 +56,15 @@ const params = v.strictObject({
       ),
     ),
   ),
+  hidden: v.optional(v.pipe(v.boolean(), v.description('Also list hidden files (default false)'))),
+  no_ignore: v.optional(v.pipe(v.boolean(), v.description('Do not honour ignore files (default false)'))),
+  extension: v.optional(
+    v.pipe(
+      v.array(v.pipe(v.string(), v.regex(/^[^/]+$/, 'an extension has no "/"'))),
+      v.minLength(1),
+      v.description('Only files with one of these extensions, e.g. ["ts", "tsx"]'),
+    ),
+  ),
 });
 
 export const glob = defineTool({
@@ -100,8 +109,8 @@ export const glob = defineTool({
     const includeAll = a.include_ignored ?? false;
     const walk = {
       root: dir,
-      useIgnore: !includeAll,
-      hidden: includeAll || namesHidden,
+      useIgnore: !(includeAll || a.no_ignore),
+      hidden: includeAll || (a.hidden ?? false) || namesHidden,
       maxDepth: (base === '' ? 0 : base.split('/').length) + maxDepth,
       ignoreBase: ctx.root,
       ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
@@ -123,7 +132,7 @@ export const glob = defineTool({
       {
         kind: 'glob',
         pattern: a.pattern,
-        dot: includeAll,
+        dot: includeAll || (a.hidden ?? false),
         withMtime: a.sort === 'mtime',
         maxResults: Number.POSITIVE_INFINITY,
       },
@@ -138,8 +147,11 @@ export const glob = defineTool({
         'the tree is too large for the deadline, or the pattern backtracks (several * in one segment); narrow path or pattern.',
       );
     const all: { rel: string; mtime: number }[] = [];
+    // fd's -e: a suffix test on the name, after the pattern matched.
+    const ext = a.extension?.map((e) => `.${e.replace(/^\./, '').toLowerCase()}`);
     for (const r of run.value.results) {
-      for (const [i, rel] of r.paths.entries()) all.push({ rel, mtime: r.mtimes[i] ?? 0 });
+      for (const [i, rel] of r.paths.entries())
+        if (!ext || ext.some((e) => rel.toLowerCase().endsWith(e))) all.push({ rel, mtime: r.mtimes[i] ?? 0 });
     }
     if (a.sort === 'mtime') all.sort((x, y) => y.mtime - x.mtime || comparePaths(x.rel, y.rel));
     else all.sort((x, y) => comparePaths(x.rel, y.rel));
@@ -158,7 +170,8 @@ export const glob = defineTool({
       );
     }
     if (skippedNote) lines.push(skippedNote);
-    return ok(lines.join('\n'), { total: all.length, shown: Math.min(limit, all.length), inline: run.value.inline });
+    const results = Math.min(limit, all.length);
+    return ok(lines.join('\n'), { total: all.length, shown: results, results, inline: run.value.inline });
   },
 });
 
@@ -170,5 +183,6 @@ function noMatch(pattern: string, shown: string, note: string): ToolResult {
   return ok(`No files match ${quote(pattern)} in ${quote(shown)}.${hint}${note ? `\n${note}` : ''}`, {
     total: 0,
     shown: 0,
+    results: 0,
   });
 }

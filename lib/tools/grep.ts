@@ -5,13 +5,13 @@
  * that runs past its deadline is stopped with its worker.
  */
 import path from 'node:path';
-import picomatch from 'picomatch';
 import * as v from 'valibot';
 import { displayPath } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import type { TaskOutcome } from '../pool/pool.ts';
 import type { SearchContext } from '../search/context.ts';
+import { badGlob, typeGlobs, typeNames } from '../search/file_types.ts';
 import { MAX_MATCH_LINE_CHARS, pathShower, printGrep } from '../search/format.ts';
 import { compileRegex } from '../search/matcher.ts';
 import { INLINE_MAX_FILES, inlineRunner, runSharded, type SearchRun, type ShardRunner } from '../search/parallel.ts';
@@ -41,9 +41,19 @@ const params = v.strictObject({
   ),
   glob: v.optional(
     v.pipe(
-      v.string(),
-      v.minLength(1),
-      v.description('Only files matching this glob, e.g. "*.ts" (any depth) or "src/**/*.{js,ts}"'),
+      v.union([
+        v.pipe(v.string(), v.minLength(1)),
+        v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1)),
+      ]),
+      v.description(
+        'Only files matching this glob, e.g. "*.ts" (any depth) or "src/**/*.{js,ts}"; a list: any of them, "!glob" excludes (later wins)',
+      ),
+    ),
+  ),
+  type: v.optional(
+    v.pipe(
+      v.union([v.string(), v.pipe(v.array(v.string()), v.minLength(1))]),
+      v.description('Only files of these ripgrep types, e.g. "ts", "py", "md"'),
     ),
   ),
   output_mode: v.optional(
@@ -73,6 +83,15 @@ const params = v.strictObject({
   include_ignored: v.optional(
     v.pipe(v.boolean(), v.description('Also search files excluded by ignore files, and hidden ones (default false)')),
   ),
+  hidden: v.optional(v.pipe(v.boolean(), v.description('Also search hidden files (default false)'))),
+  no_ignore: v.optional(v.pipe(v.boolean(), v.description('Do not honour ignore files (default false)'))),
+  invert_match: v.optional(v.pipe(v.boolean(), v.description('Return the lines that do NOT match (default false)'))),
+  only_matching: v.optional(
+    v.pipe(v.boolean(), v.description('Return only the matched text, one match per line (default false)')),
+  ),
+  max_count: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(1), v.description('At most this many matching lines per file')),
+  ),
 });
 
 export const grep = defineTool({
@@ -81,7 +100,7 @@ export const grep = defineTool({
   params,
   description:
     `Searches file contents for a JavaScript regular expression \`pattern\` under \`path\` (a file or directory; default: the root). ` +
-    `\`output_mode\` content (default) prints "path:line: text" for matches and "path-line- text" for context lines; ` +
+    `\`output_mode\` content (default) prints "path:line:text" for matches and "path-line-text" for context lines, as ripgrep does; ` +
     `files_with_matches prints paths; count prints "path:N". Results are sorted by path then line; at most \`head_limit\` ` +
     `(default ${DEFAULT_HEAD_LIMIT}, 0 for all), with a note only when more exist. Lines over ${MAX_MATCH_LINE_CHARS} characters are cut. ` +
     `Files excluded by .gitignore, .ignore or .mewcodeignore, hidden files and binary files are skipped and counted; ` +
@@ -103,16 +122,16 @@ export const grep = defineTool({
         'invalid_args',
         `Invalid pattern ${quote(a.pattern)}: ${spec.error}. Escape special characters, or pass fixed_strings: true.`,
       );
-    if (a.glob !== undefined) {
-      try {
-        picomatch(a.glob, { strictBrackets: true });
-      } catch (e) {
-        return fail('invalid_args', `Invalid glob ${quote(a.glob)}: ${(e as Error).message}`);
-      }
-    }
+    const globs = a.glob === undefined ? [] : typeof a.glob === 'string' ? [a.glob] : a.glob;
+    const invalid = badGlob(globs);
+    if (invalid) return fail('invalid_args', invalid);
+    const types = a.type === undefined ? undefined : typeGlobs(typeof a.type === 'string' ? [a.type] : a.type);
+    if (types && 'unknown' in types)
+      return fail('invalid_args', `Unknown file type ${quote(types.unknown)}; the types are ${typeNames()}.`);
     const mode = a.output_mode ?? 'content';
     const headLimit = a.head_limit === 0 ? Number.POSITIVE_INFINITY : (a.head_limit ?? DEFAULT_HEAD_LIMIT);
     const includeAll = a.include_ignored ?? false;
+    const filter = { ...(globs.length ? { globs } : {}), ...(types ? { types: types.globs } : {}) };
     const before = mode === 'content' ? (a.before ?? a.context ?? 0) : 0;
     const after = mode === 'content' ? (a.after ?? a.context ?? 0) : 0;
     const isFile = start.value === 'file';
@@ -126,13 +145,16 @@ export const grep = defineTool({
       before,
       after,
       mode,
-      ...(a.glob !== undefined && !isFile ? { glob: a.glob } : {}),
+      ...(Object.keys(filter).length && !isFile ? { filter } : {}),
+      ...(a.invert_match ? { invert: true } : {}),
+      ...(a.only_matching ? { onlyMatching: true } : {}),
+      ...(a.max_count !== undefined ? { maxCount: a.max_count } : {}),
       maxResults: headLimit + 1,
     };
     const walk = {
       root: dir,
-      useIgnore: !includeAll,
-      hidden: includeAll,
+      useIgnore: !(includeAll || a.no_ignore),
+      hidden: includeAll || (a.hidden ?? false),
       maxDepth: Number.POSITIVE_INFINITY,
       ignoreBase: ctx.root,
       ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
@@ -141,7 +163,8 @@ export const grep = defineTool({
     // where nothing could stop it; any other runs in a worker under the deadline: the pool's, or,
     // without a pool, the standby one.
     const inlineAllowed =
-      linearPattern(a.pattern, template.fixedStrings) && (a.glob === undefined || boundedGlob(a.glob));
+      linearPattern(a.pattern, template.fixedStrings) &&
+      [...globs, ...(filter.types ?? [])].every((g) => boundedGlob(g.replace(/^!/, '')));
     const runner = inlineAllowed ? ctx.shards : (ctx.shards ?? ctx.isolated);
     if (!runner && !inlineAllowed)
       return fail(
@@ -184,7 +207,12 @@ export const grep = defineTool({
         shown,
       },
     );
-    return ok(printed.text, { files: printed.files, matches: printed.matches, inline: run.value.inline });
+    return ok(printed.text, {
+      files: printed.files,
+      matches: printed.matches,
+      results: printed.results,
+      inline: run.value.inline,
+    });
   },
 });
 

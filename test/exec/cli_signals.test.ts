@@ -69,7 +69,17 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     const { command, marker, ready } = escaping();
     const model = await startModel([{ calls: [{ name: 'bash', input: { command } }] }, { text: 'never asked' }]);
     closers.push(model.close);
-    const run = cli(['--provider', 'openai', '--base-url', `${model.url}/v1`, '--model', 'm', '--allow-run', 'go']);
+    const run = cli([
+      '--provider',
+      'openai',
+      '--base-url',
+      `${model.url}/v1`,
+      '--model',
+      'm',
+      '--allow-run',
+      'run',
+      'go',
+    ]);
     try {
       await waitFor(() => exists(ready), 'the agent to start the command');
       run.child.kill(sig);

@@ -52,7 +52,7 @@ test('mcp server: calls, errors with their code, and a denied write', async () =
   const read = await client.callTool({ name: 'read_file', arguments: { file_path: 'a.txt' } });
   assert.deepEqual([read.isError, (read.content as { text: string }[])[0]?.text], [false, '     1\talpha']);
   const grep = await client.callTool({ name: 'grep', arguments: { pattern: 'TODO' } });
-  assert.equal((grep.content as { text: string }[])[0]?.text, 'src/b.ts:1: export {}; // TODO');
+  assert.equal((grep.content as { text: string }[])[0]?.text, 'src/b.ts:1:export {}; // TODO');
   const missing = await client.callTool({ name: 'read_file', arguments: { file_path: 'nope.txt' } });
   assert.equal(missing.isError, true);
   assert.equal((missing.structuredContent as { code: string }).code, 'not_found');

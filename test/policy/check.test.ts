@@ -432,7 +432,7 @@ test('policy: a denied path does not leak through search: grep and glob never re
   writeTree(root, { 'pub/a.txt': 'token here\n', 'secrets/key.txt': 'token here\n', 'secrets/deep/k.txt': 'token\n' });
   const rt = runtimeAt(root, { workers: 2, home: null, deny: ['secrets'] });
   const g = await rt.call('grep', { pattern: 'token' });
-  assert.equal(g.content, 'pub/a.txt:1: token here\n[note: skipped 1 directory denied by the permissions]');
+  assert.equal(g.content, 'pub/a.txt:1:token here\n[note: skipped 1 directory denied by the permissions]');
   const all = await rt.call('glob', { pattern: '**/*', include_ignored: true });
   assert.ok(!all.content.includes('secrets/'), all.content);
   assert.equal((await rt.call('read_file', { file_path: 'secrets/key.txt' })).code, 'permission_denied');

@@ -64,7 +64,7 @@ for (const workers of WORKERS)
     const root = await rt.call('grep', { pattern: 'TOP' });
     assert.equal(
       root.content,
-      'other.txt:1: TOP other\npub/a.txt:1: TOP pub\npub/b.pem:1: TOP pub pem\n' +
+      'other.txt:1:TOP other\npub/a.txt:1:TOP pub\npub/b.pem:1:TOP pub pem\n' +
         '[note: skipped 1 directory hidden; pass include_ignored: true to search them]\n' +
         '[note: skipped 1 directory denied by the permissions]',
     );
@@ -103,7 +103,7 @@ test('read rules: a negated rule denies everything outside its pattern, to every
   }
   assert.equal(
     (await rt.call('grep', { pattern: 'TOP', path: 'pub' })).content,
-    'pub/a.txt:1: TOP pub\npub/b.pem:1: TOP pub pem',
+    'pub/a.txt:1:TOP pub\npub/b.pem:1:TOP pub pem',
   );
   assert.equal((await rt.call('glob', { pattern: '*', path: 'pub' })).content, 'pub/a.txt\npub/b.pem');
   assert.equal((await rt.call('read_file', { file_path: 'pub/a.txt' })).content, '     1\tTOP pub');
@@ -125,7 +125,7 @@ for (const workers of WORKERS)
     after(() => rt.close());
     assert.equal(
       (await rt.call('grep', { pattern: 'TOP', path: 'src' })).content,
-      'src/a.ts:1: TOP a\nsrc/sub/c.ts:1: TOP c\n[note: skipped 2 files denied by the permissions]',
+      'src/a.ts:1:TOP a\nsrc/sub/c.ts:1:TOP c\n[note: skipped 2 files denied by the permissions]',
     );
     assert.equal((await rt.call('glob', { pattern: '**/*', path: 'src' })).content.split('\n')[1], 'src/sub/c.ts');
     assert.equal((await rt.call('read_file', { file_path: 'src/b.md' })).code, 'permission_denied');
@@ -147,7 +147,7 @@ test('read rules: =exact and ~regex forms, plain and negated, reach searches too
   const only = project({ deny: ['read_file(!~^(\\.|pub(/.*)?)$)'] }).rt;
   assert.equal(
     (await only.call('grep', { pattern: 'TOP' })).content,
-    'pub/a.txt:1: TOP pub\npub/b.pem:1: TOP pub pem\n' +
+    'pub/a.txt:1:TOP pub\npub/b.pem:1:TOP pub pem\n' +
       '[note: skipped 1 directory hidden; pass include_ignored: true to search them]\n' +
       '[note: skipped 3 files denied by the permissions]',
   );
@@ -162,7 +162,7 @@ test('read rules: what an ask rule covers is asked for by path, and skipped by a
   const all = await rt.call('grep', { pattern: 'TOP' });
   assert.ok(!all.content.includes('secret/'), all.content);
   const bypass = project({ ask: ['read_file(secret)'] }, { mode: 'bypass' }).rt;
-  assert.match((await bypass.call('grep', { pattern: 'TOP' })).content, /secret\/key\.txt:1: TOPSECRET/);
+  assert.match((await bypass.call('grep', { pattern: 'TOP' })).content, /secret\/key\.txt:1:TOPSECRET/);
 
   // Asked and allowed: the answer covers what lies below the search root; a search above it still skips it.
   const asked: string[] = [];
@@ -179,7 +179,7 @@ test('read rules: what an ask rule covers is asked for by path, and skipped by a
   ).rt;
   assert.equal(
     (await yes.call('grep', { pattern: 'TOP', path: 'secret' })).content,
-    'secret/deep/k.pem:1: TOP deep pem\nsecret/key.txt:1: TOPSECRET',
+    'secret/deep/k.pem:1:TOP deep pem\nsecret/key.txt:1:TOPSECRET',
   );
   assert.deepEqual(asked, ['grep read secret']);
   assert.ok(!(await yes.call('grep', { pattern: 'TOP' })).content.includes('secret/'));
@@ -231,7 +231,7 @@ test('read rules: the CLI (read, grep, glob) honours a project deny rule for rea
   assert.equal(cli('read', 'secret/key.txt').code, 1);
   const all = cli('grep', 'TOP');
   assert.equal(all.code, 0);
-  assert.ok(!all.out.includes('TOPSECRET') && all.out.includes('pub/a.txt:1: TOP pub'), all.out);
+  assert.ok(!all.out.includes('TOPSECRET') && all.out.includes('pub/a.txt:1:TOP pub'), all.out);
   assert.ok(!cli('glob', '**/*').out.includes('secret'));
 });
 

@@ -75,7 +75,7 @@ test('trust CLI: an untrusted hook does not run on a plan-mode read under --sand
   assert.equal(existsSync(marker), true, 'trusted once is trusted on later runs');
   // --trust is accepted by every command, and named in the help.
   const help = await cli(['--help'], home);
-  assert.match(help.out, /--trust {10}trust this folder's \.mewcode settings/);
+  assert.match(help.out, /--trust +trust this folder's \.mewcode settings/);
 });
 
 test('trust CLI: the MCP servers of an untrusted project are not started by an agent run', async () => {
@@ -89,7 +89,18 @@ test('trust CLI: the MCP servers of an untrusted project are not started by an a
   });
   const model = await startModel([{ text: 'done' }, { text: 'done' }]);
   closers.push(model.close);
-  const agent = ['--root', root, '--provider', 'openai', '--base-url', `${model.url}/v1`, '--model', 'm', 'hello'];
+  const agent = [
+    '--root',
+    root,
+    '--provider',
+    'openai',
+    '--base-url',
+    `${model.url}/v1`,
+    '--model',
+    'm',
+    'run',
+    'hello',
+  ];
   const untrusted = await cli(agent, home);
   assert.equal(untrusted.code, 0, untrusted.err);
   assert.equal(existsSync(marker), false, 'the server was started');

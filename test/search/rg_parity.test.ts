@@ -119,9 +119,7 @@ async function ourLines(input: Record<string, unknown>): Promise<string[]> {
   return text
     .split('\n')
     .filter((l) => !l.startsWith('[note:') && !l.startsWith('[truncated:'))
-    .map((l) =>
-      l.replace(/^(.*?)([:-])(\d+)\2 /, '$1$2$3$2').replace(/ … \[truncated: line has [\d,]+ characters\]$/, ''),
-    );
+    .map((l) => l.replace(/ … \[truncated: line has [\d,]+ characters\]$/, ''));
 }
 
 for (const [what, input, rgArgs] of cases) {

@@ -47,7 +47,7 @@ test('grep: exactly head_limit results carry no truncation note; one more does',
 
 test('grep: content lines are path:line: text, sorted by path then line', async () => {
   const r = await grep({ pattern: 'needle', glob: '*.ts' });
-  assert.equal(r.content, 'src/a.ts:2: const total = price * 2; // needle');
+  assert.equal(r.content, 'src/a.ts:2:const total = price * 2; // needle');
 });
 
 test('grep: context lines use path-line- and groups are separated by --', async () => {
@@ -55,26 +55,26 @@ test('grep: context lines use path-line- and groups are separated by --', async 
   assert.equal(
     r.content,
     [
-      'ctx.txt-2- two',
-      'ctx.txt:3: needle three',
-      'ctx.txt-4- four',
+      'ctx.txt-2-two',
+      'ctx.txt:3:needle three',
+      'ctx.txt-4-four',
       '--',
-      'ctx.txt-6- six',
-      'ctx.txt:7: needle seven',
-      'ctx.txt-8- eight',
+      'ctx.txt-6-six',
+      'ctx.txt:7:needle seven',
+      'ctx.txt-8-eight',
     ].join('\n'),
   );
   const merged = await grep({ pattern: 'needle', path: 'ctx.txt', before: 3, after: 0 });
   assert.equal(
     merged.content,
     [
-      'ctx.txt-1- one',
-      'ctx.txt-2- two',
-      'ctx.txt:3: needle three',
-      'ctx.txt-4- four',
-      'ctx.txt-5- five',
-      'ctx.txt-6- six',
-      'ctx.txt:7: needle seven',
+      'ctx.txt-1-one',
+      'ctx.txt-2-two',
+      'ctx.txt:3:needle three',
+      'ctx.txt-4-four',
+      'ctx.txt-5-five',
+      'ctx.txt-6-six',
+      'ctx.txt:7:needle seven',
     ].join('\n'),
   );
 });
@@ -91,20 +91,20 @@ test('grep: binary files are skipped and counted', async () => {
 });
 
 test('grep: a CRLF line matches at $ and prints without the CR', async () => {
-  assert.equal((await grep({ pattern: 'end$', path: 'crlf.txt' })).content, 'crlf.txt:1: alpha end');
+  assert.equal((await grep({ pattern: 'end$', path: 'crlf.txt' })).content, 'crlf.txt:1:alpha end');
 });
 
 test('grep: matched lines over 500 characters are cut on a character boundary', async () => {
   const r = await grep({ pattern: 'needle$', path: 'wide.txt' });
-  assert.equal(r.content, `wide.txt:1: ${'x'.repeat(499)} … [truncated: line has 1,508 characters]`);
+  assert.equal(r.content, `wide.txt:1:${'x'.repeat(499)} … [truncated: line has 1,508 characters]`);
 });
 
 test('grep: a line longer than a search chunk is found once, and memory stays bounded by the chunk', async () => {
   const r = await grep({ pattern: 'needle', path: 'huge-line.txt' });
   const lines = r.content.split('\n');
   assert.equal(lines.length, 2);
-  assert.match(lines[0] ?? '', /^huge-line\.txt:1: z{500} … \[truncated: the line is longer than the search buffer\]$/);
-  assert.equal(lines[1], 'huge-line.txt:2: second line needle');
+  assert.match(lines[0] ?? '', /^huge-line\.txt:1:z{500} … \[truncated: the line is longer than the search buffer\]$/);
+  assert.equal(lines[1], 'huge-line.txt:2:second line needle');
 });
 
 test('grep: an invalid regex is invalid_args with the engine message', async () => {
@@ -121,7 +121,7 @@ test('grep: an invalid regex is invalid_args with the engine message', async () 
 test('grep: fixed strings are literal', async () => {
   assert.equal(
     (await grep({ pattern: 'price * 2', fixed_strings: true })).content,
-    'src/a.ts:2: const total = price * 2; // needle',
+    'src/a.ts:2:const total = price * 2; // needle',
   );
 });
 
@@ -147,7 +147,7 @@ test('grep: a catastrophic pattern stops at its deadline as a timeout, and the p
   assert.equal(r.code, 'timeout');
   assert.match(r.content, expected);
   const next = await served.call('grep', { pattern: 'needle', path: 'src' });
-  assert.equal(next.content, 'src/a.ts:2: const total = price * 2; // needle');
+  assert.equal(next.content, 'src/a.ts:2:const total = price * 2; // needle');
   const again = await served.call('read_file', { file_path: 'src/b.ts' });
   assert.equal(again.content, '     1\tnothing here');
 });

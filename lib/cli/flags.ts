@@ -1,0 +1,209 @@
+/**
+ * The flag table: every flag the CLI takes, which commands take it, its value and its help line, and
+ * the short letters each command gives meaning to. Parsing (args.ts) and help (help.ts) both read it,
+ * so `--help` and the parser cannot disagree. A short letter means one thing per command: grep's `-A`
+ * is after-context as in ripgrep, so there `--allow-all` is spelled out (test/cli_flags.test.ts).
+ */
+
+export const COMMANDS = ['run', 'call', 'batch', 'read', 'edit', 'grep', 'glob', 'tools', 'mcp', 'bench'] as const;
+/** `agent` runs a task (`run`, `-p`, a quoted task with spaces, or stdin); `help` prints help. */
+export type Command = Exclude<(typeof COMMANDS)[number], 'run'> | 'agent';
+
+export interface FlagSpec {
+  type: 'string' | 'boolean';
+  /** Repeatable: every occurrence counts (`-e a -e b`, `-uu`). */
+  multiple?: boolean;
+  /** The value's name in help; string flags only. */
+  arg?: string;
+  help: string;
+  /** Commands that take it; absent: every command (a global flag). */
+  commands?: readonly Command[];
+}
+
+const grep = ['grep'] as const;
+const search = ['grep', 'glob'] as const;
+
+export const FLAGS = {
+  root: { type: 'string', arg: 'DIR', help: 'the directory tools work in (default: the current directory)' },
+  workers: { type: 'string', arg: 'N', help: 'read-lane worker threads (default: available cores; 0 runs inline)' },
+  json: { type: 'boolean', help: 'print the whole result object as JSON' },
+  help: { type: 'boolean', help: 'show help (mewcode help <command>, mewcode <command> --help)' },
+  version: { type: 'boolean', help: 'show the version' },
+  'allow-read': { type: 'string', arg: 'PATH,…', help: 'read these paths without asking (bare: all)' },
+  'allow-write': { type: 'string', arg: 'PATH,…', help: 'write these paths without asking (bare: the root)' },
+  'allow-run': { type: 'string', arg: 'PROGRAM,…', help: 'run these programs without asking (bare: all)' },
+  'allow-net': { type: 'string', arg: 'HOST,…', help: 'reach these hosts without asking (bare: all)' },
+  'allow-env': { type: 'string', arg: 'VAR,…', help: 'pass these environment variables (bare: all)' },
+  'deny-read': { type: 'string', arg: 'PATH,…', help: 'refuse reads of these paths (deny wins)' },
+  'deny-write': { type: 'string', arg: 'PATH,…', help: 'refuse writes to these paths' },
+  'deny-run': { type: 'string', arg: 'PROGRAM,…', help: 'refuse these programs' },
+  'deny-net': { type: 'string', arg: 'HOST,…', help: 'refuse these hosts' },
+  'deny-env': { type: 'string', arg: 'VAR,…', help: 'refuse these environment variables' },
+  'allow-all': { type: 'boolean', help: 'grant everything (the sandbox, the blacklist and denials still apply)' },
+  mode: { type: 'string', arg: 'M', help: 'default | acceptEdits | plan | bypass' },
+  sandbox: { type: 'boolean', help: 'run bash inside bubblewrap (fails when it cannot start; never falls back)' },
+  trust: {
+    type: 'boolean',
+    help: "trust this folder's .mewcode settings (hooks, allow rules, modes, MCP servers) until they change",
+  },
+  verbose: { type: 'boolean', help: 'print every permission decision on stderr' },
+  color: { type: 'string', arg: 'WHEN', help: 'auto (default: on a terminal, unless NO_COLOR) | always | never' },
+  // agent
+  prompt: { type: 'string', arg: 'TASK', help: 'run the agent on TASK', commands: ['agent'] },
+  provider: { type: 'string', arg: 'P', help: 'anthropic (default) | openai', commands: ['agent'] },
+  model: { type: 'string', arg: 'M', help: 'the model (default: the provider’s)', commands: ['agent'] },
+  'base-url': { type: 'string', arg: 'URL', help: 'the provider’s API address (a local server)', commands: ['agent'] },
+  'max-turns': { type: 'string', arg: 'N', help: 'stop after N model turns', commands: ['agent'] },
+  'output-format': {
+    type: 'string',
+    arg: 'F',
+    help: 'text (default) | json (the whole transcript) | stream-json (one JSON event per line)',
+    commands: ['agent'],
+  },
+  // read
+  offset: { type: 'string', arg: 'N', help: 'first line to show (1-based)', commands: ['read'] },
+  limit: { type: 'string', arg: 'N', help: 'most lines (read) or paths (glob) to show', commands: ['read', 'glob'] },
+  // edit
+  old: {
+    type: 'string',
+    arg: 'TEXT',
+    help: 'the exact text to replace (repeat with --new for several)',
+    commands: ['edit'],
+    multiple: true,
+  },
+  new: {
+    type: 'string',
+    arg: 'TEXT',
+    help: 'its replacement, paired with the --old before it',
+    commands: ['edit'],
+    multiple: true,
+  },
+  'replace-all': { type: 'boolean', help: 'replace every occurrence, not exactly one', commands: ['edit'] },
+  // tools
+  format: { type: 'string', arg: 'F', help: 'anthropic | openai | openai-strict', commands: ['tools'] },
+  // grep
+  regexp: {
+    type: 'string',
+    arg: 'PAT',
+    help: 'a pattern (repeatable: lines matching any)',
+    commands: grep,
+    multiple: true,
+  },
+  'ignore-case': { type: 'boolean', help: 'ignore case', commands: grep },
+  'fixed-strings': { type: 'boolean', help: 'patterns are literal strings', commands: grep },
+  'word-regexp': { type: 'boolean', help: 'match whole words only', commands: grep },
+  'invert-match': { type: 'boolean', help: 'print the lines that do not match', commands: grep },
+  multiline: { type: 'boolean', help: 'let matches span lines', commands: grep },
+  glob: {
+    type: 'string',
+    arg: 'GLOB',
+    help: 'only files matching GLOB; !GLOB excludes (repeatable, later wins)',
+    commands: grep,
+    multiple: true,
+  },
+  type: {
+    type: 'string',
+    arg: 'TYPE',
+    help: 'only files of TYPE (ripgrep’s names: ts, py, md…)',
+    commands: grep,
+    multiple: true,
+  },
+  'type-not': { type: 'string', arg: 'TYPE', help: 'no files of TYPE', commands: grep, multiple: true },
+  'files-with-matches': { type: 'boolean', help: 'print only the paths of files with matches', commands: grep },
+  count: { type: 'boolean', help: 'print path:N, matching lines per file', commands: grep },
+  'only-matching': { type: 'boolean', help: 'print only the matched parts, one per line', commands: grep },
+  'max-count': { type: 'string', arg: 'N', help: 'at most N matching lines per file', commands: grep },
+  context: { type: 'string', arg: 'N', help: 'N lines of context around each match', commands: grep },
+  before: { type: 'string', arg: 'N', help: 'N lines of context before each match', commands: grep },
+  after: { type: 'string', arg: 'N', help: 'N lines of context after each match', commands: grep },
+  'head-limit': { type: 'string', arg: 'N', help: 'at most N results (default: all)', commands: grep },
+  'output-mode': { type: 'string', arg: 'M', help: 'content | files_with_matches | count', commands: grep },
+  // grep and glob
+  hidden: { type: 'boolean', help: 'search hidden files and directories too', commands: search },
+  'no-ignore': { type: 'boolean', help: 'do not honour .gitignore, .ignore, .mewcodeignore', commands: search },
+  unrestricted: { type: 'boolean', help: '-u: --no-ignore; -uu: also --hidden', commands: grep, multiple: true },
+  'include-ignored': { type: 'boolean', help: 'both --no-ignore and --hidden', commands: search },
+  // glob
+  extension: {
+    type: 'string',
+    arg: 'EXT',
+    help: 'only files ending in .EXT (repeatable)',
+    commands: ['glob'],
+    multiple: true,
+  },
+  sort: { type: 'string', arg: 'S', help: 'path (default) | mtime, newest first', commands: ['glob'] },
+  // bench
+  quick: { type: 'boolean', help: 'a short run', commands: ['bench'] },
+  reps: { type: 'string', arg: 'N', help: 'repetitions per case', commands: ['bench'] },
+  files: { type: 'string', arg: 'N', help: 'files in the generated tree', commands: ['bench'] },
+  out: { type: 'string', arg: 'DIR', help: 'where to write the report', commands: ['bench'] },
+} as const satisfies Record<string, FlagSpec>;
+export type Flag = keyof typeof FLAGS;
+
+/** Short letters valid with every command, unless the command gives the letter its own meaning. */
+export const GLOBAL_SHORTS: Readonly<Record<string, Flag>> = {
+  h: 'help',
+  V: 'version',
+  A: 'allow-all',
+  v: 'verbose',
+};
+
+/** Each command's own letters; they take precedence over the global ones (grep: -A, -v as ripgrep). */
+export const COMMAND_SHORTS: Readonly<Record<Command, Readonly<Record<string, Flag>>>> = {
+  agent: { p: 'prompt' },
+  call: {},
+  batch: {},
+  read: {},
+  edit: {},
+  tools: {},
+  mcp: {},
+  bench: {},
+  grep: {
+    e: 'regexp',
+    i: 'ignore-case',
+    F: 'fixed-strings',
+    w: 'word-regexp',
+    v: 'invert-match',
+    U: 'multiline',
+    g: 'glob',
+    t: 'type',
+    T: 'type-not',
+    l: 'files-with-matches',
+    c: 'count',
+    o: 'only-matching',
+    m: 'max-count',
+    C: 'context',
+    B: 'before',
+    A: 'after',
+    u: 'unrestricted',
+  },
+  glob: { e: 'extension', H: 'hidden', I: 'no-ignore' },
+};
+
+/** The letters a command understands: its own, then the global ones it does not redefine. */
+export function shortsOf(command: Command): Record<string, Flag> {
+  const own = COMMAND_SHORTS[command];
+  const taken = new Set(Object.values(own));
+  const global = Object.entries(GLOBAL_SHORTS).filter(([letter, flag]) => !(letter in own) && !taken.has(flag));
+  return { ...Object.fromEntries(global), ...own };
+}
+
+/** Whether `flag` is taken by `command`. */
+export const takes = (command: Command, flag: Flag): boolean => {
+  const only = (FLAGS[flag] as FlagSpec).commands;
+  return only === undefined || only.includes(command);
+};
+
+/** The Deno-style permission flags; bare forms grant everything of their kind. */
+export const PERMISSION_FLAGS = [
+  'allow-read',
+  'allow-write',
+  'allow-run',
+  'allow-net',
+  'allow-env',
+  'deny-read',
+  'deny-write',
+  'deny-run',
+  'deny-net',
+  'deny-env',
+] as const;

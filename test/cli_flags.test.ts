@@ -1,0 +1,96 @@
+/**
+ * The flag table: one meaning per short letter per command, checked through the real parser (as
+ * ripgrep checks its own table), and the help and the README list every flag the table has.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { parseCli } from '../lib/cli/args.ts';
+import { COMMAND_SHORTS, type Command, FLAGS, type Flag, type FlagSpec, shortsOf, takes } from '../lib/cli/flags.ts';
+import { commandHelp, HELP } from '../lib/cli/help.ts';
+import { runCli } from './cli_run.ts';
+import { REPO, tempDir, writeTree } from './helpers.ts';
+
+const commands = Object.keys(COMMAND_SHORTS) as Command[];
+const word = (c: Command) => (c === 'agent' ? 'run' : c);
+
+test('cli flags: within each command a short letter names one flag, and a flag has at most one letter', () => {
+  for (const c of commands) {
+    const shorts = Object.entries(shortsOf(c));
+    const flags = shorts.map(([, f]) => f);
+    assert.equal(new Set(flags).size, flags.length, `${c}: a flag with two letters`);
+    for (const [letter, flag] of shorts) {
+      assert.ok(takes(c, flag), `${c}: -${letter} names --${flag}, which ${c} does not take`);
+      // Through the real parser: the letter sets that flag and nothing else.
+      const spec = FLAGS[flag] as FlagSpec;
+      const argv = [word(c), `-${letter}`, ...(spec.type === 'string' ? ['1'] : [])];
+      const values = parseCli(
+        flag === 'help' ? argv : [...argv, ...(c === 'agent' && flag !== 'prompt' ? ['x y'] : [])],
+      ).values;
+      assert.deepEqual(Object.keys({ ...values }), [flag], `${c}: -${letter}`);
+    }
+  }
+});
+
+test('cli flags: grep has ripgrep’s letters; -A is after-context there and --allow-all elsewhere', () => {
+  const grep = shortsOf('grep');
+  const expected: Record<string, Flag> = {
+    A: 'after',
+    B: 'before',
+    C: 'context',
+    e: 'regexp',
+    w: 'word-regexp',
+    v: 'invert-match',
+    t: 'type',
+    T: 'type-not',
+    m: 'max-count',
+    o: 'only-matching',
+    g: 'glob',
+    u: 'unrestricted',
+    i: 'ignore-case',
+    F: 'fixed-strings',
+    l: 'files-with-matches',
+    c: 'count',
+  };
+  for (const [letter, flag] of Object.entries(expected)) assert.equal(grep[letter], flag, `-${letter}`);
+  assert.deepEqual([shortsOf('glob').e, shortsOf('glob').H, shortsOf('glob').I], ['extension', 'hidden', 'no-ignore']);
+  assert.equal(shortsOf('call').A, 'allow-all');
+  assert.equal(shortsOf('call').v, 'verbose');
+  assert.deepEqual({ ...parseCli(['grep', '-A', '2', 'x']).values }, { after: '2' });
+  assert.deepEqual(
+    { ...parseCli(['grep', '--allow-all', '-g', 'a', '-g', '!b', 'x']).values },
+    {
+      'allow-all': true,
+      glob: ['a', '!b'],
+    },
+  );
+});
+
+test('cli flags: every flag is in the help of each command that takes it, and in the README', () => {
+  const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+  const cliSection = readme.slice(
+    readme.indexOf('\n## CLI\n'),
+    readme.indexOf('\n## ', readme.indexOf('\n## CLI\n') + 5),
+  );
+  for (const flag of Object.keys(FLAGS) as Flag[]) {
+    const only = (FLAGS[flag] as FlagSpec).commands;
+    if (!flag.startsWith('allow-') && !flag.startsWith('deny-')) {
+      for (const c of only ?? ['grep' as const])
+        assert.match(commandHelp(c), new RegExp(`--${flag}\\b`), `${c} --help`);
+      if (!only) assert.match(HELP, new RegExp(`--${flag}\\b`), '--help');
+    } else assert.match(HELP, new RegExp(`--${flag}\\b`), '--help');
+    assert.ok(new RegExp(`--${flag}\\b`).test(cliSection), `README's CLI section names --${flag}`);
+  }
+  for (const c of commands) {
+    for (const [letter, flag] of Object.entries(COMMAND_SHORTS[c]))
+      assert.match(commandHelp(c), new RegExp(`-${letter}, --${flag}\\b`), `${c} --help shows -${letter}`);
+  }
+});
+
+test('cli flags: `grep -A 2 x .` is after-context in the real program', async () => {
+  const root = tempDir();
+  writeTree(root, { 'a.txt': 'x\none\ntwo\nthree\n' });
+  const r = await runCli(['grep', '-A', '2', 'x', '.'], { cwd: root });
+  assert.deepEqual(r, { code: 0, out: 'a.txt:1:x\na.txt-2-one\na.txt-3-two\n', err: '' });
+});
