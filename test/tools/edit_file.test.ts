@@ -55,7 +55,7 @@ test('edit_file: tolerates tabs for spaces and trailing whitespace; no match nam
   assert.equal(readFileSync(at('trail.txt'), 'utf8'), 'alpha  \nBETA\n', 'the unchanged line keeps its bytes');
   const far = await edit('far.txt', { old_string: 'let totl = price * qty;', new_string: 'x' });
   assert.equal(far.code, 'no_match');
-  assert.match(far.content, /The closest place is line 1 [^]*\n {2}\+ file 1: "let total = price \* qty;"/);
+  assert.match(far.content, /The closest place is line 1 [\s\S]*\n {2}\+ file 1: "let total = price \* qty;"/);
 });
 
 test('edit_file: an LF old_string matches in a CRLF file, which stays CRLF byte for byte', async () => {
