@@ -107,10 +107,41 @@ export function searchBlocks(
   return { fits, near: near.sort((a, b) => a - b), keys };
 }
 
+/**
+ * Within one line of fitting: every line fits but one, and that one is a near copy (a token or two
+ * apart), as when the file changed since the model read it — a place the model may have meant.
+ */
 function missesByOne(file: FileLines, keys: readonly string[], p: number): boolean {
-  let misses = 0;
+  let missed: number | undefined;
   for (let j = 0; j < keys.length; j++) {
-    if (file.keys[p + j] !== keys[j] && ++misses > 1) return false;
+    if (file.keys[p + j] === keys[j]) continue;
+    if (missed !== undefined || p + j >= file.keys.length) return false;
+    missed = j;
   }
-  return true;
+  if (missed === undefined) return true;
+  const a = file.keys[p + missed] as string;
+  const b = keys[missed] as string;
+  return closeTo(a, b, Math.max(2, Math.floor(Math.max(a.length, b.length) * 0.3)));
+}
+
+/** Edit distance at most `cap` (banded, stops early). */
+export function closeTo(a: string, b: string, cap: number): boolean {
+  if (Math.abs(a.length - b.length) > cap) return false;
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let low = i;
+    for (let k = 1; k <= b.length; k++) {
+      const v = Math.min(
+        (prev[k] as number) + 1,
+        (cur[k - 1] as number) + 1,
+        (prev[k - 1] as number) + (a[i - 1] === b[k - 1] ? 0 : 1),
+      );
+      cur.push(v);
+      low = Math.min(low, v);
+    }
+    if (low > cap) return false;
+    prev = cur;
+  }
+  return (prev[b.length] as number) <= cap;
 }

@@ -44,11 +44,15 @@ export function findShift(pairs: readonly LeadPair[], m: number): Shift | undefi
   const tabs = rest.some((p) => p.f.includes('\t'));
   const swapped = rest.some((p) => p.f.includes('\t') !== p.o.includes('\t') && (p.f + p.o).includes(' '));
   if (rest.every((p) => p.f === p.o)) return { same: true, delta: 0, unit: 4, tabs, swapped: false, ...base };
-  for (const unit of [4, 2, 8, 3]) {
+  // Tabs for spaces with no shift in depth is the likelier reading: try a width that makes the delta 0 first.
+  const units = [4, 2, 8, 3];
+  const even = (unit: number, delta: number) => rest.every((p) => columns(p.f, unit) - columns(p.o, unit) === delta);
+  const flat = units.find((u) => even(u, 0));
+  if (flat !== undefined) return { same: false, delta: 0, unit: flat, tabs, swapped, ...base };
+  for (const unit of units) {
     const first = rest[0] as LeadPair;
     const delta = columns(first.f, unit) - columns(first.o, unit);
-    if (rest.every((p) => columns(p.f, unit) - columns(p.o, unit) === delta))
-      return { same: false, delta, unit, tabs, swapped, ...base };
+    if (even(unit, delta)) return { same: false, delta, unit, tabs, swapped, ...base };
   }
   return undefined;
 }

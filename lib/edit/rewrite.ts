@@ -9,6 +9,13 @@ import type { Fit } from './block.ts';
 import { leadOf, shiftLine } from './indent.ts';
 import { applyFixes } from './normalize.ts';
 
+const tail = (s: string) => s.slice(s.trimEnd().length);
+
+/** The file line's trailing whitespace when old_string's line and the new line both lack any. */
+function droppedTail(file: string, oldLine: string, framed: string): string {
+  return tail(oldLine) === '' && tail(framed) === '' ? tail(file) : '';
+}
+
 /** A line new_string wrote, moved into the file's frame; `k` is its index in new_string. */
 export function frameLine(line: string, k: number, fit: Fit, old0: string, file0: string): string {
   const fixed = applyFixes(line, fit.fixes);
@@ -38,14 +45,30 @@ export function replaceBlock(
   const out: string[] = [];
   let j = 0;
   let k = 0;
-  for (const part of diffArrays([...old], [...neu])) {
-    for (const line of part.value) {
-      if (part.added) out.push(frameLine(line, k++, fit, old[0] as string, bare[at] as string) + cr);
-      else if (part.removed) j++;
-      else {
+  const parts = diffArrays([...old], [...neu]);
+  for (const [n, part] of parts.entries()) {
+    if (part.removed) {
+      j += part.value.length;
+      continue;
+    }
+    // A line changed in place (as many lines removed just before as added) keeps the trailing
+    // whitespace old_string had dropped: a Markdown line break stays on its line.
+    const prev = parts[n - 1];
+    const paired = part.added && prev?.removed && prev.value.length === part.value.length;
+    for (const [q, line] of part.value.entries()) {
+      if (!part.added) {
         out.push(raw[at + j++] as string);
         k++;
+        continue;
       }
+      let framed = frameLine(line, k++, fit, old[0] as string, bare[at] as string);
+      if (paired && fit.trailing)
+        framed += droppedTail(
+          bare[at + j - part.value.length + q] as string,
+          old[j - part.value.length + q] as string,
+          framed,
+        );
+      out.push(framed + cr);
     }
   }
   // The block ran to the end of a file without a final newline: so does the replacement.

@@ -12,7 +12,6 @@ import type { LineEnding } from '../core/encoding.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
-import { leadOf } from '../edit/indent.ts';
 import { alsoFits, replaceLines, splitFile } from '../edit/match.ts';
 
 export interface Replacement {
@@ -82,23 +81,21 @@ export function replaceText(
 
 /**
  * An exact match that starts inside a line's indentation (or ends before its trailing whitespace)
- * where new_string's first (last) line is indented (ended) otherwise than old_string's, or where a
- * one-line old_string becomes several lines: splicing it would leave the file's indentation in front
- * of new_string, or its trailing whitespace behind the wrong line.
+ * where new_string's first (last) line is not old_string's, or where a one-line old_string becomes
+ * several lines: splicing it would leave the file's indentation in front of a line written for
+ * column 0, or its trailing whitespace (a Markdown line break) behind the wrong line.
  */
 function misaligned(view: string, s: number, old: string, neu: string): boolean {
   const o = old.split('\n');
   const n = neu.split('\n');
   const grows = o.length === 1 && n.length > 1;
   const prefix = view.slice(view.lastIndexOf('\n', s - 1) + 1, s);
-  if (prefix !== '' && prefix.trim() === '' && (grows || leadOf(n[0] as string) !== leadOf(o[0] as string)))
-    return true;
+  if (prefix !== '' && prefix.trim() === '' && (grows || n[0] !== o[0])) return true;
   if (old.endsWith('\n')) return false;
   const e = s + old.length;
   const le = view.indexOf('\n', e);
   const suffix = view.slice(e, le === -1 ? undefined : le).replace(/\r$/, '');
-  const tail = (l: string) => l.slice(l.trimEnd().length);
-  return suffix !== '' && suffix.trim() === '' && (grows || tail(n.at(-1) as string) !== tail(o.at(-1) as string));
+  return suffix !== '' && suffix.trim() === '' && (grows || n.at(-1) !== o.at(-1));
 }
 
 /** The text with CRLF as LF, and a map from offsets in it back to the original. */
