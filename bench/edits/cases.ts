@@ -40,7 +40,7 @@ function pickBlock(
   want?: (b: string[]) => boolean,
 ): Block | undefined {
   const bare = raw.map(bareOf);
-  for (let tries = 0; tries < 60; tries++) {
+  for (let tries = 0; tries < (want ? 400 : 60); tries++) {
     const len = min + r.int(6);
     const start = r.int(Math.max(1, bare.length - len));
     const old = bare.slice(start, start + len);
