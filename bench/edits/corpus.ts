@@ -48,7 +48,7 @@ export function exactOnly(c: Case): Attempt {
 /** The line ranges a refusal names, in order ("line 4", "lines 4–9", "lines 3, 9"). */
 export function namedRanges(message: string): [number, number][] {
   const out: [number, number][] = [];
-  for (const m of message.matchAll(/\blines? (\d+)(?:[–-](\d+))?((?:, \d+)*)/g)) {
+  for (const m of message.matchAll(/\blines? (\d+)(?:[–-](\d+))?((?:, \d+)*)/gi)) {
     const a = Number(m[1]);
     out.push([a, m[2] ? Number(m[2]) : a]);
     for (const n of (m[3] ?? '').match(/\d+/g) ?? []) out.push([Number(n), Number(n)]);

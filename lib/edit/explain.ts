@@ -11,6 +11,8 @@ import { leadOf } from './indent.ts';
 import { isElision, lineKey, significant } from './normalize.ts';
 import { hasLineNumbers, hasLiteralNewlines } from './variants.ts';
 
+const cap = (s: string) => `${s[0]?.toUpperCase()}${s.slice(1)}`;
+
 /** A 1-based inclusive line range, "line 4" or "lines 4–9". */
 export const lineRange = (a: number, b: number): string => (a === b ? `line ${a}` : `lines ${a}–${b}`);
 
@@ -27,12 +29,15 @@ const MAX_VOTERS = 500;
 export function closestPlace(file: FileLines, old: readonly string[]): Place | undefined {
   const keys = old.map(lineKey);
   const votes = new Map<number, number>();
+  let sigVoted = false;
   for (const [j, k] of keys.entries()) {
     const at = k === '' ? undefined : file.index.get(k);
     if (!at || at.length > MAX_VOTERS) continue;
+    if (significant(k)) sigVoted = true;
     for (const q of at) votes.set(q - j, (votes.get(q - j) ?? 0) + (significant(k) ? 2 : 1));
   }
-  if (votes.size === 0) for (const p of nearestLines(file, keys)) votes.set(p, 1);
+  // No significant line is in the file as it is (a token changed): its nearest lines point the way.
+  if (!sigVoted) for (const p of nearestLines(file, keys)) votes.set(p, (votes.get(p) ?? 0) + 3);
   const starts = [...votes.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 6);
   let best: Place | undefined;
   for (const [p] of starts) {
@@ -49,21 +54,25 @@ function alignAt(file: FileLines, keys: readonly string[], p: number): Place {
   const w1 = Math.min(file.keys.length, p + m + 3);
   let i = w0;
   let j = 0;
-  let first: { i: number; j: number } | undefined;
-  let last: { i: number; j: number } | undefined;
   let alike = 0;
+  const common: { i: number; j: number; sig: boolean }[] = [];
   for (const part of diffArrays([...keys], file.keys.slice(w0, w1))) {
     const n = part.value.length;
     if (part.added) i += n;
     else if (part.removed) j += n;
     else {
-      first ??= { i, j };
-      last = { i: i + n - 1, j: j + n - 1 };
-      alike += part.value.filter((k) => k !== '').length;
+      for (const [q, k] of part.value.entries()) if (k !== '') common.push({ i: i + q, j: j + q, sig: significant(k) });
+      alike += common.length - alike;
       i += n;
       j += n;
     }
   }
+  // Lines like `}` align anywhere: keep those in line (within two lines) with the significant ones.
+  const sig = common.filter((c) => c.sig);
+  const near = (c: { i: number; j: number }, s: { i: number; j: number } | undefined) =>
+    !s || Math.abs(c.i - c.j - (s.i - s.j)) <= 2;
+  const first = common.find((c) => near(c, sig[0]));
+  const last = common.findLast((c) => near(c, sig.at(-1)));
   if (!first || !last)
     return { start: Math.max(0, p), end: Math.min(file.keys.length - 1, Math.max(0, p) + m - 1), alike: 0 };
   const start = Math.max(0, first.i - first.j);
@@ -158,7 +167,7 @@ export function explainMiss(file: FileLines, old: readonly string[], label: stri
       const j = keys.findIndex((k, q) => k !== '' && q > 0);
       const f = leadOf(file.bare[place.start + Math.max(j, 0)] ?? '');
       const o = leadOf(old[Math.max(j, 0)] ?? '');
-      return `${lineRange(place.start + 1, place.end + 1)} match it up to whitespace, but their indentation differs by more than one uniform shift (e.g. the file has ${JSON.stringify(f)} where ${label} has ${JSON.stringify(o)}), which may change meaning. `;
+      return `${cap(lineRange(place.start + 1, place.end + 1))} match it up to whitespace, but their indentation differs by more than one uniform shift (e.g. the file has ${JSON.stringify(f)} where ${label} has ${JSON.stringify(o)}), which may change meaning. `;
     }
   }
   const m = keys.filter((k) => k !== '').length;
@@ -174,5 +183,5 @@ export function explainAmbiguous(fits: readonly Fit[], near: readonly number[], 
     return `Up to ${tolerated} it fits ${sorted.length} places (${list.join('; ')}${sorted.length > 5 ? '; …' : ''}), so it was not applied. Copy the text exactly, with enough surrounding lines to fit one place.`;
   }
   const fit = sorted[0] as Fit;
-  return `${where(fit.at)} fit it up to ${tolerated}, but ${near.slice(0, 3).map(where).join('; ')} differ from it in one line only, so it was not applied. Copy the text exactly as read_file shows it, with enough surrounding lines to tell the places apart.`;
+  return `${cap(where(fit.at))} fit it up to ${tolerated}, but ${near.slice(0, 3).map(where).join('; ')} differ from it in one line only, so it was not applied. Copy the text exactly as read_file shows it, with enough surrounding lines to tell the places apart.`;
 }

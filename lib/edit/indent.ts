@@ -38,9 +38,15 @@ export interface LeadPair {
 /** The uniform shift that explains every pair, or undefined when the indentation differs unevenly. */
 export function findShift(pairs: readonly LeadPair[], m: number): Shift | undefined {
   const p0 = pairs[0];
+  const whole = uniform(pairs, undefined);
+  if (whole) return whole;
+  // The first line alone may lack its indentation (old_string started mid-line).
   const exempt = m > 1 && pairs.length > 1 && p0?.j === 0 && p0.o === '' && p0.f !== '';
-  const rest = exempt ? pairs.slice(1) : pairs;
-  const base = exempt ? { firstLead: p0?.f as string } : {};
+  return exempt ? uniform(pairs.slice(1), p0.f) : undefined;
+}
+
+function uniform(rest: readonly LeadPair[], firstLead: string | undefined): Shift | undefined {
+  const base = firstLead !== undefined ? { firstLead } : {};
   const tabs = rest.some((p) => p.f.includes('\t'));
   const swapped = rest.some((p) => p.f.includes('\t') !== p.o.includes('\t') && (p.f + p.o).includes(' '));
   if (rest.every((p) => p.f === p.o)) return { same: true, delta: 0, unit: 4, tabs, swapped: false, ...base };
