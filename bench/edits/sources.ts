@@ -93,7 +93,7 @@ function describe(name: string, text: string): Source {
     text,
     crlf: text.includes('\r\n'),
     tabs: lines.filter((l) => l.startsWith('\t')).length > lines.length / 10,
-    nonAscii: /[^\x00-\x7f]/.test(text),
+    nonAscii: /[\u0080-\uffff]/.test(text),
     trailing: lines.filter((l) => /\S[ \t]+\r?$/.test(l)).length >= 3,
   };
 }

@@ -17,7 +17,8 @@ function setup(files: Record<string, string>) {
   const readAll = async () => {
     for (const f of Object.keys(files)) await rt.call('read_file', { file_path: f });
   };
-  const apply = (...body: string[]) => rt.call('apply_patch', { patch: ['*** Begin Patch', ...body, '*** End Patch'].join('\n') });
+  const apply = (...body: string[]) =>
+    rt.call('apply_patch', { patch: ['*** Begin Patch', ...body, '*** End Patch'].join('\n') });
   return { rt, root, read, readAll, apply };
 }
 
