@@ -25,10 +25,17 @@ export function buildCorpus(
   scale = 1,
   per = 3,
 ): { cases: Case[]; files: number; skipped: Record<string, number> } {
-  const r = rng(seed);
   const skipped: Record<string, number> = {};
-  const sources = pickSources(repoRoot, r, scale);
-  return { cases: sources.flatMap((s) => casesFor(s, r, per, skipped)), files: sources.length, skipped };
+  const sources = pickSources(repoRoot, rng(seed), scale);
+  // Each file's cases come from a generator of their own, so a change to one file changes only its cases.
+  const cases = sources.flatMap((s) => casesFor(s, rng(seed ^ hash(s.name)), per, skipped));
+  return { cases, files: sources.length, skipped };
+}
+
+function hash(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
 }
 
 export function mewcode(c: Case): Attempt {
