@@ -81,6 +81,7 @@ function intend(old: readonly string[], r: Rng): string[] | undefined {
 
 const BLOCK_NEEDS: Record<string, { min: number; want?: (b: string[]) => boolean }> = {
   'first-line indent dropped': { min: 2, want: (b) => lead(b[0] as string) !== '' },
+  'exact, partial first/last line': { min: 2, want: (b) => lead(b[0] as string) !== '' },
   'trailing ws dropped': { min: 1, want: (b) => b.some((l) => l !== l.trimEnd()) },
   elision: { min: 5 },
   'blank line dropped': { min: 3, want: (b) => b.slice(1, -1).some((l) => l.trim() === '') },
@@ -98,7 +99,12 @@ function elsewhere(lf: string, s: string, start: number, len: number): boolean {
 }
 
 /** Mistakes that produced another real place's exact text: no matcher can tell them from a right edit. */
-const EXACT_BY_DESIGN = new Set(['exact', 'first-line indent dropped', 'trailing ws dropped']);
+const EXACT_BY_DESIGN = new Set([
+  'exact',
+  'exact, partial first/last line',
+  'first-line indent dropped',
+  'trailing ws dropped',
+]);
 
 /**
  * Up to `per` cases of each kind from one source. A mistaken old_string that is, by chance, the exact
@@ -116,6 +122,8 @@ export function casesFor(src: Source, r: Rng, per: number, skipped: Record<strin
       if (!b) break;
       const sent: Sent | undefined = transform({ old: b.old, neu: b.neu, line: b.start + 1 }, r);
       if (!sent || sent.old === sent.neu) continue;
+      // A control must be one exact occurrence; a cut-down partial line may occur twice.
+      if (kind.startsWith('exact') && lf.indexOf(sent.old) !== lf.lastIndexOf(sent.old)) continue;
       if (!EXACT_BY_DESIGN.has(kind) && elsewhere(lf, sent.old, b.start, b.old.length)) {
         skipped[kind] = (skipped[kind] ?? 0) + 1;
         continue;

@@ -87,6 +87,19 @@ function firstIndent(e: Edit, r: Rng): Sent | undefined {
   return { old: join(old), neu: join(neu) };
 }
 
+/** A control: old_string starts after the first line's indentation and stops before the last line's end. */
+function partialLines(e: Edit): Sent | undefined {
+  const [o0, n0, oz, nz] = [e.old[0], e.neu[0], e.old.at(-1), e.neu.at(-1)] as string[];
+  if (e.old.length < 2 || lead(o0 as string) === '' || lead(o0 as string) !== lead(n0 as string)) return undefined;
+  if (oz !== nz || (oz as string).trimEnd().length < 2) return undefined;
+  const cut = (ls: readonly string[]) => [
+    (ls[0] as string).trimStart(),
+    ...ls.slice(1, -1),
+    (ls.at(-1) as string).trimEnd().slice(0, -1),
+  ];
+  return { old: join(cut(e.old)), neu: join(cut(e.neu)) };
+}
+
 function elide(e: Edit, r: Rng): Sent | undefined {
   if (e.old.length < 5) return undefined;
   const a = 1 + r.int(e.old.length - 3);
@@ -141,6 +154,7 @@ function lineNumbers(e: Edit): Sent {
 
 export const TOLERATED: Record<string, Transform> = {
   exact: (e) => ({ old: join(e.old), neu: join(e.neu) }),
+  'exact, partial first/last line': partialLines,
   'first-line indent dropped': firstIndent,
   'trailing ws dropped': trailingDropped,
   'trailing ws added': trailingAdded,

@@ -5,7 +5,7 @@
  * stays near linear in the file's size however large it is.
  */
 import { findShift, type LeadPair, leadOf, type Shift } from './indent.ts';
-import { type CharFix, charFixes, charKey, lineKey, significant } from './normalize.ts';
+import { charFixes, charKey, lineKey, significant } from './normalize.ts';
 
 /** The file's lines (without CR) and their keys, indexed. */
 export interface FileLines {
@@ -33,7 +33,8 @@ export interface Fit {
   level: number;
   trailing: boolean;
   shift: Shift;
-  fixes: CharFix[];
+  /** The characters (or `\"`) to undo in lines new_string wrote. */
+  fixes: string[];
 }
 
 /** Whether old_string's lines fit the file at `at`, and how loosely. */
@@ -41,7 +42,7 @@ export function fitAt(file: FileLines, old: readonly string[], keys: readonly st
   if (at < 0 || at + old.length > file.bare.length) return undefined;
   for (let j = 0; j < old.length; j++) if (file.keys[at + j] !== keys[j]) return undefined;
   let trailing = false;
-  const fixes: CharFix[] = [];
+  const fixes: string[] = [];
   const pairs: LeadPair[] = [];
   for (let j = 0; j < old.length; j++) {
     const f = file.bare[at + j] as string;

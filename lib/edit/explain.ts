@@ -29,16 +29,18 @@ const MAX_VOTERS = 500;
 export function closestPlace(file: FileLines, old: readonly string[]): Place | undefined {
   const keys = old.map(lineKey);
   const votes = new Map<number, number>();
-  let sigVoted = false;
+  const missing: number[] = [];
   for (const [j, k] of keys.entries()) {
     const at = k === '' ? undefined : file.index.get(k);
+    if (significant(k) && !at) missing.push(j);
     if (!at || at.length > MAX_VOTERS) continue;
-    if (significant(k)) sigVoted = true;
-    for (const q of at) votes.set(q - j, (votes.get(q - j) ?? 0) + (significant(k) ? 2 : 1));
+    // A line with a letter or digit in it says far more about the place than a `}` does.
+    for (const q of at) votes.set(q - j, (votes.get(q - j) ?? 0) + (significant(k) ? 4 : 1));
   }
-  // No significant line is in the file as it is (a token changed): its nearest lines point the way.
-  if (!sigVoted) for (const p of nearestLines(file, keys)) votes.set(p, (votes.get(p) ?? 0) + 3);
-  const starts = [...votes.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 6);
+  // A significant line not in the file as it is (a token changed): its nearest lines point the way.
+  const longest = missing.sort((a, b) => (keys[b] as string).length - (keys[a] as string).length).slice(0, 2);
+  for (const j of longest) for (const p of nearestLines(file, keys, j)) votes.set(p, (votes.get(p) ?? 0) + 4);
+  const starts = [...votes.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 8);
   let best: Place | undefined;
   for (const [p] of starts) {
     const place = alignAt(file, keys, p);
@@ -80,9 +82,8 @@ function alignAt(file: FileLines, keys: readonly string[], p: number): Place {
   return { start, end: Math.max(start, end), alike };
 }
 
-/** Starts implied by the file lines nearest (by edit distance) to old_string's longest line. */
-function nearestLines(file: FileLines, keys: readonly string[]): number[] {
-  const j = keys.reduce((b, k, i) => (k.length > (keys[b] as string).length ? i : b), 0);
+/** Starts implied by the file lines nearest (by edit distance) to old_string's line `j`. */
+function nearestLines(file: FileLines, keys: readonly string[], j: number): number[] {
   const target = (keys[j] as string).slice(0, 200);
   if (!significant(target)) return [];
   const cap = Math.max(2, Math.floor(target.length / 3));
@@ -177,7 +178,10 @@ export function explainMiss(file: FileLines, old: readonly string[], label: stri
 /** The refusal when old_string fits several places, or one with a near miss. */
 export function explainAmbiguous(fits: readonly Fit[], near: readonly number[], m: number, tolerated: string): string {
   const where = (p: number) => lineRange(p + 1, p + m);
-  const sorted = [...fits].sort((a, b) => a.level - b.level || a.at - b.at);
+  // The closest fit first: fewer kinds of difference tolerated, then earlier in the file.
+  const loose = (f: Fit) =>
+    (f.fixes.length > 0 ? 4 : 0) + (f.shift.same && f.shift.firstLead === undefined ? 0 : 2) + (f.trailing ? 1 : 0);
+  const sorted = [...fits].sort((a, b) => loose(a) - loose(b) || a.at - b.at);
   if (sorted.length > 1) {
     const list = sorted.slice(0, 5).map((f) => where(f.at));
     return `Up to ${tolerated} it fits ${sorted.length} places (${list.join('; ')}${sorted.length > 5 ? '; …' : ''}), so it was not applied. Copy the text exactly, with enough surrounding lines to fit one place.`;

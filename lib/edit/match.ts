@@ -11,6 +11,7 @@ import { errValue, okValue, type Result } from '../core/result.ts';
 import { type FileLines, type Fit, fileLines, searchBlocks } from './block.ts';
 import { explainAmbiguous, explainMiss, formNotes, lineRange } from './explain.ts';
 import { describeShift } from './indent.ts';
+import { fixKinds } from './normalize.ts';
 import { replaceBlock } from './rewrite.ts';
 import { type Reading, readings } from './variants.ts';
 
@@ -21,7 +22,7 @@ export function tolerated(fit: Fit, undid?: string): string {
   const shift = describeShift(fit.shift);
   if (shift) parts.push(`indentation (${shift})`);
   if (fit.trailing) parts.push('trailing whitespace');
-  parts.push(...fit.fixes);
+  parts.push(...fixKinds(fit.fixes));
   return parts.join(', ') || 'nothing';
 }
 

@@ -45,7 +45,11 @@ export function replaceBlock(
   const out: string[] = [];
   let j = 0;
   let k = 0;
-  const parts = diffArrays([...old], [...neu]);
+  // new_string's first line written with the file's indentation but otherwise old_string's is the
+  // unchanged line (old_string had dropped that indentation): align it as such.
+  const first = neu[0] as string;
+  const aligned = first !== old[0] && first.trimStart() === old[0] && leadOf(first) === leadOf(bare[at] as string);
+  const parts = diffArrays([...old], aligned ? [old[0] as string, ...neu.slice(1)] : [...neu]);
   for (const [n, part] of parts.entries()) {
     if (part.removed) {
       j += part.value.length;

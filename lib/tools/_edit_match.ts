@@ -81,21 +81,32 @@ export function replaceText(
 
 /**
  * An exact match that starts inside a line's indentation (or ends before its trailing whitespace)
- * where new_string's first (last) line is not old_string's, or where a one-line old_string becomes
- * several lines: splicing it would leave the file's indentation in front of a line written for
- * column 0, or its trailing whitespace (a Markdown line break) behind the wrong line.
+ * where splicing would misplace new_string: its first line is indented otherwise than old_string's,
+ * or lines are inserted before the first (after the last) line, or a one-line old_string becomes
+ * several lines — the file's indentation would end up in front of a line written for column 0, or its
+ * trailing whitespace (a Markdown line break) behind an inserted line. A partial first or last line
+ * that new_string merely changes splices fine and stays exact.
  */
 function misaligned(view: string, s: number, old: string, neu: string): boolean {
   const o = old.split('\n');
   const n = neu.split('\n');
   const grows = o.length === 1 && n.length > 1;
+  const inserts = n.length > o.length;
+  const lead = (l: string) => l.slice(0, l.length - l.trimStart().length);
+  const tail = (l: string) => l.slice(l.trimEnd().length);
   const prefix = view.slice(view.lastIndexOf('\n', s - 1) + 1, s);
-  if (prefix !== '' && prefix.trim() === '' && (grows || n[0] !== o[0])) return true;
+  const first = [n[0] as string, o[0] as string];
+  if (prefix !== '' && prefix.trim() === '') {
+    if (grows || lead(first[0] as string) !== lead(first[1] as string) || (inserts && first[0] !== first[1]))
+      return true;
+  }
   if (old.endsWith('\n')) return false;
   const e = s + old.length;
   const le = view.indexOf('\n', e);
   const suffix = view.slice(e, le === -1 ? undefined : le).replace(/\r$/, '');
-  return suffix !== '' && suffix.trim() === '' && (grows || n.at(-1) !== o.at(-1));
+  const last = [n.at(-1) as string, o.at(-1) as string];
+  if (suffix === '' || suffix.trim() !== '') return false;
+  return grows || tail(last[0] as string) !== tail(last[1] as string) || (inserts && last[0] !== last[1]);
 }
 
 /** The text with CRLF as LF, and a map from offsets in it back to the original. */

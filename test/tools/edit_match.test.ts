@@ -38,6 +38,9 @@ test('rule 1: an exact match inside the indentation does not put new_string afte
   // A Markdown line break stays on its line.
   await edit('b.md', 'first line', 'first line\ninserted line');
   assert.equal(read('b.md'), 'first line  \ninserted line\nsecond line\n');
+  // A partial first and last line that new_string only changes still splices exactly.
+  await edit('r.ts', 'path: "/",\n\t\tloader: async', 'path: "/home",\n\t\tloader: async');
+  assert.match(read('r.ts'), /\n\t\tpath: "\/home",\n\t\tloader: async \(\) => \[\n/);
   // One line at 2 spaces less, with a line inserted after it: the new line gets the file's depth.
   await edit('p.py', '    go()', '    go()\n    done()');
   assert.equal(read('p.py'), 'def f():\n    if x:\n        go()\n        done()\n');
