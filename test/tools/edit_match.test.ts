@@ -81,6 +81,13 @@ test('rule 2: each tolerated difference applies once, unchanged lines keep their
   assert.equal(read('num.ts'), 'a();\nb();\nC();\n');
 });
 
+test('rule 2: character fixes touch only the characters old_string added, not the file’s own joiners', async () => {
+  const { read, edit } = setup({ 'e.ts': 'const e = "👩\u200d👧";\nnext();\n' });
+  const r = await edit('e.ts', 'const e = "👩\u200d👧";\nne\u200bxt();', 'const e = "👩\u200d👧!";\nne\u200bxt(1);');
+  assert.match(r.content, /matched ignoring zero-width characters/);
+  assert.equal(read('e.ts'), 'const e = "👩\u200d👧!";\nnext(1);\n');
+});
+
 test('rule 2: it applies only where exactly one block fits and none misses by a line', async () => {
   const twice = 'function a() {\n  x = 1;\n}\nfunction b() {\n    x = 1;\n}\n';
   const near = 'if (ok) {\n  run(1);\n}\nif (ok) {\n  run(2);\n}\n';
