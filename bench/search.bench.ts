@@ -6,6 +6,7 @@
  * Progress on stderr; a table on stdout; JSON and an SVG chart under .bench/.
  *
  * Usage: npm run bench -- [path] [--quick] [--reps N] [--files N] [--workers N] [--out DIR]
+ *        npm run bench -- --edits [--seed N]   (the edit matcher's corpus, bench/edits/)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -332,7 +333,9 @@ function formatReport(report: {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  runBench(process.argv.slice(2)).then(
+  // --edits: the edit-matcher corpus (bench/edits/run.ts) instead of the search benchmark.
+  const main = process.argv.includes('--edits') ? (await import('./edits/run.ts')).runEditBench : runBench;
+  main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
     },

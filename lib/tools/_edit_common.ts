@@ -10,7 +10,7 @@ import { fail, ok, type Preview, type ToolResult } from '../core/tool.ts';
 import type { HeldFile } from '../lane/held_file.ts';
 import { eolOf, type TextStyle } from '../lane/text_file.ts';
 import { unifiedDiff } from './_diff.ts';
-import { type Replacement, replaceExact } from './_edit_match.ts';
+import { type Replacement, replaceText } from './_edit_match.ts';
 import { similarNames } from './_files.ts';
 import { type FileState, failureNote } from './_preview.ts';
 
@@ -22,6 +22,8 @@ interface EditPlan {
   created: boolean;
   /** Line numbers of the replacements (existing files). */
   lines: number[];
+  /** What the matcher tolerated, and where (one entry per edit that needed it). */
+  notes: string[];
 }
 
 function planEdits(
@@ -45,7 +47,7 @@ function planEdits(
     }
     let text = first.new_string;
     for (const [i, e] of edits.slice(1).entries()) {
-      const r = replaceExact(text, eolOf(text), e, t.shown, labels(i + 1));
+      const r = replaceText(text, eolOf(text), e, t.shown, labels(i + 1));
       if (!r.ok) return errValue(prefix(r.error, edits.length, i + 1));
       text = r.value.text;
     }
@@ -55,6 +57,7 @@ function planEdits(
       style: { encoding: 'utf-8', bom: false, eol: eolOf(text) },
       created: true,
       lines: [],
+      notes: [],
     });
   }
   if (!cur) {
@@ -70,6 +73,7 @@ function planEdits(
   if (stale) return errValue(stale);
   let text = cur.text;
   const lines: number[] = [];
+  const notes: string[] = [];
   for (const [i, e] of edits.entries()) {
     if (e.old_string === '')
       return errValue(
@@ -79,10 +83,11 @@ function planEdits(
           i,
         ),
       );
-    const r = replaceExact(text, cur.eol, e, t.shown, labels(i));
+    const r = replaceText(text, cur.eol, e, t.shown, labels(i));
     if (!r.ok) return errValue(prefix(r.error, edits.length, i));
     text = r.value.text;
     lines.push(...r.value.lines);
+    notes.push(...r.value.notes.map((n) => (edits.length > 1 ? `edit ${i + 1}: ${n}` : n)));
   }
   return okValue({
     text,
@@ -90,6 +95,7 @@ function planEdits(
     style: { encoding: cur.encoding, bom: cur.bom, eol: cur.eol },
     created: false,
     lines,
+    notes,
   });
 }
 
@@ -101,7 +107,7 @@ export function applyEdits(
 ): ToolResult {
   const plan = planEdits(t, root, edits, labels);
   if (!plan.ok) return plan.error;
-  const { text, before, style, created, lines } = plan.value;
+  const { text, before, style, created, lines, notes } = plan.value;
   const err = t.commit(text, style);
   if (err) return err;
   if (created) return ok(`Created ${quote(t.shown)}.\n${unifiedDiff(t.shown, '', text)}`, { created: true });
@@ -109,7 +115,7 @@ export function applyEdits(
   const distinct = [...new Set(lines)].sort((a, b) => a - b);
   const where = distinct.length === 1 ? `line ${distinct[0]}` : `lines ${distinct.join(', ')}`;
   return ok(
-    `Edited ${quote(t.shown)}: ${n} replacement${n === 1 ? '' : 's'} (${where}).\n${unifiedDiff(t.shown, before, text)}`,
+    `Edited ${quote(t.shown)}: ${n} replacement${n === 1 ? '' : 's'} (${where})${notes.map((x) => `; ${x}`).join('')}.\n${unifiedDiff(t.shown, before, text)}`,
     { replacements: n },
   );
 }

@@ -1,16 +1,18 @@
 /**
- * Exact, line-ending-aware string replacement for edit_file and multi_edit. Matching happens on an
- * LF view of the file, so an LF `old_string` matches in a CRLF file; the splice happens on the original
- * text, so every byte outside the replaced region stays as it was, and the replacement takes the line
- * endings of the region it replaces. No fuzzy matching: when nothing matches, the answer explains the
- * closest candidates instead (whitespace, indentation, or simply the nearest lines).
+ * String replacement for edit_file and multi_edit. Exact first: matching happens on an LF view of the
+ * file, so an LF `old_string` matches in a CRLF file; the splice happens on the original text, so every
+ * byte outside the replaced region stays as it was, and the replacement takes the line endings of the
+ * region it replaces. An exact match that starts inside a line's indentation (or stops before its
+ * trailing whitespace) while new_string is indented differently there is not spliced literally — that
+ * would misplace new_string — but goes to the whole-line matcher (lib/edit/match.ts), as does an
+ * old_string with no exact match at all.
  */
 
 import type { LineEnding } from '../core/encoding.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
-import { levenshtein } from './_files.ts';
+import { alsoFits, replaceLines, splitFile } from '../edit/match.ts';
 
 export interface Replacement {
   old_string: string;
@@ -18,10 +20,10 @@ export interface Replacement {
   replace_all?: boolean | undefined;
 }
 
-/** The new text and the lines the change starts at, or the answer that refuses it. */
-export type Replaced = Result<{ text: string; lines: number[] }, ToolResult>;
+/** The new text, the lines the change starts at and what was tolerated, or the answer that refuses it. */
+export type Replaced = Result<{ text: string; lines: number[]; notes: string[] }, ToolResult>;
 
-export function replaceExact(
+export function replaceText(
   text: string,
   eol: LineEnding,
   r: Replacement,
@@ -41,13 +43,25 @@ export function replaceExact(
   const newLf = r.new_string.replace(/\r\n/g, '\n');
   const starts: number[] = [];
   for (let i = view.text.indexOf(oldLf); i !== -1; i = view.text.indexOf(oldLf, i + oldLf.length)) starts.push(i);
-  if (starts.length === 0) return errValue(fail('no_match', explainNoMatch(view.text, oldLf, shown, label)));
   const lines = starts.map((s) => lineOf(view.text, s));
   if (starts.length > 1 && !r.replace_all) {
     return errValue(
       fail(
         'not_unique',
         `${label} occurs ${starts.length} times in ${quote(shown)} (lines ${lines.join(', ')}). Include more surrounding lines so it matches once, or set replace_all: true to change every occurrence.`,
+      ),
+    );
+  }
+  const exact = starts[0];
+  if (exact === undefined || (starts.length === 1 && misaligned(view.text, exact, oldLf, newLf))) {
+    const at = exact === undefined ? undefined : (lines[0] as number) - 1;
+    const block = replaceLines(splitFile(text), oldLf, newLf, label, shown, at);
+    if (block.ok) return okValue({ text: block.value.text, lines: [block.value.start], notes: [block.value.note] });
+    if (at === undefined) return errValue(fail('no_match', block.error));
+    return errValue(
+      fail(
+        'no_match',
+        `${label} matches ${quote(shown)} at line ${at + 1} only from inside a line's indentation or up to before its trailing whitespace, where new_string is indented or ended differently, so a literal replacement would misplace new_string. Include the whole first and last lines, with their indentation, exactly as read_file shows them.`,
       ),
     );
   }
@@ -61,7 +75,38 @@ export function replaceExact(
     const crlf = region.includes('\n') ? region.includes('\r\n') : eol === 'crlf';
     out = out.slice(0, s) + (crlf ? newLf.replace(/\n/g, '\r\n') : newLf) + out.slice(e);
   }
-  return okValue({ text: out, lines });
+  const also = starts.length === 1 ? alsoFits(view.text, oldLf, (lines[0] as number) - 1) : undefined;
+  return okValue({ text: out, lines, notes: also ? [also] : [] });
+}
+
+/**
+ * An exact match that starts inside a line's indentation (or ends before its trailing whitespace)
+ * where splicing would misplace new_string: its first line is indented otherwise than old_string's,
+ * or lines are inserted before the first (after the last) line, or a one-line old_string becomes
+ * several lines — the file's indentation would end up in front of a line written for column 0, or its
+ * trailing whitespace (a Markdown line break) behind an inserted line. A partial first or last line
+ * that new_string merely changes splices fine and stays exact.
+ */
+function misaligned(view: string, s: number, old: string, neu: string): boolean {
+  const o = old.split('\n');
+  const n = neu.split('\n');
+  const grows = o.length === 1 && n.length > 1;
+  const inserts = n.length > o.length;
+  const lead = (l: string) => l.slice(0, l.length - l.trimStart().length);
+  const tail = (l: string) => l.slice(l.trimEnd().length);
+  const prefix = view.slice(view.lastIndexOf('\n', s - 1) + 1, s);
+  const first = [n[0] as string, o[0] as string];
+  if (prefix !== '' && prefix.trim() === '') {
+    if (grows || lead(first[0] as string) !== lead(first[1] as string) || (inserts && first[0] !== first[1]))
+      return true;
+  }
+  if (old.endsWith('\n')) return false;
+  const e = s + old.length;
+  const le = view.indexOf('\n', e);
+  const suffix = view.slice(e, le === -1 ? undefined : le).replace(/\r$/, '');
+  const last = [n.at(-1) as string, o.at(-1) as string];
+  if (suffix === '' || suffix.trim() !== '') return false;
+  return grows || tail(last[0] as string) !== tail(last[1] as string) || (inserts && last[0] !== last[1]);
 }
 
 /** The text with CRLF as LF, and a map from offsets in it back to the original. */
@@ -97,52 +142,3 @@ const lineOf = (text: string, offset: number) => {
   for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) n++;
   return n;
 };
-
-const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
-const lead = (s: string) => /^\s*/.exec(s)?.[0] ?? '';
-
-/** Why `old` is not in `text`, in terms the model can act on. */
-export function explainNoMatch(text: string, old: string, shown: string, label = 'old_string'): string {
-  const head = `${label} ${label.startsWith('the lines') ? 'were' : 'was'} not found in ${quote(shown)}.`;
-  const tail =
-    ' Copy the text exactly as read_file shows it (after the line number and tab), or read the file again if it may have changed since.';
-  const fileLines = text.split('\n');
-  const oldLines = old.split('\n');
-  while (oldLines.length > 1 && oldLines.at(-1) === '') oldLines.pop();
-  const first = oldLines.findIndex((l) => l.trim() !== '');
-  if (first === -1) return `${head} It contains only whitespace; give the text to replace.`;
-  // The same lines up to whitespace?
-  for (let i = 0; i + oldLines.length <= fileLines.length; i++) {
-    let all = true;
-    for (let k = 0; k < oldLines.length && all; k++) all = squash(fileLines[i + k] ?? '') === squash(oldLines[k] ?? '');
-    if (!all) continue;
-    const range = oldLines.length === 1 ? `line ${i + 1}` : `lines ${i + 1}-${i + oldLines.length}`;
-    const a = fileLines[i + first] ?? '';
-    const b = oldLines[first] ?? '';
-    let what = 'whitespace inside the lines';
-    if (lead(a) !== lead(b)) {
-      const kind = (s: string) =>
-        s.includes('\t') ? (s.includes(' ') ? 'tabs and spaces' : 'tabs') : `${s.length} spaces`;
-      what = `indentation: the file has ${kind(lead(a)) || 'none'} where ${label} has ${kind(lead(b)) || 'none'}`;
-    } else if ((a.trimEnd() === a) !== (b.trimEnd() === b)) {
-      what = 'trailing whitespace';
-    }
-    return `${head} ${range[0]?.toUpperCase()}${range.slice(1)} match it except for ${what}.${tail}`;
-  }
-  // Otherwise the lines nearest to its first line.
-  const target = (oldLines[first] ?? '').trim();
-  const cap = Math.max(2, Math.floor(target.length / 2));
-  const scored = fileLines
-    .slice(0, 50_000)
-    .map((l, i) => ({
-      i,
-      l,
-      d: Math.abs(l.trim().length - target.length) > cap ? cap + 1 : levenshtein(l.trim(), target, cap),
-    }))
-    .filter((c) => c.l.trim() !== '' && c.d <= cap)
-    .sort((x, y) => x.d - y.d || x.i - y.i)
-    .slice(0, 3);
-  if (scored.length === 0) return `${head} No line resembles its first line (${quote(target.slice(0, 80))}).${tail}`;
-  const list = scored.map((c) => `line ${c.i + 1}: ${quote(c.l.trim().slice(0, 120))}`).join('; ');
-  return `${head} The closest lines to its first line are ${list}.${tail}`;
-}

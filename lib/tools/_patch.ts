@@ -8,9 +8,11 @@
  *   *** Update File: path     optionally *** Move to: path, then chunks:
  *   @@ optional anchor line   then ' ' context, '-' removed, '+' added lines; *** End of File pins to the end
  *   *** End Patch
+ *
+ * Headers, like Begin and End, may carry leading whitespace (models indent patches). Applying a
+ * parsed update is lib/tools/_patch_apply.ts.
  */
 import { errValue, okValue, type Result } from '../core/result.ts';
-import { explainNoMatch } from './_edit_match.ts';
 
 export interface Chunk {
   anchor?: string;
@@ -32,7 +34,10 @@ export type PatchOp =
 /** The patch's operations, or what is wrong with it. */
 export type Parsed = Result<PatchOp[], string>;
 
-const HEADER = /^\*\*\* (Add File|Delete File|Update File|Move to): (.+)$/;
+const HEADER = /^\s*\*\*\* (Add File|Delete File|Update File|Move to): (.+)$/;
+/** A line that ends a file's section: any header, or a `***` line other than End of File. */
+const ends = (l: string | undefined) =>
+  l !== undefined && (HEADER.test(l) || (l.startsWith('*** ') && l.trim() !== '*** End of File'));
 
 export function parsePatch(patch: string): Parsed {
   const lines = patch.replace(/\r\n/g, '\n').split('\n');
@@ -57,7 +62,7 @@ export function parsePatch(patch: string): Parsed {
     i++;
     if (kind === 'Add File') {
       const content: string[] = [];
-      while (i < end && !lines[i]?.startsWith('*** ')) {
+      while (i < end && !ends(lines[i])) {
         const l = lines[i] as string;
         if (!l.startsWith('+')) return bad(i, `a line of an added file must start with "+"`);
         content.push(l.slice(1));
@@ -74,13 +79,13 @@ export function parsePatch(patch: string): Parsed {
         i++;
       }
       let chunk: Chunk | undefined;
-      while (i < end && !(lines[i]?.startsWith('*** ') && lines[i] !== '*** End of File')) {
+      while (i < end && !ends(lines[i])) {
         const l = lines[i] as string;
         if (l.startsWith('@@')) {
           const anchor = l.slice(2).trim();
           chunk = { old: [], new: [], tags: '', eof: false, at: i + 1, ...(anchor ? { anchor } : {}) };
           op.chunks.push(chunk);
-        } else if (l === '*** End of File') {
+        } else if (l.trim() === '*** End of File') {
           if (!chunk) return bad(i, '"*** End of File" before any change');
           chunk.eof = true;
         } else {
@@ -119,85 +124,3 @@ export function parsePatch(patch: string): Parsed {
 /** The paths an operation touches, in order (a move's destination after its source). */
 export const opPaths = (op: PatchOp): string[] =>
   op.kind === 'update' && op.moveTo ? [op.path, op.moveTo] : [op.path];
-
-/** The patched text, or why a chunk did not apply. */
-export type Applied = Result<string, string>;
-
-/**
- * Applies an update's chunks in order. Lines are compared without their CR; each chunk is found
- * after the previous one — exactly, else ignoring trailing whitespace, else ignoring surrounding
- * whitespace — and its new lines take the file's line ending.
- */
-export function applyChunks(text: string, chunks: readonly Chunk[], shown: string): Applied {
-  const endsWithNl = text.endsWith('\n');
-  const lines = (endsWithNl ? text.slice(0, -1) : text).split('\n');
-  if (text === '') lines.length = 0;
-  const crlf = lines.length > 0 && lines.every((l, k) => l.endsWith('\r') || (k === lines.length - 1 && !endsWithNl));
-  const bare = (l: string) => (l.endsWith('\r') ? l.slice(0, -1) : l);
-  let cursor = 0;
-  for (const [n, c] of chunks.entries()) {
-    const label = `chunk ${n + 1} (patch line ${c.at}) of ${JSON.stringify(shown)}`;
-    if (c.anchor !== undefined) {
-      const a = findSeq(lines, [c.anchor], cursor, false, bare);
-      if (a === -1)
-        return errValue(`${label}: the @@ line ${JSON.stringify(c.anchor)} was not found after line ${cursor}.`);
-      cursor = a + 1;
-    }
-    let at: number;
-    if (c.old.length === 0) {
-      at = c.anchor !== undefined ? cursor : lines.length; // a pure addition goes after its anchor, or at the end
-    } else {
-      at = findSeq(lines, c.old, cursor, c.eof, bare);
-      if (at === -1) {
-        const why = explainNoMatch(
-          lines.slice(cursor).map(bare).join('\n'),
-          c.old.join('\n'),
-          shown,
-          'the lines to replace',
-        );
-        return errValue(
-          `${label}: ${why.replace(/ Copy the text exactly.*$/, '')} (searched from line ${cursor + 1}${c.eof ? ', at the end of the file' : ''}). Read the file and make the context lines exact.`,
-        );
-      }
-    }
-    // Context lines keep the file's own text (they matched, perhaps up to whitespace); only '+'
-    // lines come from the patch, with the file's line ending.
-    const replaced: string[] = [];
-    let o = at;
-    let k = 0; // index into c.new
-    for (const tag of c.tags) {
-      if (tag === ' ') replaced.push(lines[o++] as string);
-      else if (tag === '-') o++;
-      else replaced.push(crlf ? `${c.new[k]}\r` : (c.new[k] as string));
-      if (tag !== '-') k++;
-    }
-    lines.splice(at, c.old.length, ...replaced);
-    cursor = at + replaced.length;
-  }
-  if (lines.length === 0) return okValue('');
-  return okValue(`${lines.join('\n')}${endsWithNl || text === '' ? '\n' : ''}`);
-}
-
-function findSeq(
-  lines: readonly string[],
-  seq: readonly string[],
-  from: number,
-  eof: boolean,
-  bare: (l: string) => string,
-): number {
-  const tries: ((s: string) => string)[] = [(s) => s, (s) => s.trimEnd(), (s) => s.trim()];
-  for (const norm of tries) {
-    const starts = eof ? [lines.length - seq.length] : range(from, lines.length - seq.length);
-    for (const i of starts) {
-      if (i < from) continue;
-      let all = true;
-      for (let k = 0; k < seq.length && all; k++) all = norm(bare(lines[i + k] ?? '')) === norm(seq[k] as string);
-      if (all) return i;
-    }
-  }
-  return -1;
-}
-
-function* range(a: number, b: number) {
-  for (let i = a; i <= b; i++) yield i;
-}

@@ -13,7 +13,8 @@ import type { WriteContext } from '../lane/context.ts';
 import { type HeldFile, withHeldFiles } from '../lane/held_file.ts';
 import { eolOf, MAX_EDIT_BYTES, type TextStyle } from '../lane/text_file.ts';
 import { unifiedDiff } from './_diff.ts';
-import { applyChunks, opPaths, type PatchOp, parsePatch } from './_patch.ts';
+import { opPaths, type PatchOp, parsePatch } from './_patch.ts';
+import { applyChunks } from './_patch_apply.ts';
 import { type FileState, failureNote, previewFile } from './_preview.ts';
 
 const params = v.strictObject({
@@ -33,6 +34,8 @@ interface Planned<F extends FileState = HeldFile> {
   text?: string;
   style?: Pick<TextStyle, 'encoding' | 'bom' | 'eol'>;
   before: string;
+  /** What loose matches tolerated. */
+  notes?: string[];
 }
 
 export const applyPatch = defineTool({
@@ -43,8 +46,9 @@ export const applyPatch = defineTool({
     `Applies a \`patch\` in the V4A format: "*** Begin Patch", then per file "*** Add File: path" (lines starting with +), ` +
     `"*** Delete File: path", or "*** Update File: path" (optionally "*** Move to: new/path") followed by chunks — an optional ` +
     `"@@ line to find first", then lines starting with " " (context), "-" (remove) and "+" (add), "*** End of File" to pin a chunk to ` +
-    `the end — and "*** End Patch". Paths are relative to the root. Updated and deleted files must have been read in this session and ` +
-    `not changed since. Every change of every file is checked before anything is written, and a failure leaves all files as they were. ` +
+    `the end — and "*** End Patch". Paths are relative to the root. Deleted files must have been read in this session and not changed ` +
+    `since; so must updated ones, unless all their context and '-' lines match exactly. Context that differs only in whitespace, ` +
+    `indentation or typographic characters still applies when exactly one place fits. Every change of every file is checked before anything is written, and a failure leaves all files as they were. ` +
     `Line endings, BOM and permissions are kept; the answer lists the files changed, with diffs.`,
   access: (a) => {
     const parsed = parsePatch(a.patch);
@@ -124,8 +128,11 @@ function planOp<F extends FileState>(op: PatchOp, source: F, dest: F | undefined
     });
   }
   if (!cur) return errValue(fail('not_found', `Cannot ${op.kind} ${quote(source.shown)}: no such file.`));
+  // An update of a file not read in this session may go ahead when every chunk is pinned by context
+  // or '-' lines (or an @@ line) that all match exactly: the patch shows its author saw that content.
+  // The write still compares against the bytes loaded here. A delete proves nothing, so it needs a read.
   const stale = source.fresh();
-  if (stale) return errValue(stale);
+  if (stale && !(stale.code === 'not_read' && op.kind === 'update')) return errValue(stale);
   const style = { encoding: cur.encoding, bom: cur.bom, eol: cur.eol };
   if (op.kind === 'delete') return okValue({ op, source, before: cur.text });
   if (dest?.current)
@@ -133,8 +140,18 @@ function planOp<F extends FileState>(op: PatchOp, source: F, dest: F | undefined
       fail('exists', `Cannot move ${quote(source.shown)} to ${quote(dest.shown)}: the destination exists.`),
     );
   const applied = applyChunks(cur.text, op.chunks, source.shown);
-  if (!applied.ok) return errValue(fail('no_match', applied.error));
-  return okValue({ op, source, ...(dest ? { dest } : {}), text: applied.value, style, before: cur.text });
+  if (!applied.ok)
+    return errValue(
+      stale ? { ...stale, content: `${stale.content} (${applied.error})` } : fail('no_match', applied.error),
+    );
+  const pinned = op.chunks.length > 0 && op.chunks.every((c) => c.old.length > 0 || c.anchor !== undefined);
+  if (stale && !(applied.value.exact && pinned))
+    return errValue({
+      ...stale,
+      content: `${stale.content} (A patch may change an unread file only when its context and '-' lines match it exactly.)`,
+    });
+  const notes = applied.value.notes;
+  return okValue({ op, source, ...(dest ? { dest } : {}), text: applied.value.text, style, before: cur.text, notes });
 }
 
 function commit(p: Planned, done: (() => void)[]): ToolResult | undefined {
@@ -162,5 +179,6 @@ function describe(p: Planned<FileState>): string {
   if (p.op.kind === 'delete') return `D ${p.source.shown}`;
   const name = p.dest ? `${p.source.shown} -> ${p.dest.shown}` : p.source.shown;
   const diff = unifiedDiff(p.dest?.shown ?? p.source.shown, p.before, p.text ?? '');
-  return `${p.dest ? 'R' : 'M'} ${name}${diff ? `\n${diff}` : ''}`;
+  const notes = p.notes?.length ? ` (${p.notes.join('; ')})` : '';
+  return `${p.dest ? 'R' : 'M'} ${name}${notes}${diff ? `\n${diff}` : ''}`;
 }

@@ -1,6 +1,7 @@
 /**
- * edit_file: replaces an exact string in a file that was read and has not changed since. Line-ending
- * aware, literal, atomic; answers with a unified diff, or explains why nothing matched. Write lane.
+ * edit_file: replaces a string in a file that was read and has not changed since: exactly, or as one
+ * whole-line block up to differences that cannot change meaning (lib/edit/). Line-ending aware,
+ * atomic; answers with a unified diff, or names the closest place and why nothing matched. Write lane.
  */
 import * as v from 'valibot';
 import { defineTool, fail } from '../core/tool.ts';
@@ -31,10 +32,13 @@ export const editFile = defineTool({
   params,
   description:
     `Replaces \`old_string\` with \`new_string\` in \`file_path\`. The file must have been read with read_file in this session and ` +
-    `not changed since. \`old_string\` must match exactly once (or set \`replace_all\`); an LF \`old_string\` matches in a CRLF file and ` +
-    `the file stays CRLF. No match gives the closest candidate lines and what differs (whitespace, indentation); several matches give ` +
-    `their line numbers. An empty \`old_string\` creates a missing file. The write is atomic and keeps permissions, BOM and encoding; ` +
-    `the answer is a unified diff of the change.`,
+    `not changed since. \`old_string\` should be copied exactly and match once (or set \`replace_all\`); an LF \`old_string\` matches in a ` +
+    `CRLF file and the file stays CRLF. When it is not found exactly, whole lines that differ only in trailing whitespace, a uniform ` +
+    `indentation shift, tabs vs spaces, typographic quotes/dashes, NBSP/zero-width characters, \\" escapes, literal \\n or read_file's ` +
+    `line numbers still match if exactly one place fits, and the answer says what was tolerated; blank lines, elisions ("...") and ` +
+    `changed tokens never match. A refusal names the closest place and what differs; several exact matches give their line numbers. ` +
+    `An empty \`old_string\` creates a missing file. The write is atomic and keeps permissions, BOM and encoding; the answer is a ` +
+    `unified diff of the change.`,
   access: (a) => [{ kind: 'write', path: a.file_path }],
   preview(a, ctx) {
     const file = ctx.paths[0];

@@ -1,5 +1,5 @@
 /**
- * multi_edit: several exact replacements in one file, applied in order to the result of the previous
+ * multi_edit: several replacements (matched as edit_file's) in one file, applied in order to the result of the previous
  * one, all or nothing. Write lane.
  */
 import * as v from 'valibot';
@@ -38,7 +38,8 @@ export const multiEdit = defineTool({
   description:
     `Applies \`edits\` (each like edit_file: old_string, new_string, replace_all) to \`file_path\` in order, each on the result of the ` +
     `previous one. All or nothing: if any edit fails, the file is unchanged and the answer says which edit failed and why. Same rules ` +
-    `as edit_file: read the file first, exact matches, line endings, BOM and permissions kept, atomic write, unified diff.`,
+    `as edit_file: read the file first, exact matches (or one whole-line block up to whitespace and typography), line endings, BOM ` +
+    `and permissions kept, atomic write, unified diff.`,
   access: (a) => [{ kind: 'write', path: a.file_path }],
   preview(a, ctx) {
     const file = ctx.paths[0];

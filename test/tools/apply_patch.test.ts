@@ -103,9 +103,15 @@ test('apply_patch: End of File pins a chunk to the end', async () => {
   assert.equal(readFileSync(at('e.txt'), 'utf8'), 'x\nend\nx\nEND\n');
 });
 
-test('apply_patch: updates need a read; adds refuse existing files; paths stay in the root', async () => {
-  const { rt } = setup({ 'a.txt': 'a\n' });
-  assert.equal((await rt.call('apply_patch', { patch: patch('*** Update File: a.txt', '-a', '+b') })).code, 'not_read');
+test('apply_patch: unread updates need exact context, deletes a read; adds refuse existing files; paths stay in the root', async () => {
+  const { rt, at } = setup({ 'a.txt': 'a\n', 'd.txt': 'd\n' });
+  // Changed behaviour: an unread file may be updated when every '-'/context line matches exactly.
+  const loose = await rt.call('apply_patch', { patch: patch('*** Update File: a.txt', '-a  ', '+b') });
+  assert.equal(loose.code, 'not_read');
+  assert.equal(readFileSync(at('a.txt'), 'utf8'), 'a\n');
+  assert.equal((await rt.call('apply_patch', { patch: patch('*** Update File: a.txt', '-a', '+b') })).code, undefined);
+  assert.equal(readFileSync(at('a.txt'), 'utf8'), 'b\n');
+  assert.equal((await rt.call('apply_patch', { patch: patch('*** Delete File: d.txt') })).code, 'not_read');
   assert.equal((await rt.call('apply_patch', { patch: patch('*** Add File: a.txt', '+x') })).code, 'exists');
   assert.equal(
     (await rt.call('apply_patch', { patch: patch('*** Add File: ../evil.txt', '+x') })).code,

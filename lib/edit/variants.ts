@@ -1,0 +1,48 @@
+/**
+ * Readings of old_string (and new_string) as lines: as written, and, when it plainly carries them,
+ * without read_file's line-number prefixes (`    12\t`) or with literal `\n` sequences taken as the
+ * line breaks they stand for. Each non-literal reading says what it undid.
+ */
+
+export interface Reading {
+  old: string[];
+  neu: string[];
+  /** What was undone, for the answer; undefined for the literal reading. */
+  undid?: string;
+}
+
+/** A text's lines; a final newline ends the last line rather than starting an empty one. */
+export function linesOf(s: string): string[] {
+  const lines = s.replace(/\r\n/g, '\n').split('\n');
+  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
+  return lines;
+}
+
+const NUMBERED = /^ *\d+\t/;
+
+/** Every non-blank line starts with a read_file line number. */
+export const hasLineNumbers = (lines: readonly string[]): boolean =>
+  lines.some((l) => l.trim() !== '') && lines.every((l) => l.trim() === '' || NUMBERED.test(l));
+
+/** One line holding `\n` escapes where line breaks were meant. */
+export const hasLiteralNewlines = (s: string): boolean => !s.includes('\n') && /\\n/.test(s);
+
+const breakLines = (s: string) => s.replace(/\\r\\n|\\n/g, '\n').replace(/\\t/g, '\t');
+
+export function readings(old: string, neu: string): Reading[] {
+  const o = linesOf(old);
+  const n = neu === '' ? [''] : linesOf(neu);
+  const out: Reading[] = [{ old: o, neu: n }];
+  if (hasLineNumbers(o)) {
+    const strip = (ls: string[]) => ls.map((l) => l.replace(NUMBERED, ''));
+    out.push({ old: strip(o), neu: hasLineNumbers(n) ? strip(n) : n, undid: "read_file's line-number prefixes" });
+  }
+  if (hasLiteralNewlines(old)) {
+    out.push({
+      old: linesOf(breakLines(old)),
+      neu: hasLiteralNewlines(neu) ? linesOf(breakLines(neu)) : n,
+      undid: 'literal \\n sequences',
+    });
+  }
+  return out;
+}
