@@ -7,6 +7,7 @@
 import { lstatSync } from 'node:fs';
 import picomatch from 'picomatch';
 import { IgnoreRules } from './ignore.ts';
+import { type GrepPrefilter, skipperOf } from './index/skip.ts';
 import { compileGlob, compileRegex } from './matcher.ts';
 import { type Line, searchFile } from './search.ts';
 import { comparePaths, type Entry, type SkipReason, type Visitor, visitFiles, type WalkOptions, walk } from './walk.ts';
@@ -60,6 +61,8 @@ export interface GrepShard extends ShardBase {
   mode: GrepMode;
   /** Filter on file paths (ripgrep's --glob: without a slash it matches the name at any depth). */
   glob?: string;
+  /** Files the n-gram index rules out are not read (lib/search/index). */
+  prefilter?: GrepPrefilter;
 }
 
 export interface GrepFileResult {
@@ -75,6 +78,8 @@ export interface GrepShardResult extends ShardStats {
   skipped: SkipCounts;
   /** Results held (output lines in content mode, files otherwise). */
   results: number;
+  /** With a prefilter: the files walked that the index does not hold (lib/search/index). */
+  unindexed?: string[];
 }
 
 export type ShardTask = GlobShard | GrepShard;
@@ -145,10 +150,14 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     stopped: false,
   };
   const count = counter();
+  const skip = skipperOf(t.prefilter);
+  if (skip) out.unindexed = [];
   const visit = (e: Entry, at?: string): boolean => {
     out.visited++;
     if (e.kind !== 'file' || at === undefined) return false; // symlinks are not followed, as in ripgrep
+    if (skip && !skip.indexed(e.rel)) out.unindexed?.push(e.rel);
     if (filter && !filter(e.rel)) return false;
+    if (skip?.skip(e.rel)) return false;
     const left = t.maxResults - out.results;
     const r = searchFile(at, {
       spec: spec.value,
