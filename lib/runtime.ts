@@ -32,6 +32,7 @@ import { loadSettings, type McpServerConfig } from './policy/rules.ts';
 import type { TrustOption } from './policy/trust.ts';
 import { createReadPool, defaultWorkers } from './pool/pool.ts';
 import { type IndexUse, searchIndexFor } from './search/index/for_runtime.ts';
+import type { SearchIndex } from './search/index/service.ts';
 import { SkillCatalog } from './skills/catalog.ts';
 import type { SkillSources } from './skills/fetch.ts';
 import { TOOL_NAMES, TOOLS } from './tools/mod.ts';
@@ -99,6 +100,8 @@ export interface Runtime {
   readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
   /** The skills under .mewcode/skills and ~/.mewcode/skills. */
   readonly skills: SkillCatalog;
+  /** The root's n-gram index (absent when `index` is 'off'). */
+  readonly searchIndex?: SearchIndex;
   /** Whether a tool is read-only (an unknown name is not): read-only calls may run together. */
   isReadOnly(name: string): boolean;
   /** Runs one tool call; never throws. Write tools queue in the write lane. */
@@ -195,6 +198,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     policy,
     mcpServers: settings.value.mcpServers,
     skills,
+    ...(index ? { searchIndex: index } : {}),
     isReadOnly,
     call: (name, input, callOptions = {}) =>
       registry.execute(name, input, { root: gate.root, signal: callOptions.signal, authorize, lanes }),

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 
-export const COMMANDS = ['call', 'batch', 'read', 'grep', 'glob', 'tools', 'mcp', 'bench'] as const;
+export const COMMANDS = ['call', 'batch', 'read', 'grep', 'glob', 'tools', 'mcp', 'bench', 'index'] as const;
 /** `agent` is what runs when the first word is not a command: the words are the task. */
 export type Command = (typeof COMMANDS)[number] | 'agent';
 
@@ -54,6 +54,7 @@ const FLAGS = {
   reps: { type: 'string' },
   files: { type: 'string' },
   out: { type: 'string' },
+  'no-index': { type: 'boolean' },
 } as const;
 type Flag = keyof typeof FLAGS;
 
@@ -82,6 +83,7 @@ const GLOBAL_FLAGS: readonly Flag[] = [
   'sandbox',
   'trust',
   'verbose',
+  'no-index',
   ...PERMISSION_FLAGS,
 ];
 const COMMAND_FLAGS: Record<Command, readonly Flag[]> = {
@@ -106,6 +108,7 @@ const COMMAND_FLAGS: Record<Command, readonly Flag[]> = {
   tools: ['format'],
   bench: ['quick', 'reps', 'files', 'out'],
   mcp: [],
+  index: [],
   agent: ['provider', 'model', 'base-url', 'max-turns'],
 };
 
@@ -179,11 +182,13 @@ Usage:
   mewcode mcp                               serve the tools to an MCP client over stdio
   mewcode bench [path] [--quick] [--reps N] [--files N] [--out DIR]
                grep/glob throughput against rg, fd, grep, find and JS libraries
+  mewcode index [path]                      build or refresh the search index of a root
 
 Options:
   --root DIR       the directory tools work in (default: the current directory)
   --workers N      read-lane worker threads (default: available cores; 0 runs inline)
   --json           print the whole result object as JSON
+  --no-index       grep scans every file, even where a search index exists
   --allow-read[=PATH,...]  --allow-write[=PATH,...]  --allow-run[=PROGRAM,...]
   --allow-net[=HOST,...]   --allow-env[=VAR,...]      grant without asking (bare: all of that kind)
   --deny-read=… --deny-write=… --deny-run=… --deny-net=… --deny-env=…   refuse (deny wins)

@@ -18,6 +18,7 @@ import {
 } from '../runtime.ts';
 import { runAgentCli } from './agent.ts';
 import { type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
+import { indexCommand, indexOptions } from './index_command.ts';
 import { watchStopSignals } from './signals.ts';
 import { askTrust } from './trust_question.ts';
 
@@ -26,6 +27,7 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
   // Serving MCP, stdin is the protocol: nothing may be asked on it.
   const options: RuntimeOptions = {
     ...runtimeOptions(args),
+    ...indexOptions(args),
     ...(args.command === 'mcp' ? { prompt: 'none' as const } : {}),
   };
   if (args.command !== 'mcp' && options.trust === undefined) {
@@ -60,6 +62,8 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
       }
       case 'tools':
         return tools(runtime, args);
+      case 'index':
+        return exit(await indexCommand(runtime));
       case 'grep':
         return exit(await search(runtime, args, 'grep', signal));
       case 'glob':

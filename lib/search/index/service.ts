@@ -149,7 +149,7 @@ export class SearchIndex {
       const files = [...new Set([...mine, ...known.unindexed])]
         .sort(comparePaths)
         .map((r): Entry => ({ rel: r, kind: 'file' }));
-      return { ...answer, direct: { files, skipped: known.skipped } };
+      return { ...answer, index: 'served without a walk', direct: { files, skipped: known.skipped } };
     }
     const shape = this.#shape;
     answer.learn = (results, planned) => {
