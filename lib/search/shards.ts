@@ -78,8 +78,9 @@ export interface GrepShardResult extends ShardStats {
   skipped: SkipCounts;
   /** Results held (output lines in content mode, files otherwise). */
   results: number;
-  /** With a prefilter: the files walked that the index does not hold (lib/search/index). */
+  /** With a prefilter: the files walked that the index does not hold, and how many it does hold. */
   unindexed?: string[];
+  indexedSeen?: number;
 }
 
 export type ShardTask = GlobShard | GrepShard;
@@ -155,7 +156,10 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
   const visit = (e: Entry, at?: string): boolean => {
     out.visited++;
     if (e.kind !== 'file' || at === undefined) return false; // symlinks are not followed, as in ripgrep
-    if (skip && !skip.indexed(e.rel)) out.unindexed?.push(e.rel);
+    if (skip && out.unindexed) {
+      if (skip.indexed(e.rel)) out.indexedSeen = (out.indexedSeen ?? 0) + 1;
+      else out.unindexed.push(e.rel);
+    }
     if (filter && !filter(e.rel)) return false;
     if (skip?.skip(e.rel)) return false;
     const left = t.maxResults - out.results;

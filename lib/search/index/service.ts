@@ -10,13 +10,15 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { DenySpec } from '../denied.ts';
+import { RACY_MS } from '../dircache.ts';
 import { IGNORE_FILES } from '../ignore.ts';
 import type { GrepShardResult, SkipCounts } from '../shards.ts';
-import { comparePaths, type Entry } from '../walk.ts';
+import type { Entry } from '../walk.ts';
 import { buildIndex, type IndexRunner } from './build.ts';
 import { candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
 import { type GrepPrefilter, rememberIndexed } from './skip.ts';
 import { indexExists, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
+import { directFiles, excludeState, summarise, type WalkSummary } from './summary.ts';
 import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
 
 /** A plan letting more than this share of the files through is not worth it: scan. */
@@ -51,14 +53,9 @@ export interface PrefilterAnswer {
   learn?: (results: readonly GrepShardResult[], planned: SkipCounts) => void;
 }
 
-/** What one full walk of a directory met besides indexed files, valid while the tree keeps its shape. */
-interface WalkSummary {
-  shape: number;
-  unindexed: string[];
-  skipped: SkipCounts;
-}
-
 const IGNORE_NAMES = new Set<string>(IGNORE_FILES);
+/** The name of the write lane's temporary file (lib/lane/atomic.ts). */
+const WRITE_TEMP = /^\..*\.\d+\.[0-9a-f]{8}\.mewcode-tmp$/;
 
 export class SearchIndex {
   readonly file: string;
@@ -69,6 +66,10 @@ export class SearchIndex {
   /** Bumped whenever the tree's shape (entries, ignore rules) may have changed. */
   #shape = 0;
   #summaries = new Map<string, WalkSummary>();
+  /** A directory exists that no watch covers (made since the build): walks cannot be summarised. */
+  #unwatched = false;
+  /** When the last build ended and how long it took: rebuilds keep to a tenth of the time. */
+  #lastBuild = { at: 0, ms: 0 };
   #watch: DirWatch | undefined;
   #building: Promise<unknown> | undefined;
   #loaded = false;
@@ -92,6 +93,7 @@ export class SearchIndex {
 
   /** Builds (or rebuilds) the index now and starts using it. */
   async build(): Promise<{ ok: true; index: LoadedIndex } | { ok: false; message: string }> {
+    const started = Date.now();
     const r = await buildIndex({
       root: this.o.root,
       file: this.file,
@@ -99,6 +101,7 @@ export class SearchIndex {
       ...(this.o.deny ? { deny: this.o.deny } : {}),
       ...(this.o.racyMs !== undefined ? { racyMs: this.o.racyMs } : {}),
     });
+    this.#lastBuild = { at: Date.now(), ms: Date.now() - started };
     if (!r.ok) return { ok: false, message: r.error.message };
     if (!this.#closed) this.#use(r.value);
     return { ok: true, index: r.value };
@@ -141,33 +144,23 @@ export class SearchIndex {
     };
     // Only a warm runtime's default walk of a directory the index covers can be summarised: its
     // directories are watched, and everything it may skip is decided inside them.
-    if (!this.#watch || !q.walk.useIgnore || q.walk.hidden || !(at === '' || this.#dirs.has(at))) return answer;
-    const key = `${at}\0${JSON.stringify(q.walk.deny ?? null)}\0${this.#excludeState()}`;
+    const summarised = at === '' || this.#dirs.has(at);
+    if (!this.#watch || this.#unwatched || !q.walk.useIgnore || q.walk.hidden || !summarised) return answer;
+    const key = `${at}\0${JSON.stringify(q.walk.deny ?? null)}\0${excludeState(this.o.root)}`;
     const known = this.#summaries.get(key);
     if (known && known.shape === this.#shape) {
-      const mine = cands.filter((c) => c.startsWith(prefix)).map((c) => c.slice(prefix.length));
-      const files = [...new Set([...mine, ...known.unindexed])]
-        .sort(comparePaths)
-        .map((r): Entry => ({ rel: r, kind: 'file' }));
-      return { ...answer, index: 'served without a walk', direct: { files, skipped: known.skipped } };
+      const direct = { files: directFiles(cands, prefix, known), skipped: known.skipped };
+      return { ...answer, index: 'served without a walk', direct };
     }
     const shape = this.#shape;
     answer.learn = (results, planned) => {
-      if (this.#shape !== shape || results.some((r) => r.stopped || !r.unindexed)) return;
+      if (this.#shape !== shape) return;
+      const s = summarise(shape, results, planned, prefix, idx.rels, this.#dirs);
+      if (!s) return this.#rebuild(); // only a rebuild can bring the summary back
       if (this.#summaries.size > 64) this.#summaries.clear();
-      this.#summaries.set(key, {
-        shape,
-        unindexed: results.flatMap((r) => r.unindexed ?? []),
-        skipped: [planned, ...results.map((r) => r.skipped)].reduce(addSkips, {}),
-      });
+      this.#summaries.set(key, s);
     };
     return answer;
-  }
-
-  /** The root's .git/info/exclude, which no watch sees: its state is part of a summary's key. */
-  #excludeState(): string {
-    const st = lstatSync(path.join(this.o.root, '.git', 'info', 'exclude'), { throwIfNoEntry: false });
-    return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '-';
   }
 
   /** A search of `dir` walked `files` files: a warm runtime indexes a large tree in the background. */
@@ -176,6 +169,13 @@ export class SearchIndex {
     const stale = this.#idx && this.#changed.size > Math.max(1000, 0.05 * this.#idx.rels.length);
     if ((this.#idx || indexExists(this.file)) && !stale) return;
     if (files < (this.o.minFiles ?? MIN_INDEXED_FILES)) return;
+    this.#rebuild();
+  }
+
+  /** A warm runtime rebuilds in the background; searches meanwhile use the index as it is. */
+  #rebuild(): void {
+    if (this.o.use !== 'build' || this.#building || this.#closed) return;
+    if (Date.now() - this.#lastBuild.at < 10 * this.#lastBuild.ms) return;
     this.#building = this.build().finally(() => {
       this.#building = undefined;
     });
@@ -217,7 +217,18 @@ export class SearchIndex {
     this.#watch = watchDirs(this.o.root, this.#dirs, (rel, named) => this.#event(rel, named));
     // Whatever changed since each file was read (during the build, or since the file was written):
     // the watches see only what comes after this.
-    if (this.#watch) this.#sweep(idx);
+    if (!this.#watch) return;
+    this.#sweep(idx);
+    // A directory changed since the build began may hold a directory the build never met.
+    this.#unwatched = false;
+    const since = idx.builtAt - RACY_MS;
+    for (const d of this.#dirs) {
+      const st = lstatSync(path.join(this.o.root, d), { throwIfNoEntry: false });
+      if (!st || st.mtimeMs >= since || st.ctimeMs >= since) {
+        this.#unwatched = true;
+        break;
+      }
+    }
   }
 
   /**
@@ -233,9 +244,11 @@ export class SearchIndex {
       return;
     }
     const st = lstatSync(path.join(this.o.root, rel), { throwIfNoEntry: false });
-    const held = this.#ids.has(rel) || this.#dirs.has(rel);
+    if (st?.isDirectory() && !this.#dirs.has(rel)) this.#unwatched = true;
     if (st?.isFile() && this.#ids.has(rel)) this.#mark(rel);
-    else if (st || held) {
+    // Any other entry that came or went may be one a walk met or counted as skipped (an ignored or
+    // hidden file) — except the write lane's own temporary file, gone again by the time its event is read.
+    else if (st || !WRITE_TEMP.test(base)) {
       this.#shape++;
       this.#mark(rel);
     }
@@ -268,12 +281,4 @@ export class SearchIndex {
       }
     }
   }
-}
-
-function addSkips(into: SkipCounts, more: SkipCounts): SkipCounts {
-  for (const [reason, c] of Object.entries(more) as [keyof SkipCounts, { dirs: number; files: number }][]) {
-    const had = into[reason] ?? { dirs: 0, files: 0 };
-    into[reason] = { dirs: had.dirs + c.dirs, files: had.files + c.files };
-  }
-  return into;
 }
