@@ -161,7 +161,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
       else out.unindexed.push(e.rel);
     }
     if (filter && !filter(e.rel)) return false;
-    if (skip?.skip(e.rel)) return false;
+    if (skip?.skip(e.rel, at)) return false;
     const left = t.maxResults - out.results;
     const r = searchFile(at, {
       spec: spec.value,

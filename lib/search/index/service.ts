@@ -4,8 +4,8 @@
  * indexed or is marked changed (then it is a candidate of every search, so it is read as without an
  * index). Changes are learned from the write lane (`noteWrite`, before the write's answer returns),
  * from directory watches in a warm runtime, and — when there are no watches (a one-shot call, or the
- * system refused them) — by comparing every indexed file's inode, size, mtime and ctime before each
- * search. Main thread.
+ * system refused them) — by the search's shards, which compare each indexed file's inode, size, mtime
+ * and ctime with the indexed ones before skipping it (skip.ts). Main thread.
  */
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
@@ -128,8 +128,8 @@ export class SearchIndex {
     if (!plan) return { index: 'no literal of 3+ bytes to look up: scanned' };
     const idx = this.#ensure();
     if (!idx) return { index: this.#building ? 'building: scanned' : 'no index: scanned' };
+    // Without watches the shards compare each file's state before skipping it (in parallel).
     if (this.#watch) await drainEvents();
-    else this.#sweep(idx);
     const n = idx.rels.length;
     if (estimate(plan, idx.parts) > COMMON_SHARE * n) return { index: 'common: scanned' };
     const found = candidates(plan, idx.parts, n);
@@ -140,7 +140,7 @@ export class SearchIndex {
     const prefix = at === '' ? '' : `${at}/`;
     const answer: PrefilterAnswer = {
       index: 'served',
-      prefilter: { file: idx.file, builtAt: idx.builtAt, prefix, candidates: cands },
+      prefilter: { file: idx.file, builtAt: idx.builtAt, prefix, candidates: cands, validate: !this.#watch },
     };
     // Only a warm runtime's default walk of a directory the index covers can be summarised: its
     // directories are watched, and everything it may skip is decided inside them.
@@ -211,7 +211,7 @@ export class SearchIndex {
       for (let d = path.posix.dirname(r); d !== '.' && !this.#dirs.has(d); d = path.posix.dirname(d)) this.#dirs.add(d);
     }
     this.#changed = new Set();
-    rememberIndexed(idx.file, idx.builtAt, idx.rels);
+    rememberIndexed(idx.file, idx.builtAt, idx.rels, idx.sigs);
     if (!this.o.watch) return;
     this.#shape++;
     this.#watch = watchDirs(this.o.root, this.#dirs, (rel, named) => this.#event(rel, named));
