@@ -33,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
     (args.command === undefined && !args.values.help ? process.stderr : process.stdout).write(HELP);
     return args.values.help ? 0 : 2;
   }
+  if (args.command === 'index') return (await import('./lib/cli/index_command.ts')).runIndex(args);
   const { runCommand } = await import('./lib/cli/main.ts');
   return runCommand(args);
 }

@@ -114,6 +114,12 @@ const COMMAND_FLAGS: Record<Command, readonly Flag[]> = {
 
 export class UsageError extends Error {}
 
+/** The search index a command's runtime uses: the agent and MCP server build theirs, one-shot calls use one that exists. */
+export function indexUseOf(args: ParsedArgs): 'build' | 'existing' | 'off' {
+  if (args.values['no-index']) return 'off';
+  return args.command === 'agent' || args.command === 'mcp' ? 'build' : 'existing';
+}
+
 export interface ParsedArgs {
   command: Command | undefined;
   positionals: string[];

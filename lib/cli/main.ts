@@ -17,8 +17,7 @@ import {
   type RuntimeOptions,
 } from '../runtime.ts';
 import { runAgentCli } from './agent.ts';
-import { type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
-import { indexCommand, indexOptions } from './index_command.ts';
+import { indexUseOf, type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
 import { watchStopSignals } from './signals.ts';
 import { askTrust } from './trust_question.ts';
 
@@ -27,7 +26,6 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
   // Serving MCP, stdin is the protocol: nothing may be asked on it.
   const options: RuntimeOptions = {
     ...runtimeOptions(args),
-    ...indexOptions(args),
     ...(args.command === 'mcp' ? { prompt: 'none' as const } : {}),
   };
   if (args.command !== 'mcp' && options.trust === undefined) {
@@ -62,8 +60,6 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
       }
       case 'tools':
         return tools(runtime, args);
-      case 'index':
-        return exit(await indexCommand(runtime));
       case 'grep':
         return exit(await search(runtime, args, 'grep', signal));
       case 'glob':
@@ -165,6 +161,7 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
     ...(f.root !== undefined ? { root: f.root } : {}),
     ...(f.workers !== undefined ? { workers: positiveInt('workers', f.workers, true) as number } : {}),
     permissions,
+    index: indexUseOf(args),
     ...(f.mode !== undefined ? { mode: f.mode as RuntimeOptions['mode'] & string } : {}),
     ...(f.sandbox ? { sandbox: true } : {}),
     ...(f.trust ? { trust: true as const } : {}),
