@@ -37,6 +37,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(HELP);
     return 2;
   }
+  if (args.command === 'index') return (await import('./lib/cli/index_command.ts')).runIndex(args);
   const { runCommand } = await import('./lib/cli/main.ts');
   return runCommand(args);
 }

@@ -6,7 +6,7 @@
 import { createRuntime } from '../lib/runtime.ts';
 
 const [root, workers, inputs] = process.argv.slice(2);
-const made = createRuntime({ root: root ?? '.', workers: Number(workers ?? 2) });
+const made = createRuntime({ root: root ?? '.', workers: Number(workers ?? 2), index: 'off' });
 if (!made.ok) throw new Error(made.error);
 for (const input of JSON.parse(inputs ?? '[]') as unknown[]) {
   const r = await made.value.call('grep', input);

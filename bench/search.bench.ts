@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { createRuntime, type Runtime } from '../lib/runtime.ts';
 import { type BenchCase, type Contender, globContenders, grepContenders, mewcodeWarm, which } from './contenders.ts';
 import { generateFixture } from './fixture.ts';
+import { formatIndexReport, indexBench } from './index.bench.ts';
 import { barChart } from './svg.ts';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -100,6 +101,7 @@ export async function runBench(argv: string[]): Promise<number> {
   }
   const overhead = await dispatchOverhead(root, workers, quick ? 50 : 200);
   const rss = peakRss(root, workers);
+  const index = await indexBench(root, workers, reps);
   await warmN.close();
   await warm1.close();
 
@@ -113,6 +115,7 @@ export async function runBench(argv: string[]): Promise<number> {
     results,
     overhead,
     rss,
+    index,
   };
   writeFileSync(path.join(outDir, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(
@@ -127,7 +130,7 @@ export async function runBench(argv: string[]): Promise<number> {
       })),
     ),
   );
-  process.stdout.write(formatReport(report));
+  process.stdout.write(formatReport(report) + formatIndexReport(index));
   log(`results: ${path.join(outDir, 'results.json')}, chart: ${path.join(outDir, 'results.svg')}`);
   const mismatches = results.flatMap((r) =>
     r.rows.filter((x) => x.agrees === false && x.contender.startsWith('mewcode')),
@@ -136,7 +139,8 @@ export async function runBench(argv: string[]): Promise<number> {
 }
 
 function open(root: string, workers: number): Runtime {
-  const made = createRuntime({ root, workers, readTimeoutMs: 300_000 });
+  // The unindexed rows: the index has rows of its own (bench/index.bench.ts).
+  const made = createRuntime({ root, workers, readTimeoutMs: 300_000, index: 'off' });
   if (!made.ok) throw new Error(made.error);
   return made.value;
 }

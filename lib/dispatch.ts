@@ -18,6 +18,7 @@ import type { SearchSkip } from './policy/read_deny.ts';
 import type { ReadPool } from './pool/pool.ts';
 import type { ToolTask } from './pool/protocol.ts';
 import type { SearchContext } from './search/context.ts';
+import type { SearchIndex } from './search/index/service.ts';
 import type { SkillCatalog } from './skills/catalog.ts';
 import type { MainContext } from './skills/context.ts';
 import type { SkillSources } from './skills/fetch.ts';
@@ -34,6 +35,8 @@ export interface LaneConfig {
   readTimeoutMs: number;
   /** What a search skips, by its root (lib/policy/read_deny.ts). */
   searchSkip?: SearchSkip;
+  /** The root's n-gram index, a prefilter for grep. */
+  index?: SearchIndex;
   ledger: Ledger;
   exec: ExecConfig;
   skills: SkillCatalog;
@@ -75,7 +78,11 @@ export function createLanes(c: LaneConfig): LaneRunner {
     search(tool, args, ctx) {
       const root = ctx.paths[0];
       const readDeny = root === undefined ? undefined : c.searchSkip?.(root);
-      const search: SearchContext = { ...ctx, ...(readDeny ? { readDeny } : {}) };
+      const search: SearchContext = {
+        ...ctx,
+        ...(readDeny ? { readDeny } : {}),
+        ...(c.index ? { index: c.index } : {}),
+      };
       const signal = deadline(ctx);
       if (pool) search.shards = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
       else if (c.standby) {

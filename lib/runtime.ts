@@ -31,6 +31,8 @@ import { readDenyOf, searchSkipOf } from './policy/read_deny.ts';
 import { loadSettings, type McpServerConfig } from './policy/rules.ts';
 import type { TrustOption } from './policy/trust.ts';
 import { createReadPool, defaultWorkers } from './pool/pool.ts';
+import { type IndexUse, searchIndexFor } from './search/index/for_runtime.ts';
+import type { SearchIndex } from './search/index/service.ts';
 import { SkillCatalog } from './skills/catalog.ts';
 import type { SkillSources } from './skills/fetch.ts';
 import { TOOL_NAMES, TOOLS } from './tools/mod.ts';
@@ -72,6 +74,13 @@ export interface RuntimeOptions {
   readTimeoutMs?: number;
   /** Where install_skill fetches from (default: GitHub and skills.sh; env MEWCODE_GITHUB_API, MEWCODE_SKILLS_SH). */
   skillSources?: SkillSources;
+  /**
+   * The n-gram index that prefilters grep (see the README's "The search index"): 'build' (default)
+   * indexes a large root after its first search, 'existing' uses only an index already on disk, 'off'
+   * never. `indexCacheDir` overrides where indexes live (default $XDG_CACHE_HOME/mewcode/index).
+   */
+  index?: IndexUse;
+  indexCacheDir?: string;
 }
 
 export const DEFAULT_READ_TIMEOUT_MS = 60_000;
@@ -93,6 +102,8 @@ export interface Runtime {
   readonly model: string | undefined;
   /** The skills under .mewcode/skills and ~/.mewcode/skills. */
   readonly skills: SkillCatalog;
+  /** The root's n-gram index (absent when `index` is 'off'). */
+  readonly searchIndex?: SearchIndex;
   /** Whether a tool is read-only (an unknown name is not): read-only calls may run together. */
   isReadOnly(name: string): boolean;
   /** Runs one tool call; never throws. Write tools queue in the write lane. */
@@ -157,11 +168,15 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
   // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
   const standby = pool ? undefined : createReadPool({ workers: 1 });
+  const searchSkip = searchSkipOf(flags, settings.value.rules, gate, mode);
+  const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root));
+  if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
   const lanes = createLanes({
     ...(pool ? { pool } : {}),
     ...(standby ? { standby } : {}),
     readTimeoutMs: options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
-    searchSkip: searchSkipOf(flags, settings.value.rules, gate, mode),
+    searchSkip,
+    ...(index ? { index } : {}),
     ledger,
     exec: {
       env: childEnv(process.env, flags.allow.env ?? false, { allowLoader: mode === 'bypass' }),
@@ -186,6 +201,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     mcpServers: settings.value.mcpServers,
     model: settings.value.model,
     skills,
+    ...(index ? { searchIndex: index } : {}),
     isReadOnly,
     call: (name, input, callOptions = {}) =>
       registry.execute(name, input, {
@@ -204,6 +220,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     definitions: ((format: DefinitionFormat = 'anthropic') =>
       definitionsAs(registry.definitions(), format)) as Runtime['definitions'],
     async close() {
+      index?.close();
       await pool?.close();
       await standby?.close();
     },

@@ -9,7 +9,8 @@
  * commands). Both run by default — `npm test` and CI run everything. `--quick` or `MEWCODE_QUICK=1`
  * (`npm run test:quick`) leaves the slow tier out for a fast local loop.
  */
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
@@ -37,6 +38,9 @@ if (files.length === 0) {
   console.error(`no test files matched "${only}"${left.length ? ' outside the slow tier' : ''}`);
   process.exit(1);
 }
+// Search indexes that runtimes under test build go to a temporary cache, never the user's.
+const cache = mkdtempSync(path.join(tmpdir(), 'mewcode-test-cache-'));
+process.env.XDG_CACHE_HOME = cache;
 let passed = 0;
 const stream = run({ files, concurrency: 2, timeout: FILE_TIMEOUT_MS });
 stream.on('test:fail', () => {
@@ -46,6 +50,7 @@ stream.on('test:pass', () => {
   passed++;
 });
 stream.on('end', () => {
+  rmSync(cache, { recursive: true, force: true });
   if (passed === 0) {
     console.error('no tests ran');
     process.exitCode = 1;

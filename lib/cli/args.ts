@@ -14,6 +14,12 @@ export { HELP } from './help.ts';
 
 export class UsageError extends Error {}
 
+/** The search index a command's runtime uses: the agent and MCP server build theirs, one-shot calls use one that exists. */
+export function indexUseOf(args: ParsedArgs): 'build' | 'existing' | 'off' {
+  if (args.values['no-index']) return 'off';
+  return args.command === 'agent' || args.command === 'mcp' ? 'build' : 'existing';
+}
+
 type Values = {
   [K in Flag]?: (typeof FLAGS)[K] extends { multiple: true }
     ? (typeof FLAGS)[K]['type'] extends 'string'

@@ -5,7 +5,19 @@
  * is after-context as in ripgrep, so there `--allow-all` is spelled out (test/cli_flags.test.ts).
  */
 
-export const COMMANDS = ['run', 'call', 'batch', 'read', 'edit', 'grep', 'glob', 'tools', 'mcp', 'bench'] as const;
+export const COMMANDS = [
+  'run',
+  'call',
+  'batch',
+  'read',
+  'edit',
+  'grep',
+  'glob',
+  'tools',
+  'mcp',
+  'bench',
+  'index',
+] as const;
 /** `agent` runs a task (`run`, `-p`, a quoted task with spaces, or stdin); `help` prints help. */
 export type Command = Exclude<(typeof COMMANDS)[number], 'run'> | 'agent';
 
@@ -47,6 +59,7 @@ export const FLAGS = {
     help: "trust this folder's .mewcode settings (hooks, allow rules, modes, MCP servers) until they change",
   },
   verbose: { type: 'boolean', help: 'print every permission decision on stderr' },
+  'no-index': { type: 'boolean', help: 'grep scans every file, even where a search index exists' },
   color: { type: 'string', arg: 'WHEN', help: 'auto (default: on a terminal, unless NO_COLOR) | always | never' },
   // agent
   prompt: { type: 'string', arg: 'TASK', help: 'run the agent on TASK', commands: ['agent'] },
@@ -158,6 +171,7 @@ export const COMMAND_SHORTS: Readonly<Record<Command, Readonly<Record<string, Fl
   tools: {},
   mcp: {},
   bench: {},
+  index: {},
   grep: {
     e: 'regexp',
     i: 'ignore-case',

@@ -45,6 +45,10 @@ const USAGE: Record<Command, { usage: string; about: string; notes?: string }> =
   },
   tools: { usage: 'mewcode tools', about: 'list the tools, or print their definitions for a provider' },
   mcp: { usage: 'mewcode mcp', about: 'serve the tools to an MCP client over stdio' },
+  index: {
+    usage: 'mewcode index [path]',
+    about: 'build or refresh the search index of a root (under the user cache directory)',
+  },
   bench: { usage: 'mewcode bench [path]', about: 'grep/glob throughput against rg, fd, grep, find and JS libraries' },
 };
 

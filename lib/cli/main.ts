@@ -16,7 +16,7 @@ import {
   type RuntimeOptions,
 } from '../runtime.ts';
 import { outputFormat, runAgentCli } from './agent.ts';
-import { type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
+import { indexUseOf, type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
 import { batch } from './batch.ts';
 import { edit, oneShotAdvice } from './edit.ts';
 import { printRead } from './output.ts';
@@ -128,6 +128,7 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
     ...(f.root !== undefined ? { root: f.root } : {}),
     ...(f.workers !== undefined ? { workers: positiveInt('workers', f.workers, true) as number } : {}),
     permissions,
+    index: indexUseOf(args),
     ...(f.mode !== undefined ? { mode: f.mode as RuntimeOptions['mode'] & string } : {}),
     ...(f.sandbox ? { sandbox: true } : {}),
     ...(f.trust ? { trust: true as const } : {}),

@@ -12,6 +12,8 @@ import { quote } from '../core/text.ts';
 
 export class Ledger {
   #records = new Map<string, ReadRecord>();
+  /** Told of every file the write lane wrote or deleted, before the write's answer returns. */
+  onChange?: (realPath: string) => void;
 
   record(r: ReadRecord): void {
     this.#records.set(r.path, r);
@@ -23,6 +25,7 @@ export class Ledger {
 
   forget(realPath: string): void {
     this.#records.delete(realPath);
+    this.onChange?.(realPath);
   }
 
   get size(): number {
@@ -74,6 +77,7 @@ export class Ledger {
       partial: false,
       readAt: Date.now(),
     });
+    this.onChange?.(realPath);
   }
 }
 

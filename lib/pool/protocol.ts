@@ -3,6 +3,7 @@
  * structured clone carries it intact. A task is a whole read-only tool call or one search shard.
  */
 import type { ToolResult } from '../core/tool.ts';
+import type { IndexShard, IndexShardResult } from '../search/index/build_shard.ts';
 import type { ShardResult, ShardTask } from '../search/shards.ts';
 
 export interface ToolTask {
@@ -16,5 +17,5 @@ export interface ToolTask {
   paths: string[];
 }
 
-export type PoolTask = ToolTask | ShardTask;
-export type PoolResult = ToolResult | ShardResult;
+export type PoolTask = ToolTask | ShardTask | IndexShard;
+export type PoolResult = ToolResult | ShardResult | IndexShardResult;

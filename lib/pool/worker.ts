@@ -5,6 +5,7 @@
 import v8 from 'node:v8';
 import type { CheckedPath } from '../core/paths.ts';
 import type { AnyTool } from '../core/tool.ts';
+import { runIndexShard } from '../search/index/build_shard.ts';
 import { runShard } from '../search/shards.ts';
 import { READ_TOOLS } from '../tools/read_tools.ts';
 import type { PoolResult, PoolTask } from './protocol.ts';
@@ -16,6 +17,7 @@ v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtrac
 const neverAborted = new AbortController().signal;
 
 export default async function run(task: PoolTask): Promise<PoolResult> {
+  if (task.kind === 'index') return runIndexShard(task);
   if (task.kind !== 'tool') return runShard(task);
   const tool: AnyTool | undefined = READ_TOOLS.find((t) => t.name === task.name && t.lane === 'pool');
   if (!tool) return { content: `The worker runs no tool named "${task.name}".`, isError: true, code: 'internal' };

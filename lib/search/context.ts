@@ -4,6 +4,7 @@
  */
 import type { ToolContext } from '../core/tool.ts';
 import type { DenySpec } from './denied.ts';
+import type { SearchIndex } from './index/service.ts';
 import type { ShardRunner } from './parallel.ts';
 
 export interface SearchContext extends ToolContext {
@@ -16,4 +17,6 @@ export interface SearchContext extends ToolContext {
   isolated?: ShardRunner;
   /** Paths the policy denies for reading: searches skip them without naming them. */
   readDeny?: DenySpec;
+  /** The root's n-gram index, when the runtime uses one: a prefilter only. */
+  index?: SearchIndex;
 }

@@ -7,6 +7,7 @@
 import { lstatSync } from 'node:fs';
 import { compileFileFilter, type FileFilterSpec } from './file_types.ts';
 import { IgnoreRules } from './ignore.ts';
+import { type GrepPrefilter, skipperOf } from './index/skip.ts';
 import { compileGlob, compileRegex } from './matcher.ts';
 import { type Line, searchFile } from './search.ts';
 import { comparePaths, type Entry, type SkipReason, type Visitor, visitFiles, type WalkOptions, walk } from './walk.ts';
@@ -64,6 +65,8 @@ export interface GrepShard extends ShardBase {
   invert?: boolean;
   onlyMatching?: boolean;
   maxCount?: number;
+  /** Files the n-gram index rules out are not read (lib/search/index). */
+  prefilter?: GrepPrefilter;
 }
 
 export interface GrepFileResult {
@@ -79,6 +82,9 @@ export interface GrepShardResult extends ShardStats {
   skipped: SkipCounts;
   /** Results held (output lines in content mode, files otherwise). */
   results: number;
+  /** With a prefilter: the files walked that the index does not hold, and how many it does hold. */
+  unindexed?: string[];
+  indexedSeen?: number;
 }
 
 export type ShardTask = GlobShard | GrepShard;
@@ -149,10 +155,17 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     stopped: false,
   };
   const count = counter();
+  const skip = skipperOf(t.prefilter);
+  if (skip) out.unindexed = [];
   const visit = (e: Entry, at?: string): boolean => {
     out.visited++;
     if (e.kind !== 'file' || at === undefined) return false; // symlinks are not followed, as in ripgrep
+    if (skip && out.unindexed) {
+      if (skip.indexed(e.rel)) out.indexedSeen = (out.indexedSeen ?? 0) + 1;
+      else out.unindexed.push(e.rel);
+    }
     if (filter && !filter(e.rel)) return false;
+    if (skip?.skip(e.rel, at)) return false;
     const left = t.maxResults - out.results;
     const r = searchFile(at, {
       spec: spec.value,

@@ -13,6 +13,7 @@ import type { TaskOutcome } from '../pool/pool.ts';
 import type { SearchContext } from '../search/context.ts';
 import { badGlob, typeGlobs, typeNames } from '../search/file_types.ts';
 import { MAX_MATCH_LINE_CHARS, pathShower, printGrep } from '../search/format.ts';
+import { runDirect } from '../search/index/direct.ts';
 import { compileRegex } from '../search/matcher.ts';
 import { INLINE_MAX_FILES, inlineRunner, runSharded, type SearchRun, type ShardRunner } from '../search/parallel.ts';
 import type { GrepShard, GrepShardResult } from '../search/shards.ts';
@@ -171,19 +172,24 @@ export const grep = defineTool({
         'invalid_args',
         `grep cannot run ${quote(a.pattern)} here: it could backtrack without end and there is no worker to stop it at a deadline. Use fixed_strings, or a pattern without quantifiers (* + ? {}) or |.`,
       );
-    const run = isFile
-      ? await searchOneFile(
-          { ...template, root: dir, walk, dirs: [], files: [{ rel: path.basename(targetPath), kind: 'file' }] },
-          runner ?? inlineRunner,
-        )
-      : await runSharded<GrepShardResult>(
-          dir,
-          '',
-          walk,
-          template,
-          runner,
-          inlineAllowed ? INLINE_MAX_FILES.grep : NEVER_INLINE,
-        );
+    // The n-gram index only rules files out; whatever it lets through is searched as without it.
+    const pre = ctx.index && !isFile ? await ctx.index.prefilter({ dir, ...template, walk }) : undefined;
+    const maxInline = inlineAllowed ? INLINE_MAX_FILES.grep : NEVER_INLINE;
+    const run = pre?.direct
+      ? await runDirect(dir, walk, template, pre.direct, runner, maxInline)
+      : isFile
+        ? await searchOneFile(
+            { ...template, root: dir, walk, dirs: [], files: [{ rel: path.basename(targetPath), kind: 'file' }] },
+            runner ?? inlineRunner,
+          )
+        : await runSharded<GrepShardResult>(
+            dir,
+            '',
+            walk,
+            pre?.prefilter ? { ...template, prefilter: pre.prefilter } : template,
+            runner,
+            maxInline,
+          );
     if (!run.ok) {
       return outcomeError(
         run.error,
@@ -191,6 +197,11 @@ export const grep = defineTool({
         'the pattern may backtrack catastrophically (nested quantifiers such as (a+)+, or overlapping alternatives); simplify it, use fixed_strings, or narrow path and glob.',
       );
     }
+    pre?.learn?.(run.value.results, run.value.skipped);
+    ctx.index?.noteSearch(
+      dir,
+      run.value.results.reduce((n, r) => n + r.visited, 0),
+    );
     const printed = printGrep(
       {
         files: run.value.results.flatMap((r) => r.files).sort((x, y) => comparePaths(x.rel, y.rel)),
@@ -207,11 +218,13 @@ export const grep = defineTool({
         shown,
       },
     );
+    const index = pre ? { index: pre.index } : {};
     return ok(printed.text, {
       files: printed.files,
       matches: printed.matches,
       results: printed.results,
       inline: run.value.inline,
+      ...index,
     });
   },
 });

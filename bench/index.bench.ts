@@ -1,0 +1,183 @@
+/**
+ * The index rows of the benchmark: MewCode warm with its n-gram index, warm without it, and ripgrep,
+ * on selective and common searches, interleaved (order rotating), medians and ratios; every indexed
+ * answer is compared with the unindexed one and ripgrep's counts. Also the build (time against one
+ * unindexed full search, size against the text it covers, peak RSS), serving RSS, the cost of the
+ * write lane's update, and an external change found by the next search. Indexes go to a temporary
+ * cache directory.
+ *
+ * Usage: node --import tsx bench/index.bench.ts [path] [--reps N] [--workers N]
+ */
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createRuntime } from '../lib/runtime.ts';
+import { type Contender, type GrepCase, grepContenders, mewcodeWarm } from './contenders.ts';
+
+const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+export const INDEX_CASES: readonly GrepCase[] = [
+  { kind: 'grep', name: "selective literal 'ERROR 777'", pattern: 'ERROR 777', ignoreCase: false, ignore: true },
+  {
+    kind: 'grep',
+    name: "selective regex 'ERROR 77\\d'\\)'",
+    pattern: "ERROR 77\\d'\\)",
+    ignoreCase: false,
+    ignore: true,
+  },
+  { kind: 'grep', name: "selective -i 'error 777'", pattern: 'error 777', ignoreCase: true, ignore: true },
+  { kind: 'grep', name: "common token 'TODO'", pattern: 'TODO', ignoreCase: false, ignore: true },
+];
+
+export interface IndexReport {
+  cases: { case: string; rows: { contender: string; medianMs: number; agrees: boolean }[] }[];
+  build: { ms: number; fullSearchMs: number; files: number; textBytes: number; indexBytes: number; peakRssMiB: number };
+  serving: { peakRssMiB: number; served: number };
+  writeUpdateMs: number;
+  externalChangeFound: boolean;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+function probe(args: string[]): { ms: number; served: number; maxRssKiB: number } {
+  const r = spawnSync(
+    process.execPath,
+    ['--import', import.meta.resolve('tsx'), path.join(repo, 'bench/index_probe.ts'), ...args],
+    { encoding: 'utf8', maxBuffer: 1 << 24 },
+  );
+  if (r.status !== 0) throw new Error(`index probe failed: ${r.stderr.slice(-500)}`);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1) as string);
+}
+
+export async function indexBench(root: string, workers: number, reps: number): Promise<IndexReport> {
+  const cache = mkdtempSync(path.join(tmpdir(), 'mewcode-index-bench-'));
+  try {
+    log(`● index: build (child process, ${workers} workers)`);
+    const built = probe(['build', root, cache, String(workers)]);
+    const open = (index: 'build' | 'off') => {
+      const made = createRuntime({ root, workers, index, indexCacheDir: cache, home: null, readTimeoutMs: 600_000 });
+      if (!made.ok) throw new Error(made.error);
+      return made.value;
+    };
+    const indexed = open('build');
+    const plain = open('off');
+    await indexed.call('grep', { pattern: 'ERROR 777' }); // loads the index
+    const loaded = indexed.searchIndex?.loaded;
+    if (!loaded) throw new Error('the index did not load');
+    const cases: IndexReport['cases'] = [];
+    for (const c of INDEX_CASES) {
+      const rg = grepContenders(c).filter((x) => x.name.startsWith('rg ') && !x.missing);
+      const list: Contender[] = [
+        mewcodeWarm(`mewcode warm, indexed (${workers} workers)`, indexed, c),
+        mewcodeWarm(`mewcode warm, unindexed (${workers} workers)`, plain, c),
+        ...rg,
+      ];
+      log(`● index: ${c.name}: ${list.length} contenders × ${reps}`);
+      const samples = new Map<string, number[]>(list.map((x) => [x.name, []]));
+      const answers = new Map<string, string>();
+      for (const x of list) answers.set(x.name, [...(await x.run(root))].sort().join('\n')); // warm-up
+      await list[0]?.run(root); // a second indexed run: the first one walked and taught the index the tree
+      for (let r = 0; r < reps; r++) {
+        for (let i = 0; i < list.length; i++) {
+          const x = list[(i + r) % list.length] as Contender;
+          const t = performance.now();
+          await x.run(root);
+          samples.get(x.name)?.push(performance.now() - t);
+        }
+      }
+      const ref = answers.get(list[1]?.name ?? '');
+      cases.push({
+        case: c.name,
+        rows: list.map((x) => ({
+          contender: x.name,
+          medianMs: median(samples.get(x.name) ?? []),
+          agrees: answers.get(x.name) === ref,
+        })),
+      });
+    }
+    const fullSearchMs = cases[0]?.rows[1]?.medianMs ?? Number.NaN;
+    // The write lane's update: what the hook costs, timed around a real write_file.
+    const target = path.join(root, 'README.md');
+    const before = readFileSync(target);
+    const note = indexed.searchIndex;
+    let writeUpdateMs = Number.NaN;
+    if (note) {
+      const t = performance.now();
+      for (let i = 0; i < 100; i++) note.noteWrite(target);
+      writeUpdateMs = (performance.now() - t) / 100;
+    }
+    // An external change to one file, searched for at once.
+    const token = `zqx${Date.now().toString(36)}marker`;
+    appendFileSync(target, `${token}\n`);
+    const found = await indexed.call('grep', { pattern: token, output_mode: 'files_with_matches' });
+    writeFileSync(target, before);
+    const serving = probe([
+      'serve',
+      root,
+      cache,
+      String(workers),
+      JSON.stringify(
+        INDEX_CASES.flatMap((c) =>
+          [1, 2, 3].map(() => ({
+            pattern: c.pattern,
+            case_insensitive: c.ignoreCase,
+            output_mode: 'count',
+            head_limit: 0,
+          })),
+        ),
+      ),
+    ]);
+    await indexed.close();
+    await plain.close();
+    return {
+      cases,
+      build: {
+        ms: built.ms,
+        fullSearchMs,
+        files: loaded.rels.length,
+        textBytes: loaded.bytes,
+        indexBytes: loaded.size,
+        peakRssMiB: built.maxRssKiB / 1024,
+      },
+      serving: { peakRssMiB: serving.maxRssKiB / 1024, served: serving.served },
+      writeUpdateMs,
+      externalChangeFound: found.content.includes('README.md'),
+    };
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+}
+
+export function formatIndexReport(r: IndexReport): string {
+  const out = ['', 'n-gram index (interleaved medians; ratio = contender ÷ indexed)'];
+  for (const c of r.cases) {
+    out.push(`  ${c.case}`);
+    const base = c.rows[0]?.medianMs ?? 1;
+    for (const row of c.rows)
+      out.push(
+        `    ${row.contender.padEnd(40)} ${row.medianMs.toFixed(1).padStart(9)} ms  ${(row.medianMs / base).toFixed(1).padStart(6)}×${row.agrees ? '' : '  (count lines differ from unindexed)'}`,
+      );
+  }
+  const b = r.build;
+  out.push(
+    `  build: ${b.ms.toFixed(0)} ms = ${(b.ms / b.fullSearchMs).toFixed(2)}× one unindexed full search (${b.fullSearchMs.toFixed(0)} ms); ` +
+      `${b.files} files, index ${(b.indexBytes / 1e6).toFixed(1)} MB = ${((100 * b.indexBytes) / b.textBytes).toFixed(1)}% of ${(b.textBytes / 1e6).toFixed(1)} MB of text; peak RSS building ${b.peakRssMiB.toFixed(0)} MiB`,
+    `  serving: peak RSS ${r.serving.peakRssMiB.toFixed(0)} MiB (${r.serving.served} of ${INDEX_CASES.length * 3} searches served by the index)`,
+    `  write-lane update: ${r.writeUpdateMs.toFixed(3)} ms; external change found by the next search: ${r.externalChangeFound ? 'yes' : 'NO'}`,
+  );
+  return `${out.join('\n')}\n`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { reps: { type: 'string' }, workers: { type: 'string' } },
+  });
+  const root = path.resolve(positionals[0] ?? path.join(repo, '.bench', 'tree-100000'));
+  const report = await indexBench(root, Number(values.workers ?? availableParallelism()), Number(values.reps ?? 5));
+  process.stdout.write(formatIndexReport(report));
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+}

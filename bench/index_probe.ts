@@ -1,0 +1,34 @@
+/**
+ * Child process of the index benchmark, so each figure is one process's peak RSS (main thread and
+ * workers together): `build` indexes the root into the cache directory; `serve` loads that index in a
+ * warm runtime and runs the given grep inputs. Prints JSON: elapsed ms and peak RSS.
+ * Usage: node --import tsx bench/index_probe.ts build|serve <root> <cacheDir> <workers> ['<json inputs>']
+ */
+import { createRuntime } from '../lib/runtime.ts';
+
+const [mode, root, cacheDir, workers, inputs] = process.argv.slice(2);
+const made = createRuntime({
+  root: root ?? '.',
+  workers: Number(workers ?? 2),
+  index: 'build',
+  indexCacheDir: cacheDir ?? '',
+  home: null,
+  readTimeoutMs: 600_000,
+});
+if (!made.ok) throw new Error(made.error);
+const rt = made.value;
+const started = performance.now();
+let served = 0;
+if (mode === 'build') {
+  const r = await rt.searchIndex?.build();
+  if (!r?.ok) throw new Error(r ? r.message : 'no index');
+} else {
+  for (const input of JSON.parse(inputs ?? '[]') as unknown[]) {
+    const r = await rt.call('grep', input);
+    if (r.isError) throw new Error(r.content);
+    if (String(r.meta?.index).startsWith('served')) served++;
+  }
+}
+const ms = performance.now() - started;
+await rt.close();
+process.stdout.write(`${JSON.stringify({ ms, served, maxRssKiB: process.resourceUsage().maxRSS })}\n`);

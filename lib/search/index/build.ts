@@ -1,0 +1,92 @@
+/**
+ * Builds the index of a root on the worker pool: the tree is split as a search splits it (the same
+ * walk and ignore rules as grep's default), each piece reads its files and returns segments, and the
+ * main thread stitches them into one file numbering and writes the index file. Main thread.
+ */
+import type { TaskOutcome } from '../../pool/pool.ts';
+import type { DenySpec } from '../denied.ts';
+import { IgnoreRules } from '../ignore.ts';
+import { planShards, type WalkOptions } from '../walk.ts';
+import { type IndexShard, type IndexShardResult, runIndexShard } from './build_shard.ts';
+import { type LoadedIndex, readIndex, writeIndex } from './store.ts';
+
+export interface IndexRunner {
+  parallelism: number;
+  run(task: IndexShard): Promise<TaskOutcome<IndexShardResult>>;
+}
+
+export const inlineIndexRunner: IndexRunner = {
+  parallelism: 1,
+  run: async (task) => ({ ok: true, value: runIndexShard(task) }),
+};
+
+/** The walk an index covers: what grep searches by default (ignore files honoured, hidden skipped). */
+export const indexWalk = (root: string, deny?: DenySpec): WalkOptions => ({
+  root,
+  useIgnore: true,
+  hidden: false,
+  maxDepth: Number.POSITIVE_INFINITY,
+  ignoreBase: root,
+  ...(deny ? { deny } : {}),
+});
+
+export interface BuildOptions {
+  root: string;
+  file: string;
+  runner: IndexRunner;
+  deny?: DenySpec;
+  racyMs?: number;
+}
+
+export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedIndex>> {
+  const builtAt = Date.now();
+  const walk = indexWalk(o.root, o.deny);
+  const plan = planShards(walk, '', o.runner.parallelism * 8, 3000, {}, new IgnoreRules(o.root, o.root));
+  const make = (dirs: string[], files: IndexShard['files']): IndexShard => ({
+    kind: 'index',
+    root: o.root,
+    walk,
+    dirs,
+    files,
+    ...(o.racyMs !== undefined ? { racyMs: o.racyMs } : {}),
+  });
+  const tasks: IndexShard[] = [];
+  for (let i = 0; i < plan.files.length; i += 4096) tasks.push(make([], plan.files.slice(i, i + 4096)));
+  // Few large pieces, each walking every k-th directory: every piece starts a new segment, and a
+  // segment's key table is its fixed cost.
+  const groups = Math.min(plan.dirs.length, o.runner.parallelism * 4);
+  for (let g = 0; g < groups; g++)
+    tasks.push(
+      make(
+        plan.dirs.filter((_, i) => i % groups === g),
+        [],
+      ),
+    );
+  const outcomes = await Promise.all(tasks.map((t) => o.runner.run(t)));
+  const rels: string[] = [];
+  const sigList: number[][] = [];
+  const segments: Uint8Array[] = [];
+  const meta: { files: number; byteLength: number }[] = [];
+  let bytes = 0;
+  for (const r of outcomes) {
+    if (!r.ok) return r;
+    for (const rel of r.value.rels) rels.push(rel);
+    sigList.push(r.value.sigs);
+    for (const s of r.value.segments) {
+      segments.push(s.bytes);
+      meta.push({ files: s.files, byteLength: s.bytes.length });
+    }
+    bytes += r.value.bytes;
+  }
+  const sigs = new Float64Array(rels.length * 4);
+  let at = 0;
+  for (const s of sigList) {
+    sigs.set(s, at);
+    at += s.length;
+  }
+  writeIndex(o.file, { root: o.root, builtAt, rels, segments: meta, bytes }, sigs, segments);
+  const loaded = readIndex(o.file, o.root);
+  if (!loaded)
+    return { ok: false, error: { reason: 'failed', message: `the index written to ${o.file} did not read back` } };
+  return { ok: true, value: loaded };
+}

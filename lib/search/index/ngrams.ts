@@ -1,0 +1,50 @@
+/**
+ * Trigrams as the index keys them: three bytes with ASCII letters lower-cased, packed in 24 bits.
+ * One key space serves case-sensitive and case-insensitive searches alike: folding only merges keys,
+ * so a file holding a literal's bytes always holds the literal's folded trigrams. Bytes are not
+ * decoded: a non-ASCII byte is its own key byte. Pure functions; run in workers and inline.
+ */
+
+const foldByte = (b: number) => (b >= 65 && b <= 90 ? b + 32 : b);
+const FOLD = Uint8Array.from({ length: 256 }, (_, b) => foldByte(b));
+
+// One bitset of all 2^24 keys per thread (2 MiB), cleared after each file by the keys it set.
+let seen: Uint32Array | undefined;
+
+/** The distinct trigram keys of `bytes`, in first-seen order. */
+export function trigramsOf(bytes: Uint8Array, into: number[] = []): number[] {
+  seen ??= new Uint32Array(1 << 19);
+  const bits = seen;
+  into.length = 0;
+  if (bytes.length < 3) return into;
+  const fold = FOLD;
+  const n = bytes.length;
+  let k = ((fold[bytes[0] as number] as number) << 8) | (fold[bytes[1] as number] as number);
+  for (let i = 2; i < n; i++) {
+    k = ((k << 8) | (fold[bytes[i] as number] as number)) & 0xffffff;
+    const w = k >>> 5;
+    const m = 1 << (k & 31);
+    if ((bits[w] as number) & m) continue;
+    bits[w] = (bits[w] as number) | m;
+    into.push(k);
+  }
+  for (const key of into) bits[key >>> 5] = (bits[key >>> 5] as number) & ~(1 << (key & 31));
+  return into;
+}
+
+/**
+ * The trigram keys every occurrence of `literal` contains. Case-insensitive: only trigrams of ASCII
+ * bytes, because the searcher folds only ASCII (a non-ASCII character may match other bytes).
+ */
+export function literalTrigrams(literal: string, caseInsensitive: boolean): number[] {
+  const bytes = Buffer.from(literal, 'utf8');
+  const keys = new Set<number>();
+  for (let i = 0; i + 2 < bytes.length; i++) {
+    const a = bytes[i] as number;
+    const b = bytes[i + 1] as number;
+    const c = bytes[i + 2] as number;
+    if (caseInsensitive && (a > 127 || b > 127 || c > 127)) continue;
+    keys.add((foldByte(a) << 16) | (foldByte(b) << 8) | foldByte(c));
+  }
+  return [...keys];
+}

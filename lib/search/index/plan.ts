@@ -1,0 +1,104 @@
+/**
+ * Query planning: which files may hold a match, from the literals every match must contain. The
+ * input is an AND of ORs of literals (each inner list: at least one of them occurs), with the case
+ * rule noted; each literal becomes the AND of its trigrams. A literal with no usable trigram (under 3
+ * bytes, or only non-ASCII bytes under case-insensitivity) makes its OR group say nothing, and a plan
+ * with no group left is no plan: the caller scans everything. Main thread.
+ */
+import { compileRegex } from '../matcher.ts';
+import { literalTrigrams } from './ngrams.ts';
+import type { Segment } from './segment.ts';
+
+export interface RequiredLiterals {
+  /** AND of ORs: every match contains at least one literal of each inner list. */
+  literals: string[][];
+  /** Literals match ignoring ASCII case. */
+  caseInsensitive: boolean;
+  /**
+   * Case folding is Unicode's: ASCII k and s also match K (U+212A) and ſ (U+017F), so trigrams
+   * holding them are dropped.
+   */
+  unicodeCase?: boolean;
+}
+
+/**
+ * The one adapter from today's matcher to the planner's input: the literal the searcher itself
+ * requires (its raw-byte prefilter), so a file the plan rules out is one the searcher would reject
+ * unread. Switch this function when the compiled pattern exposes `requiredLiterals()`.
+ */
+export function requiredLiteralsOf(
+  pattern: string,
+  o: { ignoreCase: boolean; fixedStrings: boolean },
+): RequiredLiterals | undefined {
+  const spec = compileRegex(pattern, o);
+  if (!spec.ok) return undefined;
+  if (spec.value.literal) return { literals: [[spec.value.literal.toString('utf8')]], caseInsensitive: false };
+  if (spec.value.literalFolded) return { literals: [[spec.value.literalFolded]], caseInsensitive: true };
+  return undefined;
+}
+
+/** AND of groups; a group is an OR of alternatives; an alternative is an AND of trigram keys. */
+export type QueryPlan = number[][][];
+
+export function planQuery(r: RequiredLiterals | undefined): QueryPlan | undefined {
+  if (!r) return undefined;
+  const groups: QueryPlan = [];
+  for (const any of r.literals) {
+    if (any.length === 0) continue;
+    const alts = any.map((lit) => literalTrigrams(lit, r.caseInsensitive).filter((k) => !r.unicodeCase || !holdsKs(k)));
+    if (alts.some((a) => a.length === 0)) continue; // that alternative could match anywhere
+    groups.push(alts);
+  }
+  return groups.length > 0 ? groups : undefined;
+}
+
+const holdsKs = (k: number) => [k >> 16, (k >> 8) & 255, k & 255].some((b) => b === 107 || b === 115);
+
+const countOf = (parts: readonly Segment[], key: number) => parts.reduce((n, p) => n + p.count(key), 0);
+
+/** An upper bound of the files the plan lets through, from the posting counts alone (nothing decoded). */
+export function estimate(plan: QueryPlan, parts: readonly Segment[]): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (const alts of plan) {
+    let sum = 0;
+    for (const keys of alts) sum += Math.min(...keys.map((k) => countOf(parts, k)));
+    best = Math.min(best, sum);
+  }
+  return best;
+}
+
+/** Most trigrams intersected per literal: the rarest ones; more rarely narrow further. */
+const MAX_KEYS = 8;
+
+/** The indexed files (numbers, ascending) that hold every trigram of some alternative of every group. */
+export function candidates(plan: QueryPlan, parts: readonly Segment[], files: number): number[] {
+  const mark = new Uint8Array(files);
+  let result: Uint8Array | undefined;
+  for (const alts of plan) {
+    const group = new Uint8Array(files);
+    for (const keys of alts) for (const f of intersect(keys, parts, mark)) group[f] = 1;
+    if (result) for (let f = 0; f < files; f++) result[f] = (result[f] as number) & (group[f] as number);
+    else result = group;
+  }
+  const out: number[] = [];
+  if (result) for (let f = 0; f < files; f++) if (result[f]) out.push(f);
+  return out;
+}
+
+function intersect(keys: readonly number[], parts: readonly Segment[], mark: Uint8Array): number[] {
+  const ranked = keys
+    .map((k) => ({ k, n: countOf(parts, k) }))
+    .sort((a, b) => a.n - b.n)
+    .slice(0, MAX_KEYS);
+  let cur: number[] = [];
+  const first = ranked[0];
+  if (!first || first.n === 0) return cur;
+  for (const p of parts) p.forEach(first.k, (f) => cur.push(f));
+  for (const { k } of ranked.slice(1)) {
+    if (cur.length === 0) break;
+    for (const p of parts) p.forEach(k, (f) => (mark[f] = 1));
+    cur = cur.filter((f) => mark[f] === 1);
+    mark.fill(0);
+  }
+  return cur;
+}

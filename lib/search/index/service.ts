@@ -1,0 +1,284 @@
+/**
+ * The index of one search root, as a runtime uses it: loaded lazily from the cache directory, kept
+ * fresh, asked before each grep. Fresh means: every file the index holds either is as it was when
+ * indexed or is marked changed (then it is a candidate of every search, so it is read as without an
+ * index). Changes are learned from the write lane (`noteWrite`, before the write's answer returns),
+ * from directory watches in a warm runtime, and — when there are no watches (a one-shot call, or the
+ * system refused them) — by the search's shards, which compare each indexed file's inode, size, mtime
+ * and ctime with the indexed ones before skipping it (skip.ts). Main thread.
+ */
+import { lstatSync } from 'node:fs';
+import path from 'node:path';
+import type { DenySpec } from '../denied.ts';
+import { RACY_MS } from '../dircache.ts';
+import { IGNORE_FILES } from '../ignore.ts';
+import type { GrepShardResult, SkipCounts } from '../shards.ts';
+import type { Entry } from '../walk.ts';
+import { buildIndex, type IndexRunner } from './build.ts';
+import { candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
+import { type GrepPrefilter, rememberIndexed } from './skip.ts';
+import { indexExists, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
+import { directFiles, excludeState, summarise, type WalkSummary } from './summary.ts';
+import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
+
+/** A plan letting more than this share of the files through is not worth it: scan. */
+const COMMON_SHARE = 0.4;
+/** Trees smaller than this are not indexed on their own: a scan of them takes milliseconds. */
+export const MIN_INDEXED_FILES = 2000;
+
+export interface IndexOptions {
+  root: string;
+  /** 'build': a warm runtime's (builds one after its first large search); 'existing': only an index already on disk. */
+  use: 'build' | 'existing';
+  /** Watch indexed directories (warm runtimes); otherwise check every file's state per search. */
+  watch: boolean;
+  runner: IndexRunner;
+  cacheDir: string;
+  deny?: DenySpec;
+  minFiles?: number;
+  racyMs?: number;
+}
+
+export interface PrefilterAnswer {
+  prefilter?: GrepPrefilter;
+  /** What the answer's meta says: 'served', or why the index was not used. */
+  index: string;
+  /**
+   * No walk needed: nothing was added, removed or renamed, and no ignore file changed, since the last
+   * full walk of this directory, so its files are the candidates plus the files it met that the index
+   * does not hold, and it skipped what it skipped then.
+   */
+  direct?: { files: Entry[]; skipped: SkipCounts };
+  /** Give it the results of the full walk this answer led to: the next search may then skip walking. */
+  learn?: (results: readonly GrepShardResult[], planned: SkipCounts) => void;
+}
+
+const IGNORE_NAMES = new Set<string>(IGNORE_FILES);
+/** The name of the write lane's temporary file (lib/lane/atomic.ts). */
+const WRITE_TEMP = /^\..*\.\d+\.[0-9a-f]{8}\.mewcode-tmp$/;
+
+export class SearchIndex {
+  readonly file: string;
+  #idx: LoadedIndex | undefined;
+  #ids = new Map<string, number>();
+  #dirs = new Set<string>();
+  #changed = new Set<string>();
+  /** Bumped whenever the tree's shape (entries, ignore rules) may have changed. */
+  #shape = 0;
+  #summaries = new Map<string, WalkSummary>();
+  /** A directory exists that no watch covers (made since the build): walks cannot be summarised. */
+  #unwatched = false;
+  /** When the last build ended and how long it took: rebuilds keep to a tenth of the time. */
+  #lastBuild = { at: 0, ms: 0 };
+  #watch: DirWatch | undefined;
+  #building: Promise<unknown> | undefined;
+  #loaded = false;
+  #closed = false;
+
+  readonly o: IndexOptions;
+
+  constructor(o: IndexOptions) {
+    this.o = o;
+    this.file = indexFileFor(o.root, o.cacheDir);
+  }
+
+  get loaded(): LoadedIndex | undefined {
+    return this.#idx;
+  }
+
+  /** How many indexed files are marked changed since the build. */
+  get changedCount(): number {
+    return this.#changed.size;
+  }
+
+  /** Builds (or rebuilds) the index now and starts using it. */
+  async build(): Promise<{ ok: true; index: LoadedIndex } | { ok: false; message: string }> {
+    const started = Date.now();
+    const r = await buildIndex({
+      root: this.o.root,
+      file: this.file,
+      runner: this.o.runner,
+      ...(this.o.deny ? { deny: this.o.deny } : {}),
+      ...(this.o.racyMs !== undefined ? { racyMs: this.o.racyMs } : {}),
+    });
+    this.#lastBuild = { at: Date.now(), ms: Date.now() - started };
+    if (!r.ok) return { ok: false, message: r.error.message };
+    if (!this.#closed) this.#use(r.value);
+    return { ok: true, index: r.value };
+  }
+
+  /** The write lane changed (or deleted) the file at `realPath`. */
+  noteWrite(realPath: string): void {
+    const rel = path.relative(this.o.root, realPath);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) return;
+    this.#event(rel.split(path.sep).join('/'), true);
+  }
+
+  /** What a grep under `dir` (a real path) should skip. */
+  async prefilter(q: {
+    dir: string;
+    pattern: string;
+    ignoreCase: boolean;
+    fixedStrings: boolean;
+    walk: { useIgnore: boolean; hidden: boolean; deny?: DenySpec };
+  }): Promise<PrefilterAnswer> {
+    const rel = path.relative(this.o.root, q.dir);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) return { index: 'outside the indexed root' };
+    const plan = planQuery(requiredLiteralsOf(q.pattern, q));
+    if (!plan) return { index: 'no literal of 3+ bytes to look up: scanned' };
+    const idx = this.#ensure();
+    if (!idx) return { index: this.#building ? 'building: scanned' : 'no index: scanned' };
+    // Without watches the shards compare each file's state before skipping it (in parallel).
+    if (this.#watch) await drainEvents();
+    const n = idx.rels.length;
+    if (estimate(plan, idx.parts) > COMMON_SHARE * n) return { index: 'common: scanned' };
+    const found = candidates(plan, idx.parts, n);
+    const cands = found.map((f) => idx.rels[f] as string);
+    for (const c of this.#changed) cands.push(c);
+    if (cands.length > COMMON_SHARE * n) return { index: 'common: scanned' };
+    const at = rel.split(path.sep).join('/');
+    const prefix = at === '' ? '' : `${at}/`;
+    const answer: PrefilterAnswer = {
+      index: 'served',
+      prefilter: { file: idx.file, builtAt: idx.builtAt, prefix, candidates: cands, validate: !this.#watch },
+    };
+    // Only a warm runtime's default walk of a directory the index covers can be summarised: its
+    // directories are watched, and everything it may skip is decided inside them.
+    const summarised = at === '' || this.#dirs.has(at);
+    if (!this.#watch || this.#unwatched || !q.walk.useIgnore || q.walk.hidden || !summarised) return answer;
+    const key = `${at}\0${JSON.stringify(q.walk.deny ?? null)}\0${excludeState(this.o.root)}`;
+    const known = this.#summaries.get(key);
+    if (known && known.shape === this.#shape) {
+      const direct = { files: directFiles(cands, prefix, known), skipped: known.skipped };
+      return { ...answer, index: 'served without a walk', direct };
+    }
+    const shape = this.#shape;
+    answer.learn = (results, planned) => {
+      if (this.#shape !== shape) return;
+      const s = summarise(shape, results, planned, prefix, idx.rels, this.#dirs);
+      if (!s) return this.#rebuild(); // only a rebuild can bring the summary back
+      if (this.#summaries.size > 64) this.#summaries.clear();
+      this.#summaries.set(key, s);
+    };
+    return answer;
+  }
+
+  /** A search of `dir` walked `files` files: a warm runtime indexes a large tree in the background. */
+  noteSearch(dir: string, files: number): void {
+    if (this.o.use !== 'build' || this.#building || this.#closed || dir !== this.o.root) return;
+    const stale = this.#idx && this.#changed.size > Math.max(1000, 0.05 * this.#idx.rels.length);
+    if ((this.#idx || indexExists(this.file)) && !stale) return;
+    if (files < (this.o.minFiles ?? MIN_INDEXED_FILES)) return;
+    this.#rebuild();
+  }
+
+  /** A warm runtime rebuilds in the background; searches meanwhile use the index as it is. */
+  #rebuild(): void {
+    if (this.o.use !== 'build' || this.#building || this.#closed) return;
+    if (Date.now() - this.#lastBuild.at < 10 * this.#lastBuild.ms) return;
+    this.#building = this.build().finally(() => {
+      this.#building = undefined;
+    });
+  }
+
+  /** Resolves when a build running in the background is done. */
+  async settled(): Promise<void> {
+    await this.#building;
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#watch?.close();
+    this.#watch = undefined;
+  }
+
+  #ensure(): LoadedIndex | undefined {
+    if (this.#loaded || this.#building) return this.#idx;
+    this.#loaded = true;
+    const idx = readIndex(this.file, this.o.root);
+    if (idx) this.#use(idx);
+    return this.#idx;
+  }
+
+  #use(idx: LoadedIndex): void {
+    this.#watch?.close();
+    this.#watch = undefined;
+    this.#idx = idx;
+    this.#loaded = true;
+    this.#ids = new Map(idx.rels.map((r, i) => [r, i]));
+    this.#dirs = new Set(['']);
+    for (const r of idx.rels) {
+      for (let d = path.posix.dirname(r); d !== '.' && !this.#dirs.has(d); d = path.posix.dirname(d)) this.#dirs.add(d);
+    }
+    this.#changed = new Set();
+    rememberIndexed(idx.file, idx.builtAt, idx.rels, idx.sigs);
+    if (!this.o.watch) return;
+    this.#shape++;
+    this.#watch = watchDirs(this.o.root, this.#dirs, (rel, named) => this.#event(rel, named));
+    // Whatever changed since each file was read (during the build, or since the file was written):
+    // the watches see only what comes after this.
+    if (!this.#watch) return;
+    this.#sweep(idx);
+    // A directory changed since the build began may hold a directory the build never met.
+    this.#unwatched = false;
+    const since = idx.builtAt - RACY_MS;
+    for (const d of this.#dirs) {
+      const st = lstatSync(path.join(this.o.root, d), { throwIfNoEntry: false });
+      if (!st || st.mtimeMs >= since || st.ctimeMs >= since) {
+        this.#unwatched = true;
+        break;
+      }
+    }
+  }
+
+  /**
+   * Something happened to the entry `rel`. Named and still a file the index holds: its content may
+   * have changed. Anything else — a new entry (unless it is already gone again, as a write's temporary
+   * file is), a removed one, an ignore file, an event naming nothing — may change the tree's shape.
+   */
+  #event(rel: string, named: boolean): void {
+    const base = rel.slice(rel.lastIndexOf('/') + 1);
+    if (!named || IGNORE_NAMES.has(base)) {
+      this.#shape++;
+      this.#mark(rel);
+      return;
+    }
+    const st = lstatSync(path.join(this.o.root, rel), { throwIfNoEntry: false });
+    if (st?.isDirectory() && !this.#dirs.has(rel)) this.#unwatched = true;
+    if (st?.isFile() && this.#ids.has(rel)) this.#mark(rel);
+    // Any other entry that came or went may be one a walk met or counted as skipped (an ignored or
+    // hidden file) — except the write lane's own temporary file, gone again by the time its event is read.
+    else if (st || !WRITE_TEMP.test(base)) {
+      this.#shape++;
+      this.#mark(rel);
+    }
+  }
+
+  #mark(rel: string): void {
+    if (this.#ids.has(rel)) this.#changed.add(rel);
+    if (this.#idx && (rel === '' || this.#dirs.has(rel))) {
+      const under = rel === '' ? '' : `${rel}/`;
+      for (const r of this.#idx.rels) if (r.startsWith(under)) this.#changed.add(r);
+    }
+  }
+
+  /** Marks every indexed file whose inode, size, mtime or ctime is not what was indexed. */
+  #sweep(idx: LoadedIndex): void {
+    const s = idx.sigs;
+    for (let i = 0; i < idx.rels.length; i++) {
+      const rel = idx.rels[i] as string;
+      if (this.#changed.has(rel)) continue;
+      const st = lstatSync(path.join(this.o.root, rel), { throwIfNoEntry: false });
+      if (
+        !st ||
+        st.ino !== s[4 * i] ||
+        st.size !== s[4 * i + 1] ||
+        st.mtimeMs !== s[4 * i + 2] ||
+        st.ctimeMs !== s[4 * i + 3]
+      ) {
+        if (!st?.isFile()) this.#shape++;
+        this.#mark(rel);
+      }
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Walk summaries: what one full walk of a directory met besides the files the index holds (files it
+ * does not hold, entries it skipped). While the tree keeps its shape — nothing added, removed or
+ * renamed, no ignore rule changed — the next search of that directory needs no walk: its files are
+ * the index's candidates plus those. Main thread.
+ */
+import { lstatSync } from 'node:fs';
+import path from 'node:path';
+import type { GrepShardResult, SkipCounts } from '../shards.ts';
+import { comparePaths, type Entry } from '../walk.ts';
+
+export interface WalkSummary {
+  /** The tree's shape (a counter bumped on every change of shape) when the walk began. */
+  shape: number;
+  /** Files met that the index does not hold, relative to the walked directory. */
+  unindexed: string[];
+  skipped: SkipCounts;
+}
+
+/**
+ * The summary of a finished walk of `prefix` (the walked directory relative to the root, with a
+ * trailing slash), or undefined when it cannot stand in for the next walk: it stopped early, it missed
+ * an indexed file (deleted or newly ignored since the build), or it met a file in a directory no
+ * watch covers (made since the build, so later neighbours would go unseen).
+ */
+export function summarise(
+  shape: number,
+  results: readonly GrepShardResult[],
+  planned: SkipCounts,
+  prefix: string,
+  rels: readonly string[],
+  watched: ReadonlySet<string>,
+): WalkSummary | undefined {
+  if (results.some((r) => r.stopped || !r.unindexed)) return undefined;
+  const seen = results.reduce((n, r) => n + (r.indexedSeen ?? 0), 0);
+  if (seen !== (prefix === '' ? rels.length : rels.filter((r) => r.startsWith(prefix)).length)) return undefined;
+  const unindexed = results.flatMap((r) => r.unindexed ?? []);
+  const dirOf = (rel: string) => (rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
+  if (unindexed.some((u) => !watched.has(dirOf(prefix + u)))) return undefined;
+  return { shape, unindexed, skipped: [planned, ...results.map((r) => r.skipped)].reduce(addSkips, {}) };
+}
+
+/** The files a search of `prefix` reads without walking: the candidates below it and the unindexed. */
+export function directFiles(candidates: readonly string[], prefix: string, s: WalkSummary): Entry[] {
+  const mine = candidates.filter((c) => c.startsWith(prefix)).map((c) => c.slice(prefix.length));
+  return [...new Set([...mine, ...s.unindexed])].sort(comparePaths).map((rel): Entry => ({ rel, kind: 'file' }));
+}
+
+/** The root's .git/info/exclude, which no watch sees: its state is part of a summary's key. */
+export function excludeState(root: string): string {
+  const st = lstatSync(path.join(root, '.git', 'info', 'exclude'), { throwIfNoEntry: false });
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '-';
+}
+
+function addSkips(into: SkipCounts, more: SkipCounts): SkipCounts {
+  for (const [reason, c] of Object.entries(more) as [keyof SkipCounts, { dirs: number; files: number }][]) {
+    const had = into[reason] ?? { dirs: 0, files: 0 };
+    into[reason] = { dirs: had.dirs + c.dirs, files: had.files + c.files };
+  }
+  return into;
+}

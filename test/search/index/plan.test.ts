@@ -1,0 +1,60 @@
+/**
+ * The planner and the posting lists: the trigrams a literal requires (folded, non-ASCII left out when
+ * case-insensitive), plans that fall back to a scan, and segments that decode to exactly the files
+ * encoded, as varint deltas and as bitmaps.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { literalTrigrams, trigramsOf } from '../../../lib/search/index/ngrams.ts';
+import { candidates, planQuery, requiredLiteralsOf } from '../../../lib/search/index/plan.ts';
+import { encodeSegment, PairBuffer, Segment } from '../../../lib/search/index/segment.ts';
+
+const key = (s: string) => (s.charCodeAt(0) << 16) | (s.charCodeAt(1) << 8) | s.charCodeAt(2);
+
+test('index plan: literals become folded trigrams; nothing usable means a scan', () => {
+  assert.deepEqual(literalTrigrams('AbcD', false), [key('abc'), key('bcd')]);
+  assert.deepEqual(trigramsOf(Buffer.from('ABCabc')).sort(), [key('abc'), key('bca'), key('cab')].sort());
+  // Case-insensitive: trigrams with a non-ASCII byte say nothing (other bytes may match).
+  assert.deepEqual(literalTrigrams('née', true), []);
+  assert.equal(literalTrigrams('née', false).length, 2, 'case-sensitive: the bytes themselves');
+  assert.equal(planQuery(requiredLiteralsOf('ab', { ignoreCase: false, fixedStrings: false })), undefined);
+  assert.equal(planQuery(requiredLiteralsOf('a|bcdef', { ignoreCase: false, fixedStrings: false })), undefined);
+  assert.equal(planQuery(requiredLiteralsOf('.*', { ignoreCase: false, fixedStrings: false })), undefined);
+  assert.deepEqual(planQuery(requiredLiteralsOf('fo+bar', { ignoreCase: false, fixedStrings: false })), [
+    [[key('bar')]],
+  ]);
+  assert.deepEqual(planQuery(requiredLiteralsOf('a.b(c', { ignoreCase: true, fixedStrings: true })), [
+    [[key('a.b'), key('.b('), key('b(c')]],
+  ]);
+  // Unicode case folding: ASCII k and s also match K and ſ, so their trigrams are dropped.
+  assert.deepEqual(planQuery({ literals: [['kiss']], caseInsensitive: true, unicodeCase: true }), undefined);
+  // AND of ORs: every group must be satisfied by one of its alternatives.
+  assert.equal(planQuery({ literals: [['abc', 'xy'], ['defg']], caseInsensitive: false })?.length, 1);
+});
+
+test('index plan: segments decode to the files encoded, sparse and dense, and candidates intersect', () => {
+  const files = 1000;
+  const pairs = new PairBuffer(16);
+  const texts: string[] = [];
+  for (let f = 0; f < files; f++) {
+    // "com" in every other file (a bitmap), "rar" in every 97th, "abc"/"bcd" by other rules.
+    const t = `${f % 2 === 0 ? 'com ' : ''}${f % 97 === 0 ? 'rar ' : ''}${f % 3 === 0 ? 'abcd' : 'abc'}`;
+    texts.push(t);
+    pairs.add(trigramsOf(Buffer.from(t)), f);
+  }
+  const seg = new Segment(encodeSegment(pairs, files), 0);
+  const listOf = (k: string) => {
+    const out: number[] = [];
+    seg.forEach(key(k), (f) => out.push(f));
+    return out;
+  };
+  for (const k of ['com', 'rar', 'abc', 'bcd', 'zzz']) {
+    const want = texts.flatMap((t, f) => (t.includes(k) ? [f] : []));
+    assert.deepEqual(listOf(k), want, k);
+    assert.equal(seg.count(key(k)), want.length, `count of ${k}`);
+  }
+  const plan = planQuery({ literals: [['rar'], ['com', 'zzzz']], caseInsensitive: false });
+  assert.ok(plan);
+  const both = texts.flatMap((t, f) => (t.includes('rar') && t.includes('com') ? [f] : []));
+  assert.deepEqual(candidates(plan, [seg], files), both);
+});
