@@ -16,12 +16,14 @@ export const WORKER_HEAP_MB = 512;
 /** Young-generation size of each worker, in MiB. */
 export const WORKER_YOUNG_MB = 16;
 
-// '.ts' when this module runs from source under tsx, '.js' when compiled; in the single-file bundle
-// the bundle itself is the workers' entry (its default export is the task handler).
+declare const __MEWCODE_DIST__: string | undefined;
+// '.ts' when this module runs from source under tsx, '.js' when compiled; in the bundle, workers start
+// on dist/pool-worker.mjs (scripts/build.ts sets the path from this chunk to dist/).
 const ext = path.extname(fileURLToPath(import.meta.url));
-const workerFile = IN_BUNDLE
-  ? String((globalThis as { __MEWCODE_SELF__?: string }).__MEWCODE_SELF__)
-  : new URL(`./worker${ext}`, import.meta.url).href;
+const workerFile =
+  IN_BUNDLE && typeof __MEWCODE_DIST__ === 'string'
+    ? new URL(`${__MEWCODE_DIST__}pool-worker.mjs`, import.meta.url).href
+    : new URL(`./worker${ext}`, import.meta.url).href;
 
 /** Why a task did not finish: its deadline, its caller's cancel, or a failure in the worker. */
 export interface TaskFailure {
