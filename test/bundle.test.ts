@@ -53,7 +53,7 @@ test('bundle: a directory that runs with plain node and no node_modules', async 
 test('bundle: --version, --help, grep and glob never load the model SDKs, MCP or the bash parser', async () => {
   // A copy without those files: if any of them were loaded, the command would fail to import it.
   const lean = tempDir('mewcode-lean-');
-  for (const f of ['mewcode.mjs', 'pool-worker.mjs', 'chunks', 'vendor'])
+  for (const f of ['mewcode.mjs', 'lib.mjs', 'pool-worker.mjs', 'chunks', 'vendor'])
     cpSync(path.join(dir, f), path.join(lean, f), { recursive: true });
   const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { outputs: Record<string, { inputs: object }> };
   const heavy = /node_modules\/(@anthropic-ai|openai|@modelcontextprotocol|ajv|zod)\//;
@@ -137,7 +137,7 @@ test('bundle: imported as a library by a monorepo script, without running the CL
   const script = path.join(dir, 'script.mjs');
   writeFileSync(
     script,
-    `import { createRuntime } from './mewcode.mjs';
+    `import { createRuntime } from './lib.mjs';
 const made = createRuntime({ root: ${JSON.stringify(project)}, workers: 1 });
 if (!made.ok) throw new Error(made.error);
 const r = await made.value.call('grep', { pattern: 'TODO', path: 'src' });
