@@ -207,3 +207,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const log = (s: string) => process.stderr.write(`${s}\n`);
   process.stdout.write(formatShots(runShots(groups, Number(values.reps ?? 9), log)));
 }
+
+/** For `npm run bench`: builds dist/ (so the bundle and tsx's hand-over to it are current), times, formats. */
+export function oneShotReport(tree100k: string, tree10k: string, reps: number, log: (s: string) => void): string {
+  spawnSync(process.execPath, ['--import', 'tsx', path.join(repo, 'scripts/build.ts')], { cwd: repo, stdio: 'ignore' });
+  const groups = oneShotGroups({ tree10k, tree100k, program: path.join(repo, 'dist/mewcode.mjs') });
+  return formatShots(runShots(groups, Math.max(reps, 5), log));
+}
