@@ -75,7 +75,8 @@ export function createLanes(c: LaneConfig): LaneRunner {
     search(tool, args, ctx) {
       const root = ctx.paths[0];
       const readDeny = root === undefined ? undefined : c.searchSkip?.(root);
-      const search: SearchContext = { ...ctx, ...(readDeny ? { readDeny } : {}) };
+      const deadlineAt = Date.now() + c.readTimeoutMs;
+      const search: SearchContext = { ...ctx, deadlineAt, ...(readDeny ? { readDeny } : {}) };
       const signal = deadline(ctx);
       if (pool) search.shards = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
       else if (c.standby) {

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { IN_BUNDLE } from '../build_info.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
+import { SHARD_DEADLINE } from '../search/shards.ts';
 import type { PoolResult, PoolTask } from './protocol.ts';
 
 /** Heap limit of each worker, in MiB. */
@@ -73,7 +74,9 @@ export function createReadPool(options: { workers?: number; heapMb?: number } = 
             message: String((signal.reason as Error)?.message ?? 'aborted'),
           });
         }
-        return errValue({ reason: 'failed', message: (e as Error)?.message ?? String(e) });
+        const message = (e as Error)?.message ?? String(e);
+        // A shard that stopped itself at its deadline (lib/search/shards.ts), before the pool's timer.
+        return errValue({ reason: message.includes(SHARD_DEADLINE) ? 'timeout' : 'failed', message });
       }
     },
     async close() {

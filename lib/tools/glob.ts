@@ -126,6 +126,7 @@ export const glob = defineTool({
         dot: includeAll,
         withMtime: a.sort === 'mtime',
         maxResults: Number.POSITIVE_INFINITY,
+        stopAt: ctx.deadlineAt,
       },
       runner,
       inlineAllowed ? INLINE_MAX_FILES.glob : NEVER_INLINE,

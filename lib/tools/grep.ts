@@ -128,6 +128,7 @@ export const grep = defineTool({
       mode,
       ...(a.glob !== undefined && !isFile ? { glob: a.glob } : {}),
       maxResults: headLimit + 1,
+      stopAt: ctx.deadlineAt,
     };
     const walk = {
       root: dir,
