@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, symlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { REPO, TSX, tempDir, writeTree } from './helpers.ts';
@@ -118,4 +118,15 @@ test('install: the packed package runs its bundle with no node_modules anywhere'
   const g = await run(bin, ['--root', project, 'grep', 'TODO', '--workers', '2'], env);
   assert.equal(g.out, 'src/a.ts:1: export const a = 1; // TODO\n', g.err);
   await servesMcp(bin, env);
+
+  // `tsx mewcode.ts` hands over to the current bundle: the sources could not run here (no dependencies installed).
+  const tsx = (args: string[]) =>
+    run(process.execPath, ['--import', TSX, path.join(installed, 'mewcode.ts'), ...args], env);
+  const viaTsx = await tsx(['--root', project, 'grep', 'TODO']);
+  assert.equal(viaTsx.out, 'src/a.ts:1: export const a = 1; // TODO\n', viaTsx.err);
+  // A source modified after the build makes dist/ stale: then the sources run, and here they cannot.
+  utimesSync(path.join(installed, 'lib/search/walk.ts'), new Date(), new Date());
+  const stale = await tsx(['--root', project, 'grep', 'TODO']);
+  assert.notEqual(stale.code, 0);
+  assert.match(stale.err, /Cannot find package/);
 });
