@@ -9,6 +9,7 @@
  * (DIR: another checkout with its dist/ built, for before/after rows in the same run).
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { which } from './contenders.ts';
@@ -31,6 +32,9 @@ export interface ShotRow {
   name: string;
   medianMs: number | null;
   ratio: number | null;
+  /** Median CPU time (user + system) and its ratio to the reference's. */
+  cpuMs: number | null;
+  cpuRatio: number | null;
   /** Result lines of the first run. */
   items: number;
   note?: string;
@@ -38,7 +42,24 @@ export interface ShotRow {
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
-function runShot(s: Shot): { ms: number; out: string; ok: boolean } {
+/**
+ * CPU seconds of this process's waited-for children (user + system, with their own children), from
+ * /proc/self/stat: on a loaded machine a command's wall time is mostly its wait for a core, its CPU
+ * time is what it costs. Linux only (NaN elsewhere); resolution one clock tick (10 ms).
+ */
+function childCpuMs(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state)
+    return ((Number(f[13]) + Number(f[14])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+const CLOCK_TICKS = 100;
+
+function runShot(s: Shot): { ms: number; cpuMs: number; out: string; ok: boolean } {
+  const cpu0 = childCpuMs();
   const t = process.hrtime.bigint();
   const r = spawnSync(s.cmd, s.args, {
     cwd: s.cwd,
@@ -48,7 +69,7 @@ function runShot(s: Shot): { ms: number; out: string; ok: boolean } {
     env: { ...process.env, ...s.env },
   });
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
-  return { ms, out: r.stdout ?? '', ok: r.status === 0 || r.status === 1 };
+  return { ms, cpuMs: childCpuMs() - cpu0, out: r.stdout ?? '', ok: r.status === 0 || r.status === 1 };
 }
 
 const resultLines = (s: string) => s.split('\n').filter((l) => l !== '' && !l.startsWith('[') && !l.startsWith('No '));
@@ -65,12 +86,15 @@ export function runShots(groups: ShotGroup[], reps: number, log: (s: string) => 
   for (const g of groups) {
     log(`● one-shot ${g.name}: ${g.shots.length} commands × ${reps}`);
     const samples = g.shots.map(() => [] as number[]);
+    const cpu = g.shots.map(() => [] as number[]);
     const rows: ShotRow[] = g.shots.map((s) => {
       const first = runShot(s); // warm-up: page cache, tsx's transform cache
       return {
         name: s.name,
         medianMs: null,
         ratio: null,
+        cpuMs: null,
+        cpuRatio: null,
         items: resultLines(first.out).length,
         ...(first.ok ? {} : { note: `failed: ${first.out.slice(0, 60)}` }),
       };
@@ -78,13 +102,19 @@ export function runShots(groups: ShotGroup[], reps: number, log: (s: string) => 
     for (let r = 0; r < reps; r++)
       for (let i = 0; i < g.shots.length; i++) {
         const k = (i + r) % g.shots.length;
-        if (!rows[k]?.note) samples[k]?.push(runShot(g.shots[k] as Shot).ms);
+        if (rows[k]?.note) continue;
+        const shot = runShot(g.shots[k] as Shot);
+        samples[k]?.push(shot.ms);
+        cpu[k]?.push(shot.cpuMs);
       }
     const ref = samples[0]?.length ? median(samples[0]) : null;
+    const cpuRef = cpu[0]?.length ? median(cpu[0]) : null;
     for (const [k, row] of rows.entries()) {
       if (!samples[k]?.length) continue;
       row.medianMs = median(samples[k]);
       row.ratio = ref ? row.medianMs / ref : null;
+      row.cpuMs = median(cpu[k] as number[]);
+      row.cpuRatio = cpuRef ? row.cpuMs / cpuRef : null;
     }
     out.set(g.name, rows);
   }
@@ -143,7 +173,7 @@ export function oneShotGroups(o: {
       name: 'glob **/*.ts, 10k files',
       shots: [
         { name: `${path.basename(fd)} -g '*.ts'`, cmd: fd, args: ['-t', 'f', '-g', '*.ts'], cwd: o.tree10k },
-        ...ours("glob '**/*.ts'", ['glob', '**/*.ts', '--head-limit', '0'], o.tree10k),
+        ...ours("glob '**/*.ts'", ['glob', '**/*.ts', '--limit', '100000'], o.tree10k),
       ],
     });
   if (rg)
@@ -176,14 +206,19 @@ export function oneShotGroups(o: {
 }
 
 export function formatShots(results: Map<string, ShotRow[]>): string {
-  const out = ['one-shot (a new process per search; median ms, ratio to the first row of each group):'];
+  const out = [
+    'one-shot (a new process per search; medians, ratios to the first row of each group; CPU = user + system):',
+    `    ${'command'.padEnd(48)} ${'wall'.padStart(9)} ${'ratio'.padStart(7)} ${'CPU'.padStart(9)} ${'ratio'.padStart(7)} ${'items'.padStart(7)}`,
+  ];
   for (const [name, rows] of results) {
     out.push(`  ${name}`);
     for (const r of rows) {
       const ms = r.medianMs === null ? '—' : `${r.medianMs.toFixed(0)} ms`;
       const ratio = r.ratio === null ? '' : `${r.ratio.toFixed(2)}×`;
+      const cpuMs = r.cpuMs === null || Number.isNaN(r.cpuMs) ? '—' : `${r.cpuMs.toFixed(0)} ms`;
+      const cpuRatio = r.cpuRatio === null || !Number.isFinite(r.cpuRatio) ? '' : `${r.cpuRatio.toFixed(2)}×`;
       out.push(
-        `    ${r.name.padEnd(48)} ${ms.padStart(9)} ${ratio.padStart(7)} ${String(r.items).padStart(7)}${r.note ? `  ${r.note}` : ''}`,
+        `    ${r.name.padEnd(48)} ${ms.padStart(9)} ${ratio.padStart(7)} ${cpuMs.padStart(9)} ${cpuRatio.padStart(7)} ${String(r.items).padStart(7)}${r.note ? `  ${r.note}` : ''}`,
       );
     }
   }

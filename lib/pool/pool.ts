@@ -43,6 +43,14 @@ export interface ReadPool {
 
 export const defaultWorkers = () => Math.max(1, availableParallelism());
 
+/**
+ * Workers for a CLI command without --workers: none for a one-shot (grep, glob, call…), whose search
+ * then runs inline — starting the pool cost more CPU than it saved at every tree size measured on two
+ * cores (bench/oneshot.ts: 1.2–1.5× the CPU of inline), and as much or more wall time under load; what
+ * must be stoppable still runs on the standby worker. An agent or an MCP server keeps the default pool.
+ */
+export const cliWorkers = (command: string | undefined) => (command === 'mcp' || command === 'agent' ? undefined : 0);
+
 export function createReadPool(options: { workers?: number; heapMb?: number } = {}): ReadPool {
   const size = Math.max(1, options.workers ?? defaultWorkers());
   let piscina: Piscina | undefined;
