@@ -1,18 +1,15 @@
 #!/usr/bin/env -S npx tsx
 /**
  * MewCode's entry point: parse argv, hand the command to lib/cli, print, exit. No tool logic here.
- * Commands load lazily so `--version` and `--help` cost only Node's start-up.
+ * Commands load lazily so `--version` and `--help` cost only Node's start-up. Run from source (tsx)
+ * while the checkout's dist/ is current, it hands over to the bundle, which starts in a fraction of
+ * the time; bin/mewcode.mjs is the installed command.
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isMainThread } from 'node:worker_threads';
+import { currentBundle } from './bin/current_bundle.mjs';
 import { IN_BUNDLE, version } from './lib/build_info.ts';
 import { HELP, parseCli, UsageError } from './lib/cli/args.ts';
-
-// The library, so the bundle can also be imported: import { createRuntime } from './mewcode.mjs'.
-export * from './lib/index.ts';
-// The read lane's task handler: in the single-file bundle, worker threads start on this very file.
-export { default } from './lib/pool/worker.ts';
 
 async function main(argv: string[]): Promise<number> {
   const args = parseCli(argv);
@@ -42,25 +39,28 @@ async function main(argv: string[]): Promise<number> {
   return runCommand(args);
 }
 
-if (!isMainThread) {
-  // A worker thread of the bundle: run Piscina's worker bootstrap, which then calls our handler.
-  // @ts-expect-error: Piscina's worker bootstrap has no type declarations
-  if (IN_BUNDLE) await import('piscina/dist/worker.js');
-} else if (isEntry())
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      if (e instanceof UsageError) {
-        process.stderr.write(`mewcode: ${e.message}\n`);
-        process.exitCode = 2;
-      } else {
-        process.stderr.write(`mewcode: internal error: ${(e as Error)?.stack ?? e}\n`);
-        process.exitCode = 70;
-      }
-    },
-  );
+/** Runs the command line `argv` (without node and the script); resolves to the exit code, never rejects. */
+export async function runCli(argv: string[]): Promise<number> {
+  try {
+    return await main(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`mewcode: ${e.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`mewcode: internal error: ${(e as Error)?.stack ?? e}\n`);
+    return 70;
+  }
+}
+
+if (isEntry()) {
+  const argv = process.argv.slice(2);
+  const bundle = IN_BUNDLE ? undefined : currentBundle(fileURLToPath(new URL('.', import.meta.url)));
+  const run: (argv: string[]) => Promise<number> = bundle
+    ? ((await import(bundle)) as { runCli: typeof runCli }).runCli
+    : runCli;
+  process.exitCode = await run(argv);
+}
 
 /** True when this file was started as the program, false when it is imported as a library. */
 function isEntry(): boolean {

@@ -18,6 +18,7 @@ import { createRuntime, type Runtime } from '../lib/runtime.ts';
 import { type BenchCase, type Contender, globContenders, grepContenders, mewcodeWarm, which } from './contenders.ts';
 import { generateFixture } from './fixture.ts';
 import { formatIndexReport, indexBench } from './index.bench.ts';
+import { oneShotReport } from './oneshot.ts';
 import { barChart } from './svg.ts';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -102,6 +103,8 @@ export async function runBench(argv: string[]): Promise<number> {
   const overhead = await dispatchOverhead(root, workers, quick ? 50 : 200);
   const rss = peakRss(root, workers);
   const index = await indexBench(root, workers, reps);
+  // Whole programs per search (bench/oneshot.ts): a 10k-file tree beside this one.
+  const oneShot = quick ? undefined : oneShotReport(root, ensureTree(outDir, 10_000, false), reps, log);
   await warmN.close();
   await warm1.close();
 
@@ -130,7 +133,7 @@ export async function runBench(argv: string[]): Promise<number> {
       })),
     ),
   );
-  process.stdout.write(formatReport(report) + formatIndexReport(index));
+  process.stdout.write(formatReport(report) + formatIndexReport(index) + (oneShot ?? ''));
   log(`results: ${path.join(outDir, 'results.json')}, chart: ${path.join(outDir, 'results.svg')}`);
   const mismatches = results.flatMap((r) =>
     r.rows.filter((x) => x.agrees === false && x.contender.startsWith('mewcode')),
@@ -265,7 +268,8 @@ function peakRss(root: string, workers: number) {
     ],
     { encoding: 'utf8' },
   );
-  const ours = probe.status === 0 ? (JSON.parse(probe.stdout) as { maxRssKiB: number }).maxRssKiB / 1024 : null;
+  const probed = probe.status === 0 ? (JSON.parse(probe.stdout) as { maxRssKiB: number; afterMiB: number[] }) : null;
+  const ours = probed ? probed.maxRssKiB / 1024 : null;
   let rg: number | null = null;
   const rgBin = which('rg');
   if (rgBin && existsSync('/usr/bin/time')) {
@@ -276,7 +280,8 @@ function peakRss(root: string, workers: number) {
     });
     rg = Number(t.stderr.trim().split('\n').at(-1)) / 1024 || null;
   }
-  return { 'mewcode warm grep (MiB)': ours, 'rg -uu (MiB)': rg };
+  const between = probed ? Math.max(...probed.afterMiB) : null;
+  return { 'mewcode warm grep (MiB)': ours, 'mewcode between calls, highest (MiB)': between, 'rg -uu (MiB)': rg };
 }
 
 function countFiles(root: string): number {

@@ -78,8 +78,10 @@ export function createLanes(c: LaneConfig): LaneRunner {
     search(tool, args, ctx) {
       const root = ctx.paths[0];
       const readDeny = root === undefined ? undefined : c.searchSkip?.(root);
+      const deadlineAt = Date.now() + c.readTimeoutMs;
       const search: SearchContext = {
         ...ctx,
+        deadlineAt,
         ...(readDeny ? { readDeny } : {}),
         ...(c.index ? { index: c.index } : {}),
       };

@@ -1,31 +1,36 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { startModel } from './agent/fake_model.ts';
 import { REPO, TSX, tempDir, writeTree } from './helpers.ts';
 
-// The single-file build, copied alone into an empty directory (no node_modules anywhere above it)
-// and run with plain node.
+// The build, written into an empty directory (no node_modules anywhere above it) and run with plain node.
 const dir = tempDir('mewcode-bundle-');
 const bundle = path.join(dir, 'mewcode.mjs');
-execFileSync(process.execPath, ['--import', TSX, path.join(REPO, 'scripts/build.ts'), '--out', bundle], {
-  cwd: REPO,
-  stdio: 'pipe',
-});
+const metaFile = path.join(dir, 'meta.json');
+execFileSync(
+  process.execPath,
+  ['--import', TSX, path.join(REPO, 'scripts/build.ts'), '--out', bundle, '--meta', metaFile],
+  { cwd: REPO, stdio: 'pipe' },
+);
 const project = path.join(dir, 'project');
 writeTree(project, { 'README.md': '# hello\n', 'src/a.ts': 'export const a = 1; // TODO\n' });
 for (let i = 0; i < 2500; i++) writeTree(project, { [`many/f${i}.txt`]: `TODO ${i}\n` });
 const closers: (() => Promise<void>)[] = [];
 after(() => Promise.all(closers.map((c) => c())));
 
-function node(args: string[], input = ''): Promise<{ code: number | null; out: string; err: string }> {
+function node(
+  args: string[],
+  input = '',
+  program = bundle,
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
     const env = Object.fromEntries(
       Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_|^NODE_OPTIONS$/.test(k)),
     );
-    const c = spawn(process.execPath, [bundle, '--root', project, ...args], { cwd: dir, env });
+    const c = spawn(process.execPath, [program, '--root', project, ...args], { cwd: dir, env });
     let out = '';
     let err = '';
     c.stdout.on('data', (d) => {
@@ -39,9 +44,33 @@ function node(args: string[], input = ''): Promise<{ code: number | null; out: s
   });
 }
 
-test('bundle: one file that runs with plain node and no node_modules', async () => {
-  assert.ok(statSync(bundle).size > 100_000);
+test('bundle: a directory that runs with plain node and no node_modules', async () => {
+  assert.ok(statSync(path.join(dir, 'pool-worker.mjs')).isFile());
+  assert.ok(statSync(path.join(dir, 'vendor/mvdan-sh.cjs')).size > 1_000_000);
   assert.match((await node(['--version'])).out, /^mewcode \d+\.\d+\.\d+\n$/);
+});
+
+test('bundle: --version, --help, grep and glob never load the model SDKs, MCP or the bash parser', async () => {
+  // A copy without those files: if any of them were loaded, the command would fail to import it.
+  const lean = tempDir('mewcode-lean-');
+  for (const f of ['mewcode.mjs', 'lib.mjs', 'pool-worker.mjs', 'chunks', 'vendor'])
+    cpSync(path.join(dir, f), path.join(lean, f), { recursive: true });
+  const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { outputs: Record<string, { inputs: object }> };
+  const heavy = /node_modules\/(@anthropic-ai|openai|@modelcontextprotocol|ajv|zod)\//;
+  let removed = 0;
+  for (const [out, o] of Object.entries(meta.outputs)) {
+    if (!Object.keys(o.inputs).some((i) => heavy.test(i))) continue;
+    rmSync(path.join(lean, path.relative(dir, path.resolve(REPO, out))));
+    removed++;
+  }
+  rmSync(path.join(lean, 'vendor'), { recursive: true });
+  assert.ok(removed >= 3, `only ${removed} chunks hold the SDKs and MCP`);
+  const program = path.join(lean, 'mewcode.mjs');
+  assert.match((await node(['--version'], '', program)).out, /^mewcode /);
+  assert.match((await node(['--help'], '', program)).out, /grep/);
+  const g = await node(['grep', 'TODO', '-c', '--head-limit', '0', '--workers', '2'], '', program);
+  assert.equal(g.out.trim().split('\n').length, 2501, g.err);
+  assert.deepEqual(await node(['glob', 'src/**'], '', program), { code: 0, out: 'src/a.ts\n', err: '' });
 });
 
 test('bundle: grep and glob, through its own worker threads', async () => {
@@ -108,7 +137,7 @@ test('bundle: imported as a library by a monorepo script, without running the CL
   const script = path.join(dir, 'script.mjs');
   writeFileSync(
     script,
-    `import { createRuntime } from './mewcode.mjs';
+    `import { createRuntime } from './lib.mjs';
 const made = createRuntime({ root: ${JSON.stringify(project)}, workers: 1 });
 if (!made.ok) throw new Error(made.error);
 const r = await made.value.call('grep', { pattern: 'TODO', path: 'src' });

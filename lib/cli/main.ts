@@ -8,6 +8,7 @@ import type { ToolResult } from '../core/tool.ts';
 import { PROVIDERS, type ProviderName } from '../llm/providers.ts';
 import { isMode, MODES } from '../policy/modes.ts';
 import { type Flags, grantOf, KINDS } from '../policy/permissions.ts';
+import { cliWorkers } from '../pool/pool.ts';
 import {
   createRuntime,
   DEFINITION_FORMATS,
@@ -126,7 +127,7 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
     throw new UsageError(`--mode must be one of ${MODES.join(', ')}, not "${f.mode}".`);
   return {
     ...(f.root !== undefined ? { root: f.root } : {}),
-    ...(f.workers !== undefined ? { workers: positiveInt('workers', f.workers, true) as number } : {}),
+    workers: f.workers !== undefined ? (positiveInt('workers', f.workers, true) as number) : cliWorkers(args.command),
     permissions,
     index: indexUseOf(args),
     ...(f.mode !== undefined ? { mode: f.mode as RuntimeOptions['mode'] & string } : {}),

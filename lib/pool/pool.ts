@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { IN_BUNDLE } from '../build_info.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
+import { SHARD_DEADLINE } from '../search/shards.ts';
 import type { PoolResult, PoolTask } from './protocol.ts';
 
 /** Heap limit of each worker, in MiB. */
@@ -16,12 +17,14 @@ export const WORKER_HEAP_MB = 512;
 /** Young-generation size of each worker, in MiB. */
 export const WORKER_YOUNG_MB = 16;
 
-// '.ts' when this module runs from source under tsx, '.js' when compiled; in the single-file bundle
-// the bundle itself is the workers' entry (its default export is the task handler).
+declare const __MEWCODE_DIST__: string | undefined;
+// '.ts' when this module runs from source under tsx, '.js' when compiled; in the bundle, workers start
+// on dist/pool-worker.mjs (scripts/build.ts sets the path from this chunk to dist/).
 const ext = path.extname(fileURLToPath(import.meta.url));
-const workerFile = IN_BUNDLE
-  ? String((globalThis as { __MEWCODE_SELF__?: string }).__MEWCODE_SELF__)
-  : new URL(`./worker${ext}`, import.meta.url).href;
+const workerFile =
+  IN_BUNDLE && typeof __MEWCODE_DIST__ === 'string'
+    ? new URL(`${__MEWCODE_DIST__}pool-worker.mjs`, import.meta.url).href
+    : new URL(`./worker${ext}`, import.meta.url).href;
 
 /** Why a task did not finish: its deadline, its caller's cancel, or a failure in the worker. */
 export interface TaskFailure {
@@ -39,6 +42,14 @@ export interface ReadPool {
 }
 
 export const defaultWorkers = () => Math.max(1, availableParallelism());
+
+/**
+ * Workers for a CLI command without --workers: none for a one-shot (grep, glob, call…), whose search
+ * then runs inline — starting the pool cost more CPU than it saved at every tree size measured on two
+ * cores (bench/oneshot.ts: 1.2–1.5× the CPU of inline), and as much or more wall time under load; what
+ * must be stoppable still runs on the standby worker. An agent or an MCP server keeps the default pool.
+ */
+export const cliWorkers = (command: string | undefined) => (command === 'mcp' || command === 'agent' ? undefined : 0);
 
 export function createReadPool(options: { workers?: number; heapMb?: number } = {}): ReadPool {
   const size = Math.max(1, options.workers ?? defaultWorkers());
@@ -71,7 +82,9 @@ export function createReadPool(options: { workers?: number; heapMb?: number } = 
             message: String((signal.reason as Error)?.message ?? 'aborted'),
           });
         }
-        return errValue({ reason: 'failed', message: (e as Error)?.message ?? String(e) });
+        const message = (e as Error)?.message ?? String(e);
+        // A shard that stopped itself at its deadline (lib/search/shards.ts), before the pool's timer.
+        return errValue({ reason: message.includes(SHARD_DEADLINE) ? 'timeout' : 'failed', message });
       }
     },
     async close() {

@@ -15,6 +15,11 @@ export interface SearchContext extends ToolContext {
    * stoppable (a pattern that could backtrack without end).
    */
   isolated?: ShardRunner;
+  /**
+   * When the call's read deadline passes (a `Date.now()` time). A search running inline checks it
+   * between files: nothing else could stop it, since no timer fires while this thread is busy.
+   */
+  deadlineAt?: number;
   /** Paths the policy denies for reading: searches skip them without naming them. */
   readDeny?: DenySpec;
   /** The root's n-gram index, when the runtime uses one: a prefilter only. */

@@ -6,7 +6,7 @@
 import { errValue, okValue } from '../core/result.ts';
 import type { TaskOutcome } from '../pool/pool.ts';
 import { IgnoreRules } from './ignore.ts';
-import { runShard, type ShardResult, type ShardTask, type SkipCounts } from './shards.ts';
+import { runShard, SHARD_DEADLINE, type ShardResult, type ShardTask, type SkipCounts } from './shards.ts';
 import { type Entry, planShards, type SkipReason, type WalkOptions } from './walk.ts';
 
 /**
@@ -34,7 +34,8 @@ export const inlineRunner: ShardRunner = {
     try {
       return okValue(runShard(task) as T);
     } catch (e) {
-      return errValue({ reason: 'failed', message: (e as Error).message });
+      const message = (e as Error).message;
+      return errValue({ reason: message === SHARD_DEADLINE ? 'timeout' : 'failed', message });
     }
   },
 };

@@ -24,6 +24,19 @@ interface ShardBase {
   dirs: string[];
   files: Entry[];
   maxResults: number;
+  /**
+   * The call's deadline (a `Date.now()` time), checked between files. On the main thread it is the
+   * only deadline there is (nothing can interrupt a synchronous walk), so an inline search stops at it
+   * like a worker's; in a worker it lets the task stop itself before the pool has to kill the thread.
+   */
+  stopAt?: number | undefined;
+}
+
+/** The message a shard stops with at its deadline; the runners report it as a timeout. */
+export const SHARD_DEADLINE = 'the search reached its deadline';
+
+function checkDeadline(t: ShardBase): void {
+  if (t.stopAt !== undefined && Date.now() >= t.stopAt) throw new Error(SHARD_DEADLINE);
 }
 
 export interface GlobShard extends ShardBase {
@@ -116,6 +129,7 @@ export function runGlobShard(t: GlobShard): GlobShardResult {
   let stopped = false;
   const visitor: Visitor = {
     file(e, at) {
+      checkDeadline(t);
       visited++;
       if (match(e.rel)) {
         paths.push(e.rel);
@@ -124,7 +138,10 @@ export function runGlobShard(t: GlobShard): GlobShardResult {
       stopped = paths.length >= t.maxResults;
       return stopped;
     },
-    skipped: (rel, isDir, reason) => (isDir || wouldMatch(rel) ? count.add(reason, isDir) : undefined),
+    skipped: (rel, isDir, reason) => {
+      checkDeadline(t); // a tree of skipped entries is walked too
+      if (isDir || wouldMatch(rel)) count.add(reason, isDir);
+    },
   };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
   const o = { ...t.walk, openFiles: t.withMtime }; // names only, unless the mtimes are wanted
@@ -158,6 +175,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
   const skip = skipperOf(t.prefilter);
   if (skip) out.unindexed = [];
   const visit = (e: Entry, at?: string): boolean => {
+    checkDeadline(t);
     out.visited++;
     if (e.kind !== 'file' || at === undefined) return false; // symlinks are not followed, as in ripgrep
     if (skip && out.unindexed) {
@@ -190,7 +208,10 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
   };
   const visitor: Visitor = {
     file: visit,
-    skipped: (_rel, isDir, reason) => count.add(reason, isDir),
+    skipped: (_rel, isDir, reason) => {
+      checkDeadline(t);
+      count.add(reason, isDir);
+    },
     unreachable: (e) => out.unreadable.push({ rel: e.rel, error: UNREACHABLE }),
   };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));

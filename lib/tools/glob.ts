@@ -135,6 +135,7 @@ export const glob = defineTool({
         dot: includeAll || (a.hidden ?? false),
         withMtime: a.sort === 'mtime',
         maxResults: Number.POSITIVE_INFINITY,
+        stopAt: ctx.deadlineAt,
       },
       runner,
       inlineAllowed ? INLINE_MAX_FILES.glob : NEVER_INLINE,

@@ -151,6 +151,7 @@ export const grep = defineTool({
       ...(a.only_matching ? { onlyMatching: true } : {}),
       ...(a.max_count !== undefined ? { maxCount: a.max_count } : {}),
       maxResults: headLimit + 1,
+      stopAt: ctx.deadlineAt,
     };
     const walk = {
       root: dir,
