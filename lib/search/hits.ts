@@ -88,12 +88,24 @@ export function mayMatch(bytes: Buffer, spec: RegexSpec, latin1?: string): boole
   return true;
 }
 
-// One compiled case-insensitive scanner per literal; reset before each use.
+// One compiled case-insensitive scanner per literal; reset before each use. It runs on a latin1 view
+// (one character a byte), so each ASCII letter is spelled as its two cases — no `i` flag, which would
+// also fold latin1 letters such as \xC5/\xE5 — plus the two non-ASCII characters that Unicode simple
+// case folding (the `iv` regex, and rg) joins to ASCII letters: K (U+212A, bytes E2 84 AA) to k and
+// ſ (U+017F, bytes C5 BF) to s.
+const FOLDS: Record<string, string> = { k: '(?:[kK]|\\xE2\\x84\\xAA)', s: '(?:[sS]|\\xC5\\xBF)' };
 const foldedCache = new Map<string, RegExp>();
 function foldedRe(lit: string): RegExp {
   let re = foldedCache.get(lit);
   if (!re) {
-    re = new RegExp(lit.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'), 'gi');
+    let source = '';
+    for (const c of lit) {
+      const lower = c.toLowerCase();
+      if (FOLDS[lower]) source += FOLDS[lower];
+      else if (lower !== c.toUpperCase()) source += `[${lower}${c.toUpperCase()}]`;
+      else source += c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+    }
+    re = new RegExp(source, 'g');
     if (foldedCache.size > 64) foldedCache.clear();
     foldedCache.set(lit, re);
   }

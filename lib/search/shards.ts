@@ -132,7 +132,11 @@ function mtimeOf(at: string): number {
 }
 
 export function runGrepShard(t: GrepShard): GrepShardResult {
-  const spec = compileRegex(t.pattern, { ignoreCase: t.ignoreCase, fixedStrings: t.fixedStrings });
+  const spec = compileRegex(t.pattern, {
+    ignoreCase: t.ignoreCase,
+    fixedStrings: t.fixedStrings,
+    multiline: t.multiline,
+  });
   if (!spec.ok) throw new Error(spec.error);
   const filter = t.glob ? picomatch(t.glob, { dot: true, basename: !t.glob.includes('/') }) : undefined;
   const out: GrepShardResult = {
