@@ -7,8 +7,11 @@
 /** A set of characters in a class, before translation to a JavaScript `v`-flag class. */
 export type ClassSet =
   | { k: 'range'; lo: number; hi: number }
-  /** Already JavaScript `v`-class syntax: `\p{…}` or a bracketed class (perl classes `\w`, `\d`, `\s`). */
-  | { k: 'js'; src: string }
+  /**
+   * Already JavaScript `v`-class syntax: `\p{…}` or a bracketed class. Perl classes (`\w`, `\d`, `\s`)
+   * also carry `fast`, the same set as a group that tests ASCII first (see parse_class.ts).
+   */
+  | { k: 'js'; src: string; fast?: string }
   | { k: 'union'; neg: boolean; items: ClassSet[] }
   | { k: 'op'; op: '&&' | '--' | '~~'; left: ClassSet; right: ClassSet };
 

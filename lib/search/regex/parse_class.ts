@@ -57,6 +57,22 @@ const POSIX: Record<string, [number, number][]> = {
 /** Rust's Unicode `\w`: Alphabetic, marks, decimal digits, connector punctuation, join controls. */
 export const UNICODE_WORD = '\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}';
 const PERL_UNICODE: Record<string, string> = { d: '\\p{Nd}', s: '\\p{White_Space}', w: `[${UNICODE_WORD}]` };
+const PERL_NEGATED: Record<string, string> = { d: '\\P{Nd}', s: '\\P{White_Space}', w: `[^${UNICODE_WORD}]` };
+// V8 tests a character against a large Unicode set several times slower than against an ASCII
+// range (measured in docs/regex-engine.md), so outside brackets a perl class tests ASCII first:
+// the ASCII part as a small class, the rest only for a non-ASCII character. Same set, no overlap.
+const NOT_ASCII = '(?![\\x00-\\x7f])';
+const ASCII_PART: Record<string, [string, string]> = {
+  d: ['[0-9]', '[\\x00-\\x2f\\x3a-\\x7f]'],
+  s: ['[\\t-\\r ]', '[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f]'],
+  w: ['[0-9A-Za-z_]', '[\\x00-\\x2f\\x3a-\\x40\\x5b-\\x5e\\x60\\x7b-\\x7f]'],
+};
+/** A perl class (`d`, `s`, `w`) as a group testing ASCII first. */
+export function fastPerl(letter: string, negated: boolean): string {
+  const [pos, neg] = ASCII_PART[letter] as [string, string];
+  const rest = (negated ? PERL_NEGATED : PERL_UNICODE)[letter] as string;
+  return `(?:${negated ? neg : pos}|${NOT_ASCII}${rest.startsWith('[') ? rest : `[${rest}]`})`;
+}
 const PERL_ASCII: Record<string, string> = { d: 'digit', s: 'space', w: 'word' };
 const CONTROL: Record<string, number> = { a: 7, f: 12, t: 9, n: 10, r: 13, v: 11 };
 
@@ -171,8 +187,7 @@ export class ClassParser {
     if ('dsw'.includes(lower)) {
       const neg = c !== lower;
       if (!this.flags.u) return ranges(POSIX[PERL_ASCII[lower] as string] as [number, number][], neg);
-      const src = PERL_UNICODE[lower] as string;
-      return { k: 'js', src: neg ? (lower === 'w' ? `[^${UNICODE_WORD}]` : src.replace('\\p', '\\P')) : src };
+      return { k: 'js', src: (neg ? PERL_NEGATED : PERL_UNICODE)[lower] as string, fast: fastPerl(lower, neg) };
     }
     if (c === 'p' || c === 'P') {
       if (!this.flags.u) this.fail('Unicode classes (\\p) are not allowed with (?-u)');

@@ -11,7 +11,7 @@
  * `$` are JavaScript's with the `m` flag, so they also break at a lone `\r`, U+2028 and U+2029.
  */
 import type { Assertion, ClassSet, Node } from './ast.ts';
-import { UNICODE_WORD } from './parse_class.ts';
+import { fastPerl, UNICODE_WORD } from './parse_class.ts';
 
 export interface Translated {
   source: string;
@@ -20,7 +20,9 @@ export interface Translated {
 }
 
 const ASCII_WORD = '[0-9A-Za-z_]';
-const UWORD = `[${UNICODE_WORD}]`;
+const FAST_WORD = fastPerl('w', false);
+const WORD_CHAR = new RegExp(`^[${UNICODE_WORD}]$`, 'v');
+const isWordLiteral = (n: Node | undefined) => n?.t === 'lit' && WORD_CHAR.test(String.fromCodePoint(n.cp));
 /** Largest class spelled out character by character for a case-insensitive part of a mixed pattern. */
 const MAX_EXPANDED = 4096;
 
@@ -64,7 +66,8 @@ class Translator {
       case 'dot':
         return n.nl ? '[\\s\\S]' : n.crlf ? '[^\\n\\r]' : '[^\\n]';
       case 'class':
-        return this.mixed && n.ci ? this.variants(expand(n.set)) : `[${set(n.set)}]`;
+        if (this.mixed && n.ci) return this.variants(expand(n.set));
+        return n.set.k === 'js' && n.set.fast ? n.set.fast : `[${set(n.set)}]`;
       case 'assert':
         return assertion(n.kind, n.ascii, this.lineMode);
       case 'group':
@@ -72,7 +75,7 @@ class Translator {
       case 'look':
         return `(?${n.behind ? '<' : ''}${n.neg ? '!' : '='}${this.node(n.node)})`;
       case 'cat':
-        return n.nodes.map((x) => this.node(x)).join('');
+        return n.nodes.map((x, i) => this.inCat(x, n.nodes[i - 1], n.nodes[i + 1])).join('');
       case 'alt':
         return `(?:${n.nodes.map((x) => this.node(x)).join('|')})`;
       case 'rep': {
@@ -93,6 +96,19 @@ class Translator {
         return atom + q + (n.greedy ? '' : '?');
       }
     }
+  }
+
+  /**
+   * A node in a concatenation. A Unicode `\b` next to a word character needs only the other side
+   * checked (`\bfoo` is "no word character before"): one lookaround instead of four, several times
+   * faster in V8 with Unicode word sets.
+   */
+  inCat(n: Node, prev: Node | undefined, next: Node | undefined): string {
+    if (n.t === 'assert' && n.kind === 'word' && !n.ascii) {
+      if (isWordLiteral(next)) return `(?<!${FAST_WORD})`;
+      if (isWordLiteral(prev)) return `(?!${FAST_WORD})`;
+    }
+    return this.node(n);
   }
 
   /** The code points and all their case variants, as one class. */
@@ -178,7 +194,7 @@ export function caseVariants(cp: number): number[] {
 }
 
 function assertion(kind: Assertion, ascii: boolean, lineMode: boolean): string {
-  const w = ascii ? ASCII_WORD : UWORD;
+  const w = ascii ? ASCII_WORD : FAST_WORD;
   switch (kind) {
     // `^` and `$` rather than lookarounds on `\n`: V8 tries positions inside a surrogate pair for a
     // match that starts with a lookaround, and there a lookaround on a negated class misreads the half
