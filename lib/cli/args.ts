@@ -174,7 +174,7 @@ Usage:
   mewcode read <file> [--offset N] [--limit N]
   mewcode grep <pattern> [path] [-i] [-F] [-U] [--glob G] [-l | -c | --output-mode M]
                [-A N] [-B N] [-C N] [--head-limit N (0: all)] [--include-ignored]
-  mewcode glob <pattern> [path] [--sort path|mtime] [--limit N] [--include-ignored]
+  mewcode glob <pattern> [path] [--sort path|mtime] [--limit N (0: all)] [--include-ignored]
   mewcode tools [--format anthropic|openai|openai-strict]
   mewcode mcp                               serve the tools to an MCP client over stdio
   mewcode bench [path] [--quick] [--reps N] [--files N] [--out DIR]

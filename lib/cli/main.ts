@@ -238,7 +238,7 @@ async function search(runtime: Runtime, args: ParsedArgs, tool: 'grep' | 'glob',
     if (f.sort !== undefined && f.sort !== 'path' && f.sort !== 'mtime')
       throw new UsageError(`--sort must be path or mtime, not "${f.sort}".`);
     if (f.sort !== undefined) input.sort = f.sort;
-    const limit = positiveInt('limit', f.limit);
+    const limit = positiveInt('limit', f.limit, true); // 0: all, as grep's --head-limit 0
     if (limit !== undefined) input.limit = limit;
   } else {
     const modes = [f['files-with-matches'] && 'files_with_matches', f.count && 'count', f['output-mode']].filter(
