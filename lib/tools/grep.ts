@@ -137,6 +137,7 @@ export const grep = defineTool({
       hidden: includeAll,
       maxDepth: Number.POSITIVE_INFINITY,
       ignoreBase: ctx.root,
+      ...(a.glob !== undefined ? { hiddenGlob: a.glob } : {}),
       ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
     };
     // Only a pattern (and a file glob, a regex too) that provably cannot backtrack runs on this thread,
