@@ -21,7 +21,7 @@ import { fdPath } from '../core/descriptors.ts';
 import { type DenySpec, type DenyTest, denyTest } from './denied.ts';
 import { DirChain } from './dir_chain.ts';
 import { type DirEntry, listDir, openListed } from './dircache.ts';
-import { hiddenAdmitted } from './hidden.ts';
+import { globNames, reincluded } from './hidden.ts';
 import { IgnoreRules, type IgnoreSource, type Layer } from './ignore.ts';
 
 export interface WalkOptions {
@@ -35,8 +35,8 @@ export interface WalkOptions {
   maxDepth: number;
   /** The runtime root: ignore files between it and `root` apply too. */
   ignoreBase?: string;
-  /** grep's file glob: hidden files it names are searched, as with rg -g (see hidden.ts). */
-  hiddenGlob?: string;
+  /** grep's file glob: files it names are searched even when hidden or ignored, as with rg -g (hidden.ts). */
+  fileGlob?: string;
   /** Paths the policy denies for reading (never listed, never read). */
   deny?: DenySpec;
   /** The visitor opens the files it gets: hand them over as paths through checked descriptors. */
@@ -201,9 +201,10 @@ function admit(
   const isDir = e.kind === 'dir';
   if (isDir && e.name === '.git') return undefined;
   let reason: SkipReason | undefined;
-  if (!o.hidden && e.name.startsWith('.') && !hiddenAdmitted(o, ignoreStack, rel, isDir)) reason = 'hidden';
+  const named = globNames(o, rel, isDir); // an override, as rg's -g (see hidden.ts)
+  if (!o.hidden && e.name.startsWith('.') && !named && !reincluded(o, ignoreStack, rel, isDir)) reason = 'hidden';
   else if (denied?.(rel, isDir)) reason = 'denied';
-  else if (o.useIgnore) reason = IgnoreRules.decide(ignoreStack, rel, isDir);
+  else if (o.useIgnore && !named) reason = IgnoreRules.decide(ignoreStack, rel, isDir);
   if (reason === undefined) return rel;
   visitor.skipped?.(rel, isDir, reason);
   return undefined;

@@ -137,7 +137,8 @@ export const grep = defineTool({
       hidden: includeAll,
       maxDepth: Number.POSITIVE_INFINITY,
       ignoreBase: ctx.root,
-      ...(a.glob !== undefined ? { hiddenGlob: a.glob } : {}),
+      // The override is tested while planning, on this thread: only a glob that cannot run away.
+      ...(a.glob !== undefined && boundedGlob(a.glob) ? { fileGlob: a.glob } : {}),
       ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
     };
     // Only a pattern (and a file glob, a regex too) that provably cannot backtrack runs on this thread,

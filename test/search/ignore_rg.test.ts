@@ -47,12 +47,17 @@ test('ignore as rg: an .ignore outranks a deeper .gitignore; a deeper .ignore ou
   assert.ok(files.includes('.env') && !files.includes('sub/keep.log') && files.includes('deep/x.log'));
 });
 
-test("ignore as rg: grep's glob searches the hidden files it names, not hidden directories", async () => {
+test("ignore as rg: grep's glob searches the hidden and ignored files it names, not hidden or ignored directories", async () => {
   const r = await rt.call('grep', { pattern: 'needle', glob: '*.ts', output_mode: 'files_with_matches' });
   assert.equal(r.isError, false, r.content);
   assert.deepEqual(
     r.content.split('\n').filter((l) => !l.startsWith('[note')),
     rgFiles('-g', '*.ts'),
+  );
+  const logs = await rt.call('grep', { pattern: 'needle', glob: '*.log', output_mode: 'files_with_matches' });
+  assert.deepEqual(
+    logs.content.split('\n').filter((l) => !l.startsWith('[note')),
+    rgFiles('-g', '*.log'),
   );
   const all = await rt.call('grep', { pattern: 'needle', output_mode: 'files_with_matches' });
   assert.deepEqual(
