@@ -89,14 +89,16 @@ export class IgnoreRules {
       const parts = dir.split('/');
       for (let i = 1; i <= parts.length; i++) dirs.push(parts.slice(0, i).join('/'));
     }
-    const all: Layer[] = [];
+    // One bucket per kind, each filled deepest first (this runs once per directory walked).
+    const byKind: Layer[][] = [[], [], [], []];
+    const add = (l: Layer) => {
+      const k = l.source === '.git/info/exclude' ? IGNORE_FILES.length : IGNORE_FILES.indexOf(l.source);
+      (byKind[k] as Layer[]).push(l);
+    };
     for (let i = dirs.length - 1; i >= 0; i--)
-      all.push(...this.layersOf(dirs[i] ?? '', i === dirs.length - 1 ? present : undefined));
-    all.push(...(this.#layers.get('\0outer') ?? []));
-    const rank = (l: Layer) =>
-      l.source === '.git/info/exclude' ? IGNORE_FILES.length : IGNORE_FILES.indexOf(l.source);
-    // A stable sort keeps the deepest-first order within each kind.
-    return all.sort((a, b) => rank(a) - rank(b));
+      for (const l of this.layersOf(dirs[i] ?? '', i === dirs.length - 1 ? present : undefined)) add(l);
+    for (const l of this.#layers.get('\0outer') ?? []) add(l);
+    return byKind.flat();
   }
 
   /**
