@@ -18,6 +18,7 @@ writeTree(root, {
   'be.txt': utf16('TODO big endian\nsecond\n', true),
   'crlf.c': 'int a;\r\nint b;\r\n/* c */\r\n',
   'nul.bin': Buffer.from('TODO\0binary\n'),
+  'fold.txt': '\u212Aelvin \u017Fign\n忙\nplain\n',
 });
 const rt = runtimeAt(root, { workers: 1 });
 after(async () => {
@@ -54,6 +55,8 @@ const cases: [string, string, string[]][] = [
   ['UTF-16BE with a BOM is decoded and searched', 'big endian', []],
   ['UTF-16 lines are numbered as rg numbers them', '^second$|^last', []],
   ['CRLF: $ matches before \\r\\n, as rg --crlf', ';$', ['--crlf']],
+  ['case-insensitive k and s reach the Kelvin sign and the long s through the byte prefilter', '(?i)kelvin ſign', []],
+  ['a case-insensitive s finds no other bytes (忙 is E5 BF 99)', '(?i)s', []],
   ['CRLF: the \\r is not in the printed line', '\\*/$', ['--crlf']],
 ];
 for (const [what, pattern, rgArgs] of cases) {

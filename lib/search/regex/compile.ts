@@ -73,7 +73,8 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
       spec.pure = whole;
     } else if (/^[\x20-\x7e\t]+$/.test(lit)) {
       spec.literalFolded = lit.toLowerCase();
-      spec.pure = whole;
+      // The folded scan over-approximates k and s (hits.ts): such a literal's lines are confirmed.
+      spec.pure = whole && !/[ks]/.test(spec.literalFolded);
     }
   }
   return okValue(spec);
