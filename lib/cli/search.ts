@@ -102,12 +102,12 @@ function globInput(args: ParsedArgs): Record<string, unknown> {
   if (pattern === undefined) throw new UsageError('glob needs a pattern: mewcode glob "**/*.ts" [dir], or -e EXT.');
   if (extra.length)
     throw new UsageError(`glob takes a pattern and one directory; unexpected "${extra[0]}". Quote the pattern.`);
-  const input: Record<string, unknown> = { pattern, limit: 100_000 };
+  const input: Record<string, unknown> = { pattern, limit: 0 }; // a pipe gets every path
   if (dir !== undefined) input.path = dir;
   if (f.sort !== undefined && f.sort !== 'path' && f.sort !== 'mtime')
     throw new UsageError(`--sort must be path or mtime, not "${f.sort}".`);
   if (f.sort !== undefined) input.sort = f.sort;
-  const limit = positiveInt('limit', f.limit);
+  const limit = positiveInt('limit', f.limit, true); // 0: all, as --head-limit 0
   if (limit !== undefined) input.limit = limit;
   if (ext.length) input.extension = ext;
   walkFlags(args, input);

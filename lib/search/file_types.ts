@@ -196,26 +196,39 @@ export interface FileFilterSpec {
 
 /** The filter as a function of a path relative to the search directory; undefined when it lets all through. */
 export function compileFileFilter(spec: FileFilterSpec): ((rel: string) => boolean) | undefined {
-  const rules = (spec.globs ?? []).map((g) => {
+  const globs = spec.globs ?? [];
+  const verdictOf = globVerdict(globs);
+  const anyPositive = globs.some((g) => !g.startsWith('!'));
+  const typeMatch = spec.types?.length ? picomatch([...spec.types], { dot: true }) : undefined;
+  if (!globs.length && !typeMatch) return undefined;
+  return (rel) => {
+    if (typeMatch && !typeMatch(rel.slice(rel.lastIndexOf('/') + 1))) return false;
+    return verdictOf(rel) ?? !anyPositive;
+  };
+}
+
+/**
+ * What ripgrep's globs say of a file: the last one that matches decides (true: a positive glob, false:
+ * a `!` one), undefined when none matches. A glob without a slash matches the file's name (a negated
+ * one any path segment); with a slash, the whole path.
+ */
+export function globVerdict(globs: readonly string[]): (rel: string) => boolean | undefined {
+  const rules = globs.map((g) => {
     const negated = g.startsWith('!');
     const body = negated ? g.slice(1) : g;
     const anchored = body.includes('/');
     const m = picomatch(body.replace(/^\//, ''), { dot: true });
     return { negated, anchored, m };
   });
-  const anyPositive = rules.some((r) => !r.negated);
-  const typeMatch = spec.types?.length ? picomatch([...spec.types], { dot: true }) : undefined;
-  if (!rules.length && !typeMatch) return undefined;
   return (rel) => {
     const parts = rel.split('/');
     const name = parts.at(-1) ?? rel;
-    if (typeMatch && !typeMatch(name)) return false;
     let verdict: boolean | undefined;
     for (const r of rules) {
       const hit = r.anchored ? r.m(rel) : r.negated ? parts.some((p) => r.m(p)) : r.m(name);
       if (hit) verdict = !r.negated;
     }
-    return verdict ?? !anyPositive;
+    return verdict;
   };
 }
 

@@ -1,11 +1,10 @@
 /**
  * A gitignore rule set compiled for the walker's hot path: each rule becomes the cheapest test that
- * decides it — a set lookup for a plain name, an `endsWith` for `*.ext`, otherwise a picomatch regex
- * with gitignore's dialect (dotfiles match, no braces or extglobs, `**` segments). The walker never
- * enters an ignored directory, so unlike git's own matching no parent directory is ever re-tested.
- * Last matching rule wins, as in git.
+ * decides it — an equality for a plain name, an `endsWith` for `*.ext`, otherwise git's wildmatch as
+ * a regex (wildmatch.ts). The walker never enters an ignored directory, so unlike git's own matching
+ * no parent directory is ever re-tested. Last matching rule wins, as in git.
  */
-import picomatch from 'picomatch';
+import { wildmatchRegex } from './wildmatch.ts';
 
 interface Rule {
   negated: boolean;
@@ -21,7 +20,9 @@ export class GitignoreRules {
   readonly #rules: Rule[];
 
   constructor(text: string) {
-    this.#rules = text.split('\n').flatMap((line) => {
+    // git skips a UTF-8 byte-order mark at the start of an ignore file.
+    const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    this.#rules = body.split('\n').flatMap((line) => {
       const rule = parseRule(line);
       return rule ? [rule] : [];
     });
@@ -45,16 +46,12 @@ export class GitignoreRules {
 }
 
 function parseRule(raw: string): Rule | undefined {
-  let line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  // git removes the CR of a CRLF line and trailing unescaped spaces; a comment is a line starting `#`.
+  let line = trimTrailingSpaces(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
   if (line === '' || line.startsWith('#')) return undefined;
-  // Trailing spaces are dropped unless escaped with a backslash.
-  line = line.replace(/(?<!\\)\s+$/, '');
-  if (line.endsWith('\\ ')) line = `${line.slice(0, -2)} `;
   let negated = false;
   if (line.startsWith('!')) {
     negated = true;
-    line = line.slice(1);
-  } else if (line.startsWith('\\!') || line.startsWith('\\#')) {
     line = line.slice(1);
   }
   let dirOnly = false;
@@ -65,16 +62,34 @@ function parseRule(raw: string): Rule | undefined {
   if (line === '') return undefined;
   const anchored = line.includes('/');
   if (line.startsWith('/')) line = line.slice(1);
-  return { negated, dirOnly, anchored, test: compile(line, anchored) };
+  const test = compile(line, anchored);
+  return test ? { negated, dirOnly, anchored, test } : undefined;
 }
 
-function compile(pattern: string, anchored: boolean): (s: string) => boolean {
+/** git's trim_trailing_spaces: spaces at the end go unless the first of them is escaped. */
+function trimTrailingSpaces(line: string): string {
+  let lastSpace = -1;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === ' ') {
+      if (lastSpace === -1) lastSpace = i;
+    } else if (c === '\\') {
+      i++;
+      if (i >= line.length) return line;
+      lastSpace = -1;
+    } else lastSpace = -1;
+  }
+  return lastSpace === -1 ? line : line.slice(0, lastSpace);
+}
+
+/** The cheapest exact test for a pattern, or undefined when it matches nothing (see wildmatch.ts). */
+function compile(pattern: string, anchored: boolean): ((s: string) => boolean) | undefined {
   if (!/[*?[\\]/.test(pattern)) return (s) => s === pattern;
   const ext = /^\*(\.[^*?[\\/]+)$/.exec(pattern);
   if (ext && !anchored) {
     const suffix = ext[1] as string;
     return (s) => s.endsWith(suffix);
   }
-  const re = picomatch.makeRe(pattern, { dot: true, nobrace: true, noextglob: true, posix: true, nonegate: true });
-  return (s) => re.test(s);
+  const re = wildmatchRegex(pattern);
+  return re ? (s) => re.test(s) : undefined;
 }

@@ -88,12 +88,19 @@ export function mayMatch(bytes: Buffer, spec: RegexSpec, latin1?: string): boole
   return true;
 }
 
-// One compiled case-insensitive scanner per literal; reset before each use.
+// One compiled case-insensitive scanner per literal; reset before each use. It runs on a latin1 view
+// (one character a byte), where ASCII folding is that of the `iv` regex and rg except for the two
+// non-ASCII characters Unicode simple case folding joins to ASCII letters: K (U+212A, bytes E2 84 AA)
+// to k and ſ (U+017F, bytes C5 BF) to s, whose bytes are added as alternatives. Under `i` those bytes
+// also match a few other latin1 bytes (\xE5 for \xC5): a superset, so a literal with k or s is never
+// `pure` (compile.ts) and its candidate lines are confirmed by the regex.
+const FOLDS: Record<string, string> = { k: '(?:k|\\xE2\\x84\\xAA)', s: '(?:s|\\xC5\\xBF)' };
 const foldedCache = new Map<string, RegExp>();
 function foldedRe(lit: string): RegExp {
   let re = foldedCache.get(lit);
   if (!re) {
-    re = new RegExp(lit.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'), 'gi');
+    const source = lit.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&').replace(/[ks]/g, (c) => FOLDS[c] as string);
+    re = new RegExp(source, 'gi');
     if (foldedCache.size > 64) foldedCache.clear();
     foldedCache.set(lit, re);
   }

@@ -1,8 +1,7 @@
 /**
- * Ignore rules as git applies them: one layer per ignore file per directory; a deeper layer overrides
- * a shallower one, and within a directory `.mewcodeignore` overrides `.ignore`, which overrides
- * `.gitignore` (ripgrep's order, plus ours on top). `.git/info/exclude` at the root is the lowest
- * layer. `.gitignore` applies with or without a git repository (ripgrep's `--no-require-git`); the
+ * Ignore rules as ripgrep applies them: one layer per ignore file per directory; `.mewcodeignore`
+ * outranks `.ignore`, which outranks `.gitignore`, which outranks `.git/info/exclude`, whatever their
+ * depths, and within one kind a deeper file overrides a shallower one (git's rule for `.gitignore`). `.gitignore` applies with or without a git repository (ripgrep's `--no-require-git`); the
  * user's global excludes file is not read. The walker never enters an ignored directory, so a file
  * under one cannot be re-included — as in git. Runs in workers and inline.
  */
@@ -78,18 +77,59 @@ export class IgnoreRules {
     return layers;
   }
 
-  /** The layers that apply inside `dir`, deepest and highest precedence first. */
+  /**
+   * The layers that apply inside `dir`, in the order they are asked: by kind of ignore file first
+   * (`.mewcodeignore`, `.ignore`, `.gitignore`, `.git/info/exclude`), and within a kind the deepest
+   * directory first. That is ripgrep's precedence: a root `.ignore` with `*.log` hides `sub/keep.log`
+   * even when `sub/.gitignore` says `!keep.log`, because no `.gitignore` outranks an `.ignore`.
+   */
   stackFor(dir: string, present?: ReadonlySet<string>): Layer[] {
     const dirs = [''];
     if (dir !== '') {
       const parts = dir.split('/');
       for (let i = 1; i <= parts.length; i++) dirs.push(parts.slice(0, i).join('/'));
     }
-    const stack: Layer[] = [];
+    // One bucket per kind, each filled deepest first (this runs once per directory walked).
+    const byKind: Layer[][] = [[], [], [], []];
+    const add = (l: Layer) => {
+      const k = l.source === '.git/info/exclude' ? IGNORE_FILES.length : IGNORE_FILES.indexOf(l.source);
+      (byKind[k] as Layer[]).push(l);
+    };
     for (let i = dirs.length - 1; i >= 0; i--)
-      stack.push(...this.layersOf(dirs[i] ?? '', i === dirs.length - 1 ? present : undefined));
-    stack.push(...(this.#layers.get('\0outer') ?? []));
-    return stack;
+      for (const l of this.layersOf(dirs[i] ?? '', i === dirs.length - 1 ? present : undefined)) add(l);
+    for (const l of this.#layers.get('\0outer') ?? []) add(l);
+    return byKind.flat();
+  }
+
+  /**
+   * The first directory between the walk root and `start` (a glob's literal base: `dist/*` starts in
+   * `dist`) that is ignored: nothing below it is listed then, as git and fd list nothing there. The
+   * walk root itself is what the caller named, and is searched even when ignored, as rg searches a
+   * path it is given. Cheap for a shard's directories: their ancestors' layers are read for them anyway.
+   */
+  ignoredOnTheWay(start: string): { rel: string; source: IgnoreSource } | undefined {
+    if (start === '') return undefined;
+    const parts = start.split('/');
+    for (let i = 1; i <= parts.length; i++) {
+      const rel = parts.slice(0, i).join('/');
+      const source = IgnoreRules.decide(this.stackFor(parts.slice(0, i - 1).join('/')), rel, true);
+      if (source) return { rel, source };
+    }
+    return undefined;
+  }
+
+  /** The first layer in `stack` with a rule matching `rel`, and whether that rule ignores or re-includes. */
+  static match(
+    stack: readonly Layer[],
+    rel: string,
+    isDir: boolean,
+  ): { verdict: 'ignored' | 'unignored'; source: IgnoreSource } | undefined {
+    for (const layer of stack) {
+      const sub = layer.up + (layer.dir === '' ? rel : rel.slice(layer.dir.length + 1));
+      const verdict = layer.rules.test(sub, isDir);
+      if (verdict) return { verdict, source: layer.source };
+    }
+    return undefined;
   }
 
   /**
@@ -97,12 +137,7 @@ export class IgnoreRules {
    * `stack` is `stackFor(dirname(rel))`.
    */
   static decide(stack: readonly Layer[], rel: string, isDir: boolean): IgnoreSource | undefined {
-    for (const layer of stack) {
-      const sub = layer.up + (layer.dir === '' ? rel : rel.slice(layer.dir.length + 1));
-      const verdict = layer.rules.test(sub, isDir);
-      if (verdict === 'ignored') return layer.source;
-      if (verdict === 'unignored') return undefined;
-    }
-    return undefined;
+    const m = IgnoreRules.match(stack, rel, isDir);
+    return m?.verdict === 'ignored' ? m.source : undefined;
   }
 }

@@ -6,6 +6,7 @@
  * matches its text (trailing CR removed); `multiline` lets matches span lines. Runs in workers.
  */
 import { closeSync, constants, openSync, readSync } from 'node:fs';
+import { bomKind, readUtf16 } from './bom.ts';
 import { type Hit, literalHits, mayMatch, multilineHits, textHits } from './hits.ts';
 import type { RegexSpec } from './matcher.ts';
 import { ByteSource, countNewlines, type Source, TextSource } from './source.ts';
@@ -88,8 +89,15 @@ export function searchFile(at: string, o: SearchOptions): FileOutcome {
       // No fstat: one read fills the buffer, and a short read of a regular file is its end. That saves
       // a system call per file, which is most of what a search costs on a tree of small files.
       const got = readSync(fd, buf, carry, want, pos);
+      const first = pos === 0;
       pos += got;
-      const end = carry + got;
+      let end = carry + got;
+      const bom = first ? bomKind(buf, end) : undefined;
+      if (bom === 'utf-16') return searchDecoded(readUtf16(fd, buf, end), o, out);
+      if (bom === 'utf-8') {
+        buf.copy(buf, 0, 3, end); // the BOM is not part of the first line
+        end -= 3;
+      }
       if (buf.subarray(0, end).indexOf(0, carry) !== -1) {
         // Binary: skipped. Counted only when it could have matched, so the note is about real hits.
         const may = o.invert || mayMatch(buf.subarray(0, end), o.spec);
@@ -113,6 +121,14 @@ export function searchFile(at: string, o: SearchOptions): FileOutcome {
   } finally {
     closeSync(fd);
   }
+}
+
+/** A UTF-16 file decoded to UTF-8 (bom.ts), searched in one piece; a NUL in its text is binary, as in rg. */
+function searchDecoded(bytes: Buffer, o: SearchOptions, out: Collected): FileOutcome {
+  if (bytes.indexOf(0) !== -1)
+    return mayMatch(bytes, o.spec) ? { kind: 'binary' } : { kind: 'ok', lines: [], matches: 0 };
+  searchRegion(bytes, bytes.length, 1, o, out, undefined);
+  return { kind: 'ok', lines: out.lines, matches: out.matches };
 }
 
 /** Searches buf[0, end) whose first line is number `base`; returns true when no more is wanted. */

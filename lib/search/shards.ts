@@ -159,7 +159,11 @@ function mtimeOf(at: string): number {
 }
 
 export function runGrepShard(t: GrepShard): GrepShardResult {
-  const spec = compileRegex(t.pattern, { ignoreCase: t.ignoreCase, fixedStrings: t.fixedStrings });
+  const spec = compileRegex(t.pattern, {
+    ignoreCase: t.ignoreCase,
+    fixedStrings: t.fixedStrings,
+    multiline: t.multiline,
+  });
   if (!spec.ok) throw new Error(spec.error);
   const filter = t.filter ? compileFileFilter(t.filter) : undefined;
   const out: GrepShardResult = {

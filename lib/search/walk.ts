@@ -21,6 +21,7 @@ import { fdPath } from '../core/descriptors.ts';
 import { type DenySpec, type DenyTest, denyTest } from './denied.ts';
 import { DirChain } from './dir_chain.ts';
 import { type DirEntry, listDir, openListed } from './dircache.ts';
+import { globNames, reincluded } from './hidden.ts';
 import { IgnoreRules, type IgnoreSource, type Layer } from './ignore.ts';
 
 export interface WalkOptions {
@@ -34,6 +35,8 @@ export interface WalkOptions {
   maxDepth: number;
   /** The runtime root: ignore files between it and `root` apply too. */
   ignoreBase?: string;
+  /** grep's file globs: files they name are searched even when hidden or ignored, as with rg -g (hidden.ts). */
+  fileGlobs?: readonly string[];
   /** Paths the policy denies for reading (never listed, never read). */
   deny?: DenySpec;
   /** The visitor opens the files it gets: hand them over as paths through checked descriptors. */
@@ -66,11 +69,12 @@ export function walk(
   visitor: Visitor,
   rules = new IgnoreRules(o.root, o.ignoreBase),
 ): boolean {
-  if (!o.openFiles) return dirs.some((dir) => walkDir(o, dir, visitor, rules));
+  const walkable = dirs.filter((dir) => !excludedOnTheWay(o, dir, rules, visitor));
+  if (!o.openFiles) return walkable.some((dir) => walkDir(o, dir, visitor, rules));
   // Each directory is opened through its parent, reached through the chain of its ancestors.
   const chain = new DirChain(o.root);
   try {
-    for (const dir of dirs) {
+    for (const dir of walkable) {
       const slash = dir.lastIndexOf('/');
       const parentFd = dir === '' ? undefined : chain.open(slash === -1 ? '' : dir.slice(0, slash));
       if (dir !== '' && parentFd === undefined) continue; // its parent is gone or was swapped
@@ -80,6 +84,18 @@ export function walk(
   } finally {
     chain.close();
   }
+}
+
+/** Reports and answers whether `start` is inside an ignored directory (see `IgnoreRules.ignoredOnTheWay`). */
+function excludedOnTheWay(
+  o: WalkOptions,
+  start: string,
+  rules: IgnoreRules,
+  visitor: Pick<Visitor, 'skipped'>,
+): boolean {
+  const hit = o.useIgnore ? rules.ignoredOnTheWay(start) : undefined;
+  if (hit) visitor.skipped?.(hit.rel, true, hit.source);
+  return hit !== undefined;
 }
 
 /**
@@ -185,9 +201,10 @@ function admit(
   const isDir = e.kind === 'dir';
   if (isDir && e.name === '.git') return undefined;
   let reason: SkipReason | undefined;
-  if (!o.hidden && e.name.startsWith('.')) reason = 'hidden';
+  const named = globNames(o, rel, isDir); // an override, as rg's -g (see hidden.ts)
+  if (!o.hidden && e.name.startsWith('.') && !named && !reincluded(o, ignoreStack, rel, isDir)) reason = 'hidden';
   else if (denied?.(rel, isDir)) reason = 'denied';
-  else if (o.useIgnore) reason = IgnoreRules.decide(ignoreStack, rel, isDir);
+  else if (o.useIgnore && !named) reason = IgnoreRules.decide(ignoreStack, rel, isDir);
   if (reason === undefined) return rel;
   visitor.skipped?.(rel, isDir, reason);
   return undefined;
@@ -228,6 +245,7 @@ export function planShards(
   rules: IgnoreRules,
 ): ShardPlan {
   const files: Entry[] = [];
+  if (excludedOnTheWay(o, start, rules, visitor)) return { files, dirs: [] };
   const denied = denyTest(o.deny, o.ignoreBase ?? o.root, o.root);
   let frontier = [start];
   let seen = 0;

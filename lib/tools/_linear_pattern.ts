@@ -3,10 +3,12 @@
  * every other one runs in a worker under the deadline. For grep, only those that provably cannot
  * backtrack: V8's engine backtracks only into a quantifier (`*`, `+`, `?`, `{n,m}`) or an alternative
  * (`|`), so a pattern with neither tries each start position once, in at most as many steps as it is
- * long — backreferences and lookarounds included, since nothing inside them can be retried either.
+ * long — lookarounds included, since nothing inside them can be retried either.
  * `a*` twenty-four times and `[!?]x` has no nested group, yet backtracks polynomially (hours on a
  * 40-character line): no rule about nesting is enough. For glob, see `boundedGlob`. Pure functions.
  */
+import { canBacktrack } from '../search/regex/compile.ts';
+import { parseRegex } from '../search/regex/parse.ts';
 
 /** Longer patterns go to a worker too: the per-position cost is the pattern's length. */
 export const INLINE_MAX_PATTERN = 256;
@@ -14,20 +16,17 @@ export const INLINE_MAX_PATTERN = 256;
 /** For `inlineMaxFiles`: no tree is this small, not even one remembered as empty that has since grown. */
 export const NEVER_INLINE = -1;
 
-/** Whether `pattern` (a JavaScript regex source, or a literal with `fixedStrings`) runs in linear time. */
+/**
+ * Whether `pattern` (ripgrep syntax, or a literal with `fixedStrings`) runs in linear time, judged on
+ * its parsed tree: no repetition and no alternation anywhere, lookarounds included. The translation
+ * adds only fixed-width lookarounds (word boundaries, case variants as classes), which cannot be
+ * retried. A pattern that does not parse is not linear (it fails before running anyway).
+ */
 export function linearPattern(pattern: string, fixedStrings: boolean): boolean {
   if (pattern.length > INLINE_MAX_PATTERN) return false;
   if (fixedStrings) return true;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === '\\')
-      i++; // an escaped character; `\u{…}` and `\p{…}` then meet `{` and count as quantified
-    else if (c === '[') i = classEnd(pattern, i);
-    else if (c === '(' && pattern[i + 1] === '?')
-      i++; // (?: (?= (?! (?<= (?<! (?<name>: group syntax
-    else if (c === '*' || c === '+' || c === '?' || c === '{' || c === '|') return false;
-  }
-  return true;
+  const tree = parseRegex(pattern);
+  return tree.ok && !canBacktrack(tree.value);
 }
 
 /**

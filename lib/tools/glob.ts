@@ -43,9 +43,9 @@ const params = v.strictObject({
     v.pipe(
       v.number(),
       v.integer(),
-      v.minValue(1),
+      v.minValue(0),
       v.maxValue(MAX_LIMIT),
-      v.description(`Most paths to return (default ${DEFAULT_LIMIT})`),
+      v.description(`Most paths to return; 0 means no limit (default ${DEFAULT_LIMIT})`),
     ),
   ),
   include_ignored: v.optional(
@@ -74,7 +74,7 @@ export const glob = defineTool({
   description:
     `Finds files whose path matches a glob \`pattern\`, relative to \`path\` (default: the root), and lists them ` +
     `relative to the root, one per line, sorted by path (or by mtime, newest first, with \`sort\`). ` +
-    `Returns at most \`limit\` paths (default ${DEFAULT_LIMIT}); the note then gives the total. ` +
+    `Returns at most \`limit\` paths (default ${DEFAULT_LIMIT}, 0 for all); the note then gives the total. ` +
     `Files excluded by .gitignore, .ignore or .mewcodeignore, hidden files and .git are skipped and counted; ` +
     `\`include_ignored\` lists them too, and a pattern naming a dot directory (\`.github/**\`) searches it. ` +
     `Directory symlinks are never followed. No match is not an error.`,
@@ -96,7 +96,7 @@ export const glob = defineTool({
     // Skipped hidden files are counted when they would match with hidden files included.
     const dotted = compileGlob(a.pattern, { dot: true });
     const wouldMatch = dotted.ok ? dotted.value.match : matcher.value.match;
-    const limit = a.limit ?? DEFAULT_LIMIT;
+    const limit = a.limit === 0 ? Number.POSITIVE_INFINITY : (a.limit ?? DEFAULT_LIMIT);
     const none = () => noMatch(a.pattern, shown, '');
     // Start at the pattern's literal base; it must be a real directory inside the search directory.
     if (base !== '') {

@@ -30,8 +30,9 @@ const count = (what: string) =>
 const params = v.strictObject({
   pattern: v.pipe(
     v.string(),
-    v.minLength(1, 'pattern is empty'),
-    v.description('JavaScript regular expression (or a literal with `fixed_strings`)'),
+    v.description(
+      'Regular expression in ripgrep (Rust regex) syntax, or a literal with `fixed_strings`; "" matches every line',
+    ),
   ),
   path: v.optional(
     v.pipe(
@@ -100,7 +101,7 @@ export const grep = defineTool({
   lane: 'search',
   params,
   description:
-    `Searches file contents for a JavaScript regular expression \`pattern\` under \`path\` (a file or directory; default: the root). ` +
+    `Searches file contents for a regular expression \`pattern\` in ripgrep's syntax (Rust regex) under \`path\` (a file or directory; default: the root). ` +
     `\`output_mode\` content (default) prints "path:line:text" for matches and "path-line-text" for context lines, as ripgrep does; ` +
     `files_with_matches prints paths; count prints "path:N". Results are sorted by path then line; at most \`head_limit\` ` +
     `(default ${DEFAULT_HEAD_LIMIT}, 0 for all), with a note only when more exist. Lines over ${MAX_MATCH_LINE_CHARS} characters are cut. ` +
@@ -117,6 +118,7 @@ export const grep = defineTool({
     const spec = compileRegex(a.pattern, {
       ignoreCase: a.case_insensitive ?? false,
       fixedStrings: a.fixed_strings ?? false,
+      multiline: a.multiline ?? false,
     });
     if (!spec.ok)
       return fail(
@@ -159,6 +161,8 @@ export const grep = defineTool({
       hidden: includeAll || (a.hidden ?? false),
       maxDepth: Number.POSITIVE_INFINITY,
       ignoreBase: ctx.root,
+      // The override is tested while planning, on this thread: only a glob that cannot run away.
+      ...(globs.length && globs.every((g) => boundedGlob(g.replace(/^!/, ''))) ? { fileGlobs: globs } : {}),
       ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
     };
     // Only a pattern (and a file glob, a regex too) that provably cannot backtrack runs on this thread,

@@ -1,60 +1,96 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileGlob, compileRegex, requiredLiteral } from '../../lib/search/matcher.ts';
+import { compileGlob, compileRegex } from '../../lib/search/matcher.ts';
 
-const literals: [string, string | undefined][] = [
-  ['TODO', 'TODO'],
-  ['function\\s+\\w+Handler', 'function'],
-  ['\\bstate\\b', 'state'],
-  ['(user|order)Cache', 'Cache'],
-  ['user|order', undefined],
-  ['colou?r', 'colo'],
-  ['ab*c', 'a'],
-  ['x+yz', 'yz'],
-  ['[A-Z]{5}', undefined],
-  ['^\\s*$', undefined],
-  ['\\.log\\(', '.log('],
-  ['(?:foo)+bar', 'bar'],
-  ['a{0,3}bcd', 'bcd'],
-  ['\\{\\n\\s+// TODO', '// TODO'],
-  ['\\d{3}-\\d{4}', '-'],
-  ['(unclosed', undefined],
+const rx = (pattern: string, ignoreCase = false) => {
+  const r = compileRegex(pattern, { ignoreCase, fixedStrings: false });
+  assert.ok(r.ok, `${pattern}: ${r.ok ? '' : r.error}`);
+  return r.value;
+};
+
+// The required literals, AND of ORs, and the byte prefilter's literal (the best one-string clause).
+const literals: [string, string[][] | undefined, string | undefined][] = [
+  ['TODO', [['TODO']], 'TODO'],
+  ['function\\s+\\w+Handler', [['function'], ['Handler']], 'function'],
+  ['\\bstate\\b', [['state']], 'state'],
+  ['(user|order)Cache', [['orderCache', 'userCache'], ['erCache']], 'erCache'],
+  ['user|order', [['order', 'user'], ['er']], 'er'], // a shared suffix is a one-string clause
+  ['colou?r', [['colo'], ['r']], 'colo'],
+  ['ab*c', [['a'], ['c']], 'a'],
+  ['x+yz', [['x'], ['yz']], 'yz'],
+  ['[A-Z]{5}', undefined, undefined],
+  ['^\\s*$', undefined, undefined],
+  ['\\.log\\(', [['.log(']], '.log('],
+  ['(?:foo)+bar', [['foo'], ['bar']], 'foo'],
+  ['a{0,3}bcd', [['bcd']], 'bcd'],
+  ['\\d{3}-\\d{4}', [['-']], '-'],
+  // escapes are the characters they name: the old prefilter required the bytes "41" and "00e9"
+  ['\\x41ssert', [['Assert']], 'Assert'],
+  ['caf\\u00e9', [['café']], 'café'],
+  ['\\x{1F600}', [['😀']], '😀'],
+  ['[Tt]odo', [['Todo', 'todo'], ['odo']], 'odo'],
+  ['(?i:ab)c', [['ABc', 'Abc', 'aBc', 'abc'], ['c']], 'c'],
+  ['(?x) a b', [['ab']], 'ab'],
+  ['a(?=b)c', [['ac']], 'ac'],
+  ['', undefined, undefined],
 ];
-for (const [pattern, expected] of literals) {
-  test(`matcher: the required literal of /${pattern}/ is ${JSON.stringify(expected)}`, () => {
-    assert.equal(requiredLiteral(pattern), expected);
-    if (expected === undefined) return;
-    // Soundness: every string the regex matches contains the literal.
-    const re = new RegExp(pattern);
-    for (const sample of [
-      'functionx  userHandler',
-      'state',
-      'orderCache',
-      'color',
-      'colour',
-      'ac',
-      'abbc',
-      'xxyz',
-      'a.log(',
-      'foobar',
-      'bcd',
-      '{\n   // TODO',
-      '555-1234',
-    ]) {
-      if (re.test(sample)) assert.ok(sample.includes(expected), `${sample} matches /${pattern}/ but lacks ${expected}`);
-    }
+const samples = [
+  'functionx  userHandler',
+  'state',
+  'orderCache',
+  'color',
+  'colour',
+  'ac',
+  'abbc',
+  'xxyz',
+  'a.log(',
+  'foobar',
+  'bcd',
+  '555-1234',
+  'Assert',
+  'café',
+  '😀',
+  'Todo',
+  'todo',
+  'ABc',
+  'abc',
+  'a b',
+  'ab',
+];
+for (const [pattern, clauses, prefilter] of literals) {
+  test(`matcher: /${pattern}/ requires ${JSON.stringify(clauses)}, prefilters on ${JSON.stringify(prefilter)}`, () => {
+    const spec = rx(pattern);
+    assert.deepEqual(spec.requiredLiterals()?.clauses, clauses);
+    assert.equal(spec.literal?.toString('utf8'), prefilter);
+    // Soundness: every sample the regex matches satisfies every clause.
+    for (const sample of samples)
+      if (spec.line.test(sample))
+        for (const c of clauses ?? [])
+          assert.ok(
+            c.some((l) => sample.includes(l)),
+            `${sample} matches /${pattern}/ but has none of ${c}`,
+          );
   });
 }
 
 test('matcher: case-insensitive patterns prefilter on an ASCII literal, case-sensitive ones on bytes', () => {
-  const ci = compileRegex('Error \\d+', { ignoreCase: true, fixedStrings: false });
-  assert.ok(ci.ok && ci.value.literalFolded === 'error ' && ci.value.literal === undefined);
-  const cs = compileRegex('über', { ignoreCase: false, fixedStrings: false });
-  assert.ok(cs.ok && cs.value.literal?.equals(Buffer.from('über')));
-  const uni = compileRegex('\\p{Lu}+', { ignoreCase: false, fixedStrings: false });
-  assert.ok(uni.ok && uni.value.line.unicode, '\\p{…} compiles with the u flag');
+  const ci = rx('Error \\d+', true);
+  assert.ok(ci.literalFolded === 'error ' && ci.literal === undefined);
+  assert.deepEqual(ci.requiredLiterals(), { clauses: [['Error ']], caseInsensitive: true });
+  assert.deepEqual(rx('(?i)todo').requiredLiterals(), { clauses: [['todo']], caseInsensitive: true });
+  assert.ok(rx('über').literal?.equals(Buffer.from('über')));
+  assert.ok(rx('\\p{Lu}+').line.flags.includes('v'), 'patterns compile with the v flag');
   const fixed = compileRegex('a.b(', { ignoreCase: false, fixedStrings: true });
   assert.ok(fixed.ok && fixed.value.line.test('xa.b(y') && !fixed.value.line.test('axb('));
+  assert.deepEqual(fixed.ok && fixed.value.requiredLiterals(), { clauses: [['a.b(']], caseInsensitive: false });
+});
+
+test('matcher: a case-insensitive k or s also matches the Kelvin sign and the long s, as in rg', () => {
+  const spec = rx('(?i)kiss');
+  assert.equal(spec.literalFolded, 'kiss');
+  assert.equal(spec.pure, false, 'the folded scan over-approximates k and s: lines are confirmed');
+  assert.equal(rx('(?i)todo').pure, true);
+  assert.ok(spec.line.test('\u212Ai\u017F\u017F'));
 });
 
 test('matcher: globs know their base, depth and whether they name hidden directories', () => {

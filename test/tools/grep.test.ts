@@ -107,12 +107,12 @@ test('grep: a line longer than a search chunk is found once, and memory stays bo
   assert.equal(lines[1], 'huge-line.txt:2:second line needle');
 });
 
-test('grep: an invalid regex is invalid_args with the engine message', async () => {
+test('grep: an invalid regex is invalid_args with the parser message', async () => {
   const r = await grep({ pattern: '(unclosed' });
   assert.equal(r.code, 'invalid_args');
   assert.equal(
     r.content,
-    'Invalid pattern "(unclosed": Invalid regular expression: /(unclosed/: Unterminated group. Escape special characters, or pass fixed_strings: true.',
+    'Invalid pattern "(unclosed": unclosed group: add the missing ")" (a literal "(" is written \\() (at offset 9). Escape special characters, or pass fixed_strings: true.',
   );
   assert.equal((await grep({ pattern: '[z-a]' })).code, 'invalid_args');
   assert.match((await grep({ pattern: 'x', glob: '[abc' })).content, /^Invalid glob "\[abc"/);

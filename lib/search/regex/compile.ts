@@ -1,0 +1,133 @@
+/**
+ * grep's pattern compiler: ripgrep's syntax parsed (parse.ts), translated to a JavaScript `v`-flag
+ * regex with the same meaning (translate.ts), and the literals every match needs pulled from the
+ * syntax tree (literals.ts) so the searcher can reject files on raw bytes before decoding them.
+ * The engine choice (a translation to V8's regex rather than a JavaScript RE2) is measured in
+ * docs/regex-engine.md. Pure functions; run in workers and inline.
+ */
+import { errValue, okValue, type Result } from '../../core/result.ts';
+import type { Node } from './ast.ts';
+import { best, type RequiredLiterals, requiredLiteralsOf } from './literals.ts';
+import { parseRegex } from './parse.ts';
+import { TranslateFault, translate } from './translate.ts';
+
+export type { RequiredLiterals } from './literals.ts';
+
+export interface RegexSpec {
+  /** Tests one line (no newline). Not global: `test` keeps no state. */
+  line: RegExp;
+  /** Global scanner over a whole text, for candidates when there is no literal. */
+  scan: RegExp;
+  /** A substring every match contains, matched case-sensitively on raw UTF-8 bytes. */
+  literal?: Buffer;
+  /** A pure-ASCII substring every match contains, for case-insensitive patterns (see hits.ts foldedRe). */
+  literalFolded?: string;
+  /** The pattern is exactly its literal: a line matches iff it contains the literal. */
+  pure: boolean;
+  /**
+   * The literals every match contains, an AND of ORs (for an index to plan with); undefined when
+   * nothing is required. With `caseInsensitive` they are compared under Unicode simple case folding.
+   */
+  requiredLiterals(): RequiredLiterals | undefined;
+}
+
+export interface RegexOptions {
+  ignoreCase: boolean;
+  fixedStrings: boolean;
+  /** Matches may span lines: `\A`, `\z` and `(?-m)` anchors then mean the file's ends, not the line's. */
+  multiline?: boolean;
+}
+
+export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec, string> {
+  const tree: Result<Node, string> = o.fixedStrings
+    ? okValue(literalNode(pattern, o.ignoreCase))
+    : parseRegex(pattern, { i: o.ignoreCase });
+  if (!tree.ok) return tree;
+  const node = tree.value;
+  if (!o.multiline && hasNewline(node))
+    return errValue('the literal "\\n" can never match one line; pass multiline: true to match across lines');
+  let line: RegExp;
+  let scan: RegExp;
+  try {
+    const t = translate(node, !o.multiline);
+    line = new RegExp(t.source, o.multiline ? `${t.flags}m` : t.flags);
+    scan = new RegExp(t.source, `${t.flags}gm`);
+  } catch (e) {
+    if (e instanceof TranslateFault || e instanceof SyntaxError) return errValue((e as Error).message);
+    throw e;
+  }
+  const allCi = ciEverywhere(node);
+  const required = requiredLiteralsOf(node, allCi);
+  const singles = required.clauses.filter((c) => c.length === 1);
+  const lit = best(singles)?.[0];
+  const whole = isPlainLiteral(node) && lit !== undefined && !lit.includes('\n') && lit.length === literalLength(node);
+  const spec: RegexSpec = {
+    line,
+    scan,
+    pure: false,
+    requiredLiterals: () => (required.clauses.length > 0 ? required : undefined),
+  };
+  if (lit) {
+    if (!allCi) {
+      spec.literal = Buffer.from(lit, 'utf8');
+      spec.pure = whole;
+    } else if (/^[\x20-\x7e\t]+$/.test(lit)) {
+      spec.literalFolded = lit.toLowerCase();
+      // The folded scan over-approximates k and s (hits.ts): such a literal's lines are confirmed.
+      spec.pure = whole && !/[ks]/.test(spec.literalFolded);
+    }
+  }
+  return okValue(spec);
+}
+
+function literalNode(s: string, ci: boolean): Node {
+  const nodes: Node[] = [...s].map((c) => ({ t: 'lit', cp: c.codePointAt(0) as number, ci }));
+  return nodes.length === 1 ? (nodes[0] as Node) : nodes.length === 0 ? { t: 'empty' } : { t: 'cat', nodes };
+}
+
+function isPlainLiteral(n: Node): boolean {
+  return n.t === 'lit' || (n.t === 'cat' && n.nodes.every((x) => x.t === 'lit'));
+}
+const literalLength = (n: Node) =>
+  n.t === 'lit'
+    ? String.fromCodePoint(n.cp).length
+    : n.t === 'cat'
+      ? n.nodes.reduce((k, x) => k + (x.t === 'lit' ? String.fromCodePoint(x.cp).length : 0), 0)
+      : 0;
+
+function ciEverywhere(root: Node): boolean {
+  let any = false;
+  let all = true;
+  const walk = (n: Node): void => {
+    if (n.t === 'lit' || n.t === 'class') {
+      any = true;
+      if (!n.ci) all = false;
+    } else if (n.t === 'cat' || n.t === 'alt') n.nodes.forEach(walk);
+    else if (n.t === 'group' || n.t === 'look' || n.t === 'rep') walk(n.node);
+  };
+  walk(root);
+  return any && all;
+}
+
+function hasNewline(n: Node): boolean {
+  if (n.t === 'lit') return n.cp === 10;
+  if (n.t === 'cat' || n.t === 'alt') return n.nodes.some(hasNewline);
+  if (n.t === 'group' || n.t === 'rep') return hasNewline(n.node);
+  return false;
+}
+
+/** Whether the pattern can make V8 backtrack: any repetition or alternation (see _linear_pattern.ts). */
+export function canBacktrack(n: Node): boolean {
+  switch (n.t) {
+    case 'rep':
+    case 'alt':
+      return true;
+    case 'cat':
+      return n.nodes.some(canBacktrack);
+    case 'group':
+    case 'look':
+      return canBacktrack(n.node);
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { after, test } from 'node:test';
+import { requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { SYNTAX_CASES, SYNTAX_TREE } from './rg_syntax_cases.ts';
+
+// ripgrep's pattern syntax, checked against a live rg on the same small tree: the matching lines must
+// be identical, and a pattern rg rejects must be rejected (invalid_args), never searched with a
+// different meaning.
+const root = tempDir();
+writeTree(root, SYNTAX_TREE);
+const rt = runtimeAt(root, { workers: 1 });
+after(async () => {
+  await rt.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function rg(c: { pattern: string; rg?: string; ignoreCase?: boolean; multiline?: boolean }) {
+  const args = ['--no-config', '--no-heading', '--with-filename', '-n', '--sort', 'path'];
+  if (c.ignoreCase) args.push('-i');
+  if (c.multiline) args.push('-U');
+  const r = spawnSync('rg', [...args, '-e', c.rg ?? c.pattern, '.'], { cwd: root, encoding: 'utf8' });
+  return {
+    status: r.status,
+    lines: r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.replace(/^\.\//, '')),
+  };
+}
+
+for (const c of SYNTAX_CASES) {
+  const label = `${JSON.stringify(c.pattern)}${c.ignoreCase ? ' -i' : ''}${c.multiline ? ' -U' : ''}`;
+  test(`rg syntax: ${label} ${c.error ? 'is an error, as in rg' : 'finds what rg finds'}`, async () => {
+    requireTool('rg');
+    const theirs = rg(c);
+    const r = await rt.call('grep', {
+      pattern: c.pattern,
+      head_limit: 0,
+      ...(c.ignoreCase ? { case_insensitive: true } : {}),
+      ...(c.multiline ? { multiline: true } : {}),
+    });
+    if (c.error) {
+      assert.equal(theirs.status, 2, `rg accepts ${label}; the case table is wrong`);
+      assert.equal(r.isError, true, `MewCode accepted ${label}: ${r.content}`);
+      assert.match(r.content, /invalid_args|Invalid pattern/);
+      return;
+    }
+    assert.notEqual(theirs.status, 2, `rg rejects ${c.rg ?? c.pattern}`);
+    assert.equal(r.isError, false, r.content);
+    const ours = Number(r.meta?.files) === 0 ? [] : r.content.split('\n').filter((l) => !l.startsWith('[note:'));
+    assert.deepEqual(
+      ours.map((l) => l.replace(/^(.*?):(\d+): /, '$1:$2:')),
+      theirs.lines,
+    );
+  });
+}
