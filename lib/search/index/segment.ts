@@ -6,6 +6,7 @@
  * as a bitmap of the segment's files when that is smaller (a common trigram). Built in workers from
  * (key, file) pairs; read on the main thread.
  */
+import { trigramCount, trigramsInto } from './ngrams.ts';
 
 /** Grows a pair list of (key, file) as two parallel u32 arrays; reused segment after segment. */
 export class PairBuffer {
@@ -19,15 +20,7 @@ export class PairBuffer {
   }
 
   add(keys: readonly number[], file: number): void {
-    const need = this.length + keys.length;
-    if (need > this.keys.length) {
-      const k = new Uint32Array(need * 2);
-      k.set(this.keys.subarray(0, this.length));
-      const f = new Uint32Array(need * 2);
-      f.set(this.files.subarray(0, this.length));
-      this.keys = k;
-      this.files = f;
-    }
+    this.#reserve(keys.length);
     const ks = this.keys;
     const fs = this.files;
     let at = this.length;
@@ -36,6 +29,27 @@ export class PairBuffer {
       fs[at++] = file;
     }
     this.length = at;
+  }
+
+  /** Adds the pairs of every distinct trigram of `bytes` with `file`. */
+  addFile(bytes: Uint8Array, file: number): void {
+    // Room for every position is the common case; a large file is counted first, sized exactly.
+    const bound = Math.max(0, bytes.length - 2);
+    this.#reserve(this.length + bound <= this.keys.length ? bound : trigramCount(bytes));
+    const end = trigramsInto(bytes, this.keys, this.length);
+    this.files.fill(file, this.length, end);
+    this.length = end;
+  }
+
+  #reserve(more: number): void {
+    const need = this.length + more;
+    if (need <= this.keys.length) return;
+    const k = new Uint32Array(need * 2);
+    k.set(this.keys.subarray(0, this.length));
+    const f = new Uint32Array(need * 2);
+    f.set(this.files.subarray(0, this.length));
+    this.keys = k;
+    this.files = f;
   }
 }
 
@@ -108,7 +122,6 @@ export function encodeSegment(p: PairBuffer, nFiles: number): Uint8Array {
 }
 
 const BITMAP = 0x80000000;
-
 /** One stable counting-sort pass on 12 bits of the key, from (k, f) into (k2, f2). */
 function radixPass(
   k: Uint32Array,
