@@ -16,9 +16,10 @@ import type { GrepShardResult, SkipCounts } from '../shards.ts';
 import type { Entry } from '../walk.ts';
 import { buildIndex, type IndexRunner } from './build.ts';
 import { candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
-import { type GrepPrefilter, rememberIndexed } from './skip.ts';
+import type { GrepPrefilter } from './skip.ts';
 import { indexExists, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
 import { directFiles, excludeState, summarise, type WalkSummary } from './summary.ts';
+import { type FileTable, readTable, shareTable } from './table.ts';
 import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
 
 /** A plan letting more than this share of the files through is not worth it: scan. */
@@ -60,7 +61,9 @@ const WRITE_TEMP = /^\..*\.\d+\.[0-9a-f]{8}\.mewcode-tmp$/;
 export class SearchIndex {
   readonly file: string;
   #idx: LoadedIndex | undefined;
-  #ids = new Map<string, number>();
+  /** The file table every thread reads (shared, one copy), and this thread's view of it. */
+  #shared: SharedArrayBuffer | undefined;
+  #table: FileTable | undefined;
   #dirs = new Set<string>();
   #changed = new Set<string>();
   /** Bumped whenever the tree's shape (entries, ignore rules) may have changed. */
@@ -140,7 +143,7 @@ export class SearchIndex {
     const prefix = at === '' ? '' : `${at}/`;
     const answer: PrefilterAnswer = {
       index: 'served',
-      prefilter: { file: idx.file, builtAt: idx.builtAt, prefix, candidates: cands, validate: !this.#watch },
+      prefilter: { table: this.#shared as SharedArrayBuffer, prefix, candidates: cands, validate: !this.#watch },
     };
     // Only a warm runtime's default walk of a directory the index covers can be summarised: its
     // directories are watched, and everything it may skip is decided inside them.
@@ -205,13 +208,13 @@ export class SearchIndex {
     this.#watch = undefined;
     this.#idx = idx;
     this.#loaded = true;
-    this.#ids = new Map(idx.rels.map((r, i) => [r, i]));
+    this.#shared = shareTable(idx.rels, idx.sigs);
+    this.#table = readTable(this.#shared);
     this.#dirs = new Set(['']);
     for (const r of idx.rels) {
       for (let d = path.posix.dirname(r); d !== '.' && !this.#dirs.has(d); d = path.posix.dirname(d)) this.#dirs.add(d);
     }
     this.#changed = new Set();
-    rememberIndexed(idx.file, idx.builtAt, idx.rels, idx.sigs);
     if (!this.o.watch) return;
     this.#shape++;
     this.#watch = watchDirs(this.o.root, this.#dirs, (rel, named) => this.#event(rel, named));
@@ -245,7 +248,7 @@ export class SearchIndex {
     }
     const st = lstatSync(path.join(this.o.root, rel), { throwIfNoEntry: false });
     if (st?.isDirectory() && !this.#dirs.has(rel)) this.#unwatched = true;
-    if (st?.isFile() && this.#ids.has(rel)) this.#mark(rel);
+    if (st?.isFile() && this.#holds(rel)) this.#mark(rel);
     // Any other entry that came or went may be one a walk met or counted as skipped (an ignored or
     // hidden file) — except the write lane's own temporary file, gone again by the time its event is read.
     else if (st || !WRITE_TEMP.test(base)) {
@@ -254,8 +257,12 @@ export class SearchIndex {
     }
   }
 
+  #holds(rel: string): boolean {
+    return this.#table !== undefined && this.#table.idOf(rel) >= 0;
+  }
+
   #mark(rel: string): void {
-    if (this.#ids.has(rel)) this.#changed.add(rel);
+    if (this.#holds(rel)) this.#changed.add(rel);
     if (this.#idx && (rel === '' || this.#dirs.has(rel))) {
       const under = rel === '' ? '' : `${rel}/`;
       for (const r of this.#idx.rels) if (r.startsWith(under)) this.#changed.add(r);
