@@ -147,17 +147,24 @@ function radixPass(
   }
 }
 
-/** A segment read back: its key table viewed in place, its postings decoded on demand. */
+/** Reads bytes [from, to) of a segment's postings (from the index file, when they are not in memory). */
+export type PostingsReader = (from: number, to: number) => Uint8Array;
+
+/**
+ * A segment read back: its key table viewed in place, its postings decoded on demand — from memory,
+ * or read from the index file a key at a time (`read`), so a serving runtime holds only key tables.
+ */
 export class Segment {
   readonly nKeys: number;
   readonly keys: Uint32Array;
   readonly counts: Uint32Array;
   readonly ends: Uint32Array;
-  readonly postings: Uint8Array;
+  readonly #read: PostingsReader;
   /** Global number of the segment's first file. */
   readonly base: number;
 
-  constructor(bytes: Uint8Array, base: number) {
+  /** `bytes`: the whole segment, or only its key table when `read` gives the postings. */
+  constructor(bytes: Uint8Array, base: number, read?: PostingsReader) {
     this.base = base;
     const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
     const nKeys = new Uint32Array(aligned.buffer, aligned.byteOffset, 1)[0] as number;
@@ -166,7 +173,13 @@ export class Segment {
     this.keys = u32.subarray(2, 2 + nKeys);
     this.counts = u32.subarray(2 + nKeys, 2 + 2 * nKeys);
     this.ends = u32.subarray(2 + 2 * nKeys, 2 + 3 * nKeys);
-    this.postings = aligned.subarray(4 * (2 + 3 * nKeys));
+    const postings = aligned.subarray(4 * (2 + 3 * nKeys));
+    this.#read = read ?? ((from, to) => postings.subarray(from, to));
+  }
+
+  /** Bytes of the key table: what a segment whose postings stay on disk holds in memory. */
+  static headBytes(nKeys: number): number {
+    return 4 * (2 + 3 * nKeys);
   }
 
   /** Slot of `key`, or -1. */
@@ -192,9 +205,9 @@ export class Segment {
   forEach(key: number, each: (file: number) => void): void {
     const s = this.find(key);
     if (s < 0) return;
-    const p = this.postings;
-    let at = s === 0 ? 0 : (this.ends[s - 1] as number);
-    const end = this.ends[s] as number;
+    const p = this.#read(s === 0 ? 0 : (this.ends[s - 1] as number), this.ends[s] as number);
+    const end = p.length;
+    let at = 0;
     if ((this.counts[s] as number) & BITMAP) {
       for (let byte = 0; at < end; at++, byte += 8) {
         const bits = p[at] as number;

@@ -106,7 +106,8 @@ export class SearchIndex {
     });
     this.#lastBuild = { at: Date.now(), ms: Date.now() - started };
     if (!r.ok) return { ok: false, message: r.error.message };
-    if (!this.#closed) this.#use(r.value);
+    if (this.#closed) r.value.close();
+    else this.#use(r.value);
     return { ok: true, index: r.value };
   }
 
@@ -129,13 +130,19 @@ export class SearchIndex {
     if (rel.startsWith('..') || path.isAbsolute(rel)) return { index: 'outside the indexed root' };
     const plan = planQuery(requiredLiteralsOf(q.pattern, q));
     if (!plan) return { index: 'no literal of 3+ bytes to look up: scanned' };
-    const idx = this.#ensure();
-    if (!idx) return { index: this.#building ? 'building: scanned' : 'no index: scanned' };
     // Without watches the shards compare each file's state before skipping it (in parallel).
-    if (this.#watch) await drainEvents();
+    if (this.#ensure() && this.#watch) await drainEvents();
+    // Taken after the wait: a build finishing meanwhile closes the index it replaces.
+    const idx = this.#idx;
+    if (!idx || this.#closed) return { index: this.#building ? 'building: scanned' : 'no index: scanned' };
     const n = idx.rels.length;
-    if (estimate(plan, idx.parts) > COMMON_SHARE * n) return { index: 'common: scanned' };
-    const found = candidates(plan, idx.parts, n);
+    let found: number[];
+    try {
+      if (estimate(plan, idx.parts) > COMMON_SHARE * n) return { index: 'common: scanned' };
+      found = candidates(plan, idx.parts, n);
+    } catch {
+      return { index: 'index unreadable: scanned' };
+    }
     const cands = found.map((f) => idx.rels[f] as string);
     for (const c of this.#changed) cands.push(c);
     if (cands.length > COMMON_SHARE * n) return { index: 'common: scanned' };
@@ -191,6 +198,7 @@ export class SearchIndex {
 
   close(): void {
     this.#closed = true;
+    this.#idx?.close();
     this.#watch?.close();
     this.#watch = undefined;
   }
@@ -206,6 +214,7 @@ export class SearchIndex {
   #use(idx: LoadedIndex): void {
     this.#watch?.close();
     this.#watch = undefined;
+    if (this.#idx !== idx) this.#idx?.close();
     this.#idx = idx;
     this.#loaded = true;
     this.#shared = shareTable(idx.rels, idx.sigs);
