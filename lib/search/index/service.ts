@@ -219,6 +219,7 @@ export class SearchIndex {
     this.#loaded = true;
     this.#shared = shareTable(idx.rels, idx.sigs);
     this.#table = readTable(this.#shared);
+    idx.sigs = this.#table.sigs; // one copy: the shared one
     this.#dirs = new Set(['']);
     for (const r of idx.rels) {
       for (let d = path.posix.dirname(r); d !== '.' && !this.#dirs.has(d); d = path.posix.dirname(d)) this.#dirs.add(d);
@@ -257,7 +258,7 @@ export class SearchIndex {
     }
     const st = lstatSync(path.join(this.o.root, rel), { throwIfNoEntry: false });
     if (st?.isDirectory() && !this.#dirs.has(rel)) this.#unwatched = true;
-    if (st?.isFile() && this.#holds(rel)) this.#mark(rel);
+    if (st?.isFile() && (this.#table?.idOf(rel) ?? -1) >= 0) this.#mark(rel);
     // Any other entry that came or went may be one a walk met or counted as skipped (an ignored or
     // hidden file) — except the write lane's own temporary file, gone again by the time its event is read.
     else if (st || !WRITE_TEMP.test(base)) {
@@ -266,12 +267,8 @@ export class SearchIndex {
     }
   }
 
-  #holds(rel: string): boolean {
-    return this.#table !== undefined && this.#table.idOf(rel) >= 0;
-  }
-
   #mark(rel: string): void {
-    if (this.#holds(rel)) this.#changed.add(rel);
+    if ((this.#table?.idOf(rel) ?? -1) >= 0) this.#changed.add(rel);
     if (this.#idx && (rel === '' || this.#dirs.has(rel))) {
       const under = rel === '' ? '' : `${rel}/`;
       for (const r of this.#idx.rels) if (r.startsWith(under)) this.#changed.add(r);
