@@ -19,9 +19,15 @@ if (!made.ok) throw new Error(made.error);
 const rt = made.value;
 const started = performance.now();
 let served = 0;
+let rebuildMs: number | undefined;
 if (mode === 'build') {
   const r = await rt.searchIndex?.build();
   if (!r?.ok) throw new Error(r ? r.message : 'no index');
+  // A warm runtime's build runs on workers already started (it follows a first search): time a
+  // second build in the same process too — the first one includes starting the workers.
+  const t = performance.now();
+  await rt.searchIndex?.build();
+  rebuildMs = performance.now() - t;
 } else {
   for (const input of JSON.parse(inputs ?? '[]') as unknown[]) {
     const r = await rt.call('grep', input);
@@ -29,6 +35,6 @@ if (mode === 'build') {
     if (String(r.meta?.index).startsWith('served')) served++;
   }
 }
-const ms = performance.now() - started;
+const ms = performance.now() - started - (rebuildMs ?? 0);
 await rt.close();
-process.stdout.write(`${JSON.stringify({ ms, served, maxRssKiB: process.resourceUsage().maxRSS })}\n`);
+process.stdout.write(`${JSON.stringify({ ms, rebuildMs, served, maxRssKiB: process.resourceUsage().maxRSS })}\n`);

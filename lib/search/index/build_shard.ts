@@ -9,7 +9,6 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { RACY_MS } from '../dircache.ts';
 import { IgnoreRules } from '../ignore.ts';
 import { comparePaths, type Entry, type Visitor, visitFiles, type WalkOptions, walk } from '../walk.ts';
-import { trigramsOf } from './ngrams.ts';
 import { encodeSegment, PairBuffer } from './segment.ts';
 
 /** Larger files are not indexed (always searched): their trigrams would say little. */
@@ -49,7 +48,6 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
   const out: IndexShardResult = { kind: 'index', rels: [], sigs: [], segments: [], bytes: 0, visited: 0 };
   const pairs = new PairBuffer(PAIRS_PER_SEGMENT + (1 << 16));
   let first = 0;
-  const keys: number[] = [];
   const flush = () => {
     if (out.rels.length === first) return;
     out.segments.push({ files: out.rels.length - first, bytes: encodeSegment(pairs, out.rels.length - first) });
@@ -64,8 +62,9 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
     const { bytes, sig } = read;
     const now = Date.now();
     if (now - sig[2] < racy || now - sig[3] < racy) return false;
-    trigramsOf(bytes, keys);
-    pairs.add(keys, out.rels.length - first);
+    // A file that may not fit what is left starts a new segment: the buffer keeps its size.
+    if (pairs.length > 0 && pairs.length + bytes.length > pairs.keys.length) flush();
+    pairs.addFile(bytes, out.rels.length - first);
     out.rels.push(e.rel);
     out.sigs.push(...sig);
     out.bytes += bytes.length;

@@ -12,24 +12,57 @@ const FOLD = Uint8Array.from({ length: 256 }, (_, b) => foldByte(b));
 let seen: Uint32Array | undefined;
 
 /** The distinct trigram keys of `bytes`, in first-seen order. */
-export function trigramsOf(bytes: Uint8Array, into: number[] = []): number[] {
+export function trigramsOf(bytes: Uint8Array): number[] {
+  const out = new Uint32Array(Math.max(0, bytes.length - 2));
+  return [...out.subarray(0, trigramsInto(bytes, out, 0))];
+}
+
+/**
+ * Writes the distinct trigram keys of `bytes` (first-seen order) into `out` from `at`, and returns
+ * where they end; `out` has room for `bytes.length - 2` more. Straight into the typed array the
+ * segment is sorted in: no per-file array, nothing for the collector.
+ */
+export function trigramsInto(bytes: Uint8Array, out: Uint32Array, at: number): number {
   seen ??= new Uint32Array(1 << 19);
   const bits = seen;
-  into.length = 0;
-  if (bytes.length < 3) return into;
-  const fold = FOLD;
   const n = bytes.length;
+  if (n < 3) return at;
+  const fold = FOLD;
+  const from = at;
   let k = ((fold[bytes[0] as number] as number) << 8) | (fold[bytes[1] as number] as number);
   for (let i = 2; i < n; i++) {
     k = ((k << 8) | (fold[bytes[i] as number] as number)) & 0xffffff;
     const w = k >>> 5;
     const m = 1 << (k & 31);
-    if ((bits[w] as number) & m) continue;
-    bits[w] = (bits[w] as number) | m;
-    into.push(k);
+    const word = bits[w] as number;
+    if (word & m) continue;
+    bits[w] = word | m;
+    out[at++] = k;
   }
-  for (const key of into) bits[key >>> 5] = (bits[key >>> 5] as number) & ~(1 << (key & 31));
-  return into;
+  for (let i = from; i < at; i++) bits[(out[i] as number) >>> 5] = 0;
+  return at;
+}
+
+/** How many distinct trigram keys `bytes` holds (to size a buffer exactly for a large file). */
+export function trigramCount(bytes: Uint8Array): number {
+  seen ??= new Uint32Array(1 << 19);
+  const bits = seen;
+  const n = bytes.length;
+  if (n < 3) return 0;
+  let count = 0;
+  for (let pass = 0; pass < 2; pass++) {
+    let k = (foldByte(bytes[0] as number) << 8) | foldByte(bytes[1] as number);
+    for (let i = 2; i < n; i++) {
+      k = ((k << 8) | (FOLD[bytes[i] as number] as number)) & 0xffffff;
+      const m = 1 << (k & 31);
+      if (pass === 1) bits[k >>> 5] = 0;
+      else if (!((bits[k >>> 5] as number) & m)) {
+        bits[k >>> 5] = (bits[k >>> 5] as number) | m;
+        count++;
+      }
+    }
+  }
+  return count;
 }
 
 /**

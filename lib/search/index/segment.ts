@@ -6,6 +6,7 @@
  * as a bitmap of the segment's files when that is smaller (a common trigram). Built in workers from
  * (key, file) pairs; read on the main thread.
  */
+import { trigramCount, trigramsInto } from './ngrams.ts';
 
 /** Grows a pair list of (key, file) as two parallel u32 arrays; reused segment after segment. */
 export class PairBuffer {
@@ -19,15 +20,7 @@ export class PairBuffer {
   }
 
   add(keys: readonly number[], file: number): void {
-    const need = this.length + keys.length;
-    if (need > this.keys.length) {
-      const k = new Uint32Array(need * 2);
-      k.set(this.keys.subarray(0, this.length));
-      const f = new Uint32Array(need * 2);
-      f.set(this.files.subarray(0, this.length));
-      this.keys = k;
-      this.files = f;
-    }
+    this.#reserve(keys.length);
     const ks = this.keys;
     const fs = this.files;
     let at = this.length;
@@ -36,6 +29,27 @@ export class PairBuffer {
       fs[at++] = file;
     }
     this.length = at;
+  }
+
+  /** Adds the pairs of every distinct trigram of `bytes` with `file`. */
+  addFile(bytes: Uint8Array, file: number): void {
+    // Room for every position is the common case; a large file is counted first, sized exactly.
+    const bound = Math.max(0, bytes.length - 2);
+    this.#reserve(this.length + bound <= this.keys.length ? bound : trigramCount(bytes));
+    const end = trigramsInto(bytes, this.keys, this.length);
+    this.files.fill(file, this.length, end);
+    this.length = end;
+  }
+
+  #reserve(more: number): void {
+    const need = this.length + more;
+    if (need <= this.keys.length) return;
+    const k = new Uint32Array(need * 2);
+    k.set(this.keys.subarray(0, this.length));
+    const f = new Uint32Array(need * 2);
+    f.set(this.files.subarray(0, this.length));
+    this.keys = k;
+    this.files = f;
   }
 }
 
@@ -108,7 +122,6 @@ export function encodeSegment(p: PairBuffer, nFiles: number): Uint8Array {
 }
 
 const BITMAP = 0x80000000;
-
 /** One stable counting-sort pass on 12 bits of the key, from (k, f) into (k2, f2). */
 function radixPass(
   k: Uint32Array,
@@ -134,17 +147,24 @@ function radixPass(
   }
 }
 
-/** A segment read back: its key table viewed in place, its postings decoded on demand. */
+/** Reads bytes [from, to) of a segment's postings (from the index file, when they are not in memory). */
+export type PostingsReader = (from: number, to: number) => Uint8Array;
+
+/**
+ * A segment read back: its key table viewed in place, its postings decoded on demand — from memory,
+ * or read from the index file a key at a time (`read`), so a serving runtime holds only key tables.
+ */
 export class Segment {
   readonly nKeys: number;
   readonly keys: Uint32Array;
   readonly counts: Uint32Array;
   readonly ends: Uint32Array;
-  readonly postings: Uint8Array;
+  readonly #read: PostingsReader;
   /** Global number of the segment's first file. */
   readonly base: number;
 
-  constructor(bytes: Uint8Array, base: number) {
+  /** `bytes`: the whole segment, or only its key table when `read` gives the postings. */
+  constructor(bytes: Uint8Array, base: number, read?: PostingsReader) {
     this.base = base;
     const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
     const nKeys = new Uint32Array(aligned.buffer, aligned.byteOffset, 1)[0] as number;
@@ -153,7 +173,13 @@ export class Segment {
     this.keys = u32.subarray(2, 2 + nKeys);
     this.counts = u32.subarray(2 + nKeys, 2 + 2 * nKeys);
     this.ends = u32.subarray(2 + 2 * nKeys, 2 + 3 * nKeys);
-    this.postings = aligned.subarray(4 * (2 + 3 * nKeys));
+    const postings = aligned.subarray(4 * (2 + 3 * nKeys));
+    this.#read = read ?? ((from, to) => postings.subarray(from, to));
+  }
+
+  /** Bytes of the key table: what a segment whose postings stay on disk holds in memory. */
+  static headBytes(nKeys: number): number {
+    return 4 * (2 + 3 * nKeys);
   }
 
   /** Slot of `key`, or -1. */
@@ -179,9 +205,9 @@ export class Segment {
   forEach(key: number, each: (file: number) => void): void {
     const s = this.find(key);
     if (s < 0) return;
-    const p = this.postings;
-    let at = s === 0 ? 0 : (this.ends[s - 1] as number);
-    const end = this.ends[s] as number;
+    const p = this.#read(s === 0 ? 0 : (this.ends[s - 1] as number), this.ends[s] as number);
+    const end = p.length;
+    let at = 0;
     if ((this.counts[s] as number) & BITMAP) {
       for (let byte = 0; at < end; at++, byte += 8) {
         const bits = p[at] as number;

@@ -16,9 +16,10 @@ import type { GrepShardResult, SkipCounts } from '../shards.ts';
 import type { Entry } from '../walk.ts';
 import { buildIndex, type IndexRunner } from './build.ts';
 import { candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
-import { type GrepPrefilter, rememberIndexed } from './skip.ts';
+import type { GrepPrefilter } from './skip.ts';
 import { indexExists, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
 import { directFiles, excludeState, summarise, type WalkSummary } from './summary.ts';
+import { type FileTable, readTable, shareTable } from './table.ts';
 import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
 
 /** A plan letting more than this share of the files through is not worth it: scan. */
@@ -60,7 +61,9 @@ const WRITE_TEMP = /^\..*\.\d+\.[0-9a-f]{8}\.mewcode-tmp$/;
 export class SearchIndex {
   readonly file: string;
   #idx: LoadedIndex | undefined;
-  #ids = new Map<string, number>();
+  /** The file table every thread reads (shared, one copy), and this thread's view of it. */
+  #shared: SharedArrayBuffer | undefined;
+  #table: FileTable | undefined;
   #dirs = new Set<string>();
   #changed = new Set<string>();
   /** Bumped whenever the tree's shape (entries, ignore rules) may have changed. */
@@ -103,7 +106,8 @@ export class SearchIndex {
     });
     this.#lastBuild = { at: Date.now(), ms: Date.now() - started };
     if (!r.ok) return { ok: false, message: r.error.message };
-    if (!this.#closed) this.#use(r.value);
+    if (this.#closed) r.value.close();
+    else this.#use(r.value);
     return { ok: true, index: r.value };
   }
 
@@ -126,13 +130,19 @@ export class SearchIndex {
     if (rel.startsWith('..') || path.isAbsolute(rel)) return { index: 'outside the indexed root' };
     const plan = planQuery(requiredLiteralsOf(q.pattern, q));
     if (!plan) return { index: 'no literal of 3+ bytes to look up: scanned' };
-    const idx = this.#ensure();
-    if (!idx) return { index: this.#building ? 'building: scanned' : 'no index: scanned' };
     // Without watches the shards compare each file's state before skipping it (in parallel).
-    if (this.#watch) await drainEvents();
+    if (this.#ensure() && this.#watch) await drainEvents();
+    // Taken after the wait: a build finishing meanwhile closes the index it replaces.
+    const idx = this.#idx;
+    if (!idx || this.#closed) return { index: this.#building ? 'building: scanned' : 'no index: scanned' };
     const n = idx.rels.length;
-    if (estimate(plan, idx.parts) > COMMON_SHARE * n) return { index: 'common: scanned' };
-    const found = candidates(plan, idx.parts, n);
+    let found: number[];
+    try {
+      if (estimate(plan, idx.parts) > COMMON_SHARE * n) return { index: 'common: scanned' };
+      found = candidates(plan, idx.parts, n);
+    } catch {
+      return { index: 'index unreadable: scanned' };
+    }
     const cands = found.map((f) => idx.rels[f] as string);
     for (const c of this.#changed) cands.push(c);
     if (cands.length > COMMON_SHARE * n) return { index: 'common: scanned' };
@@ -140,7 +150,7 @@ export class SearchIndex {
     const prefix = at === '' ? '' : `${at}/`;
     const answer: PrefilterAnswer = {
       index: 'served',
-      prefilter: { file: idx.file, builtAt: idx.builtAt, prefix, candidates: cands, validate: !this.#watch },
+      prefilter: { table: this.#shared as SharedArrayBuffer, prefix, candidates: cands, validate: !this.#watch },
     };
     // Only a warm runtime's default walk of a directory the index covers can be summarised: its
     // directories are watched, and everything it may skip is decided inside them.
@@ -188,6 +198,7 @@ export class SearchIndex {
 
   close(): void {
     this.#closed = true;
+    this.#idx?.close();
     this.#watch?.close();
     this.#watch = undefined;
   }
@@ -203,15 +214,17 @@ export class SearchIndex {
   #use(idx: LoadedIndex): void {
     this.#watch?.close();
     this.#watch = undefined;
+    if (this.#idx !== idx) this.#idx?.close();
     this.#idx = idx;
     this.#loaded = true;
-    this.#ids = new Map(idx.rels.map((r, i) => [r, i]));
+    this.#shared = shareTable(idx.rels, idx.sigs);
+    this.#table = readTable(this.#shared);
+    idx.sigs = this.#table.sigs; // one copy: the shared one
     this.#dirs = new Set(['']);
     for (const r of idx.rels) {
       for (let d = path.posix.dirname(r); d !== '.' && !this.#dirs.has(d); d = path.posix.dirname(d)) this.#dirs.add(d);
     }
     this.#changed = new Set();
-    rememberIndexed(idx.file, idx.builtAt, idx.rels, idx.sigs);
     if (!this.o.watch) return;
     this.#shape++;
     this.#watch = watchDirs(this.o.root, this.#dirs, (rel, named) => this.#event(rel, named));
@@ -245,7 +258,7 @@ export class SearchIndex {
     }
     const st = lstatSync(path.join(this.o.root, rel), { throwIfNoEntry: false });
     if (st?.isDirectory() && !this.#dirs.has(rel)) this.#unwatched = true;
-    if (st?.isFile() && this.#ids.has(rel)) this.#mark(rel);
+    if (st?.isFile() && (this.#table?.idOf(rel) ?? -1) >= 0) this.#mark(rel);
     // Any other entry that came or went may be one a walk met or counted as skipped (an ignored or
     // hidden file) — except the write lane's own temporary file, gone again by the time its event is read.
     else if (st || !WRITE_TEMP.test(base)) {
@@ -255,7 +268,7 @@ export class SearchIndex {
   }
 
   #mark(rel: string): void {
-    if (this.#ids.has(rel)) this.#changed.add(rel);
+    if ((this.#table?.idOf(rel) ?? -1) >= 0) this.#changed.add(rel);
     if (this.#idx && (rel === '' || this.#dirs.has(rel))) {
       const under = rel === '' ? '' : `${rel}/`;
       for (const r of this.#idx.rels) if (r.startsWith(under)) this.#changed.add(r);

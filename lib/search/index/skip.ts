@@ -2,36 +2,21 @@
  * The shard side of the prefilter: a grep shard skips a file only when the index holds it as it was
  * when indexed — vouched for by the main thread's watches (a changed file is among `candidates`), or
  * without watches checked here by its inode, size, mtime and ctime — and the plan ruled it out. A file the index does not hold — new, ignored or denied when the index was
- * built, unreadable, too large — is searched as always. Each thread reads the index's file list once
- * per build. Runs in workers and inline.
+ * built, unreadable, too large — is searched as always. The file table is the main thread's shared
+ * buffer (table.ts): no thread keeps a copy of its own. Runs in workers and inline.
  */
-import { closeSync, lstatSync, openSync, readSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
+import { readTable } from './table.ts';
 
 export interface GrepPrefilter {
-  /** The index file and its build time: which file list `candidates` refers to. */
-  file: string;
-  builtAt: number;
+  /** The index's file table (shareTable): which files it holds, as they were indexed. */
+  table: SharedArrayBuffer;
   /** The shard root relative to the index root, with a trailing slash ('' at the root). */
   prefix: string;
   /** Indexed files (relative to the index root) that may match, or changed since indexing. */
   candidates: string[];
   /** No watches vouch for the rest: compare each file's state with the indexed one before skipping it. */
   validate: boolean;
-}
-
-interface Table {
-  ids: Map<string, number>;
-  /** inode, size, mtime, ctime per file, as indexed. */
-  sigs: Float64Array;
-}
-
-const indexed = new Map<string, Table>();
-const keyOf = (file: string, builtAt: number) => `${builtAt}:${file}`;
-
-/** Hands this thread's loaded file table over, so the inline path does not read it again. */
-export function rememberIndexed(file: string, builtAt: number, rels: readonly string[], sigs: Float64Array): void {
-  indexed.clear();
-  indexed.set(keyOf(file, builtAt), { ids: new Map(rels.map((r, i) => [r, i])), sigs });
 }
 
 export interface Skipper {
@@ -43,22 +28,14 @@ export interface Skipper {
 
 export function skipperOf(p: GrepPrefilter | undefined): Skipper | undefined {
   if (!p) return undefined;
-  const key = keyOf(p.file, p.builtAt);
-  let held = indexed.get(key);
-  if (!held) {
-    const table = readTable(p.file, p.builtAt);
-    if (!table) return undefined; // rebuilt or gone meanwhile: search everything
-    indexed.clear();
-    indexed.set(key, table);
-    held = table;
-  }
-  const { ids, sigs } = held;
+  const { idOf, sigs } = readTable(p.table);
   const maybe = new Set(p.candidates);
   return {
     skip(rel, at) {
       const r = p.prefix + rel;
-      const id = ids.get(r);
-      if (id === undefined || maybe.has(r)) return false;
+      if (maybe.has(r)) return false;
+      const id = idOf(r);
+      if (id < 0) return false;
       if (!p.validate) return true;
       // No watches: the file is skipped only while it is exactly the file indexed.
       const st = lstatSync(at, { throwIfNoEntry: false });
@@ -70,33 +47,6 @@ export function skipperOf(p: GrepPrefilter | undefined): Skipper | undefined {
         st.ctimeMs === sigs[4 * id + 3]
       );
     },
-    indexed: (rel) => ids.has(p.prefix + rel),
+    indexed: (rel) => idOf(p.prefix + rel) >= 0,
   };
-}
-
-/** The index file's file table, when it is still the build asked for. */
-function readTable(file: string, builtAt: number): Table | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const head = Buffer.alloc(12);
-    if (readSync(fd, head, 0, 12, 0) !== 12) return undefined;
-    const len = head.readUInt32LE(8);
-    const json = Buffer.alloc(len);
-    if (readSync(fd, json, 0, len, 12) !== len) return undefined;
-    const h = JSON.parse(json.toString('utf8')) as { builtAt?: number; rels?: string[] };
-    if (h.builtAt !== builtAt || !Array.isArray(h.rels)) return undefined;
-    const sigs = new Float64Array(h.rels.length * 4);
-    const bytes = new Uint8Array(sigs.buffer);
-    if (readSync(fd, bytes, 0, bytes.length, (12 + len + 7) & ~7) !== bytes.length) return undefined;
-    return { ids: new Map(h.rels.map((r, i) => [r, i])), sigs };
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -6,7 +6,17 @@
  * (inode, size, mtime, ctime per file), then the segments, each 4-aligned.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { Segment } from './segment.ts';
@@ -29,6 +39,11 @@ export interface LoadedIndex extends IndexHeader {
   parts: Segment[];
   /** Bytes of the index file. */
   size: number;
+  /**
+   * Closes the index file. Postings are read from it on demand, through a descriptor opened when it
+   * was loaded — the file it names may since have been replaced by a rebuild's rename.
+   */
+  close(): void;
 }
 
 export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -44,24 +59,30 @@ const pad = (n: number, to: number) => (n + to - 1) & ~(to - 1);
 
 export function writeIndex(file: string, header: IndexHeader, sigs: Float64Array, segments: Uint8Array[]): number {
   const json = Buffer.from(JSON.stringify(header));
-  const headEnd = pad(MAGIC.length + 4 + json.length, 8);
-  let size = headEnd + sigs.byteLength;
-  for (const s of segments) size = pad(size, 4) + s.length;
-  const out = Buffer.alloc(size);
-  MAGIC.copy(out, 0);
-  out.writeUInt32LE(json.length, MAGIC.length);
-  json.copy(out, MAGIC.length + 4);
-  Buffer.from(sigs.buffer, sigs.byteOffset, sigs.byteLength).copy(out, headEnd);
-  let at = headEnd + sigs.byteLength;
-  for (const s of segments) {
-    at = pad(at, 4);
-    out.set(s, at);
-    at += s.length;
-  }
+  const head = Buffer.alloc(pad(MAGIC.length + 4 + json.length, 8));
+  MAGIC.copy(head, 0);
+  head.writeUInt32LE(json.length, MAGIC.length);
+  json.copy(head, MAGIC.length + 4);
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  // Written piece by piece: no second copy of the whole index in memory.
+  let size = 0;
   try {
-    writeFileSync(tmp, out, { mode: 0o600 });
+    const fd = openSync(tmp, 'wx', 0o600);
+    try {
+      const put = (b: Uint8Array) => {
+        for (let done = 0; done < b.length; ) done += writeSync(fd, b, done, b.length - done, size + done);
+        size += b.length;
+      };
+      put(head);
+      put(new Uint8Array(sigs.buffer, sigs.byteOffset, sigs.byteLength));
+      for (const s of segments) {
+        put(new Uint8Array(pad(size, 4) - size));
+        put(s);
+      }
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, file);
   } catch (e) {
     try {
@@ -78,35 +99,82 @@ export const indexExists = (file: string) => statSync(file, { throwIfNoEntry: fa
 
 /** The index in `file`, or undefined when there is none or it is not one this version reads. */
 export function readIndex(file: string, root: string): LoadedIndex | undefined {
-  let buf: Buffer;
+  let fd: number;
   try {
-    buf = readFileSync(file);
+    fd = openSync(file, 'r');
   } catch {
     return undefined;
   }
-  if (buf.length < MAGIC.length + 4 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
-  const len = buf.readUInt32LE(MAGIC.length);
+  let open = true;
+  const close = () => {
+    if (open) closeSync(fd);
+    open = false;
+  };
+  try {
+    const idx = readOpen(fd, file, root, () => open);
+    if (!idx) close();
+    return idx && { ...idx, close };
+  } catch {
+    close();
+    return undefined;
+  }
+}
+
+function readOpen(
+  fd: number,
+  file: string,
+  root: string,
+  isOpen: () => boolean,
+): Omit<LoadedIndex, 'close'> | undefined {
+  const size = fstatSync(fd).size;
+  const readAt = (at: number, length: number): Buffer => {
+    if (!isOpen()) throw new Error(`the index ${file} was closed`);
+    const b = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, b, got, length - got, at + got);
+      if (n === 0) throw new Error(`the index ${file} ends early`);
+      got += n;
+    }
+    return b;
+  };
+  if (size < MAGIC.length + 4) return undefined;
+  const start = readAt(0, MAGIC.length + 4);
+  if (!start.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+  const len = start.readUInt32LE(MAGIC.length);
+  if (MAGIC.length + 4 + len > size) return undefined;
   let header: IndexHeader;
   try {
-    header = JSON.parse(buf.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + len)) as IndexHeader;
+    header = JSON.parse(readAt(MAGIC.length + 4, len).toString('utf8')) as IndexHeader;
   } catch {
     return undefined;
   }
   if (header.root !== root || !Array.isArray(header.rels)) return undefined;
   const headEnd = pad(MAGIC.length + 4 + len, 8);
   const n = header.rels.length;
+  if (headEnd + n * 32 > size) return undefined;
   const sigs = new Float64Array(n * 4);
-  new Uint8Array(sigs.buffer).set(buf.subarray(headEnd, headEnd + n * 32));
+  new Uint8Array(sigs.buffer).set(readAt(headEnd, n * 32));
   const parts: Segment[] = [];
   let at = headEnd + n * 32;
   let base = 0;
   for (const s of header.segments) {
     at = pad(at, 4);
-    if (at + s.byteLength > buf.length) return undefined;
-    parts.push(new Segment(buf.subarray(at, at + s.byteLength), base));
-    at += s.byteLength;
+    if (at + s.byteLength > size || s.byteLength < 8) return undefined;
+    // Only the key table stays in memory; postings are read at their offset when a query needs them.
+    const nKeys = readAt(at, 4).readUInt32LE(0);
+    const headBytes = Segment.headBytes(nKeys);
+    if (headBytes > s.byteLength) return undefined;
+    const from = at + headBytes;
+    const end = at + s.byteLength;
+    const read = (a: number, b: number) => {
+      if (from + b > end || a > b) throw new Error(`the index ${file} is damaged`);
+      return readAt(from + a, b - a);
+    };
+    parts.push(new Segment(readAt(at, headBytes), base, read));
+    at = end;
     base += s.files;
   }
   if (base !== n) return undefined;
-  return { ...header, file, sigs, parts, size: buf.length };
+  return { ...header, file, sigs, parts, size };
 }

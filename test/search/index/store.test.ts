@@ -1,0 +1,81 @@
+/**
+ * The index file as a serving runtime reads it: key tables in memory, postings read at their offsets
+ * through the descriptor opened at load — so an index replaced on disk by a rebuild's rename still
+ * answers from its own file, and a closed one refuses rather than reading another file's bytes.
+ * Also the shared file table the shards look paths up in.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { trigramsOf } from '../../../lib/search/index/ngrams.ts';
+import { candidates, planQuery } from '../../../lib/search/index/plan.ts';
+import { encodeSegment, PairBuffer } from '../../../lib/search/index/segment.ts';
+import { readIndex, writeIndex } from '../../../lib/search/index/store.ts';
+import { readTable, shareTable } from '../../../lib/search/index/table.ts';
+
+/** Writes an index of `texts` (one file each, rels f0, f1, …) in segments of `per` files. */
+function write(file: string, texts: string[], per: number): void {
+  const segments: Uint8Array[] = [];
+  const meta: { files: number; byteLength: number }[] = [];
+  for (let s = 0; s < texts.length; s += per) {
+    const pairs = new PairBuffer(16);
+    const chunk = texts.slice(s, s + per);
+    for (const [f, t] of chunk.entries()) pairs.addFile(Buffer.from(t), f);
+    const bytes = encodeSegment(pairs, chunk.length);
+    segments.push(bytes);
+    meta.push({ files: chunk.length, byteLength: bytes.length });
+  }
+  const rels = texts.map((_, f) => `f${f}`);
+  const sigs = new Float64Array(rels.length * 4).map((_, i) => i);
+  writeIndex(file, { root: '/r', builtAt: 1, rels, segments: meta, bytes: 0 }, sigs, segments);
+}
+
+const find = (idx: NonNullable<ReturnType<typeof readIndex>>, literal: string) => {
+  const plan = planQuery({ literals: [[literal]], caseInsensitive: false });
+  assert.ok(plan);
+  return candidates(plan, idx.parts, idx.rels.length);
+};
+
+test('index store: postings are read from the loaded file, even after a rebuild renamed another over it', (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'mewcode-index-store-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'x.idx');
+  const texts = Array.from({ length: 300 }, (_, f) => `${f % 7 === 0 ? 'needle ' : ''}hay ${f % 2 ? 'com' : ''}`);
+  write(file, texts, 64);
+  const first = readIndex(file, '/r');
+  assert.ok(first);
+  const want = texts.flatMap((s, f) => (s.includes('needle') ? [f] : []));
+  assert.deepEqual(find(first, 'needle'), want);
+  assert.deepEqual(first.sigs.subarray(0, 8), Float64Array.from([0, 1, 2, 3, 4, 5, 6, 7]));
+  // A rebuild writes a different index and renames it over the same path.
+  write(
+    file,
+    texts.map((s) => s.replace('needle', 'thread')),
+    50,
+  );
+  assert.deepEqual(find(first, 'needle'), want, 'the loaded index answers from its own file');
+  const second = readIndex(file, '/r');
+  assert.ok(second);
+  assert.deepEqual(find(second, 'needle'), []);
+  assert.deepEqual(find(second, 'thread'), want);
+  first.close();
+  assert.throws(() => find(first, 'needle'), /closed/);
+  second.close();
+  assert.equal(readIndex(path.join(dir, 'none.idx'), '/r'), undefined);
+  assert.equal(readIndex(file, '/elsewhere'), undefined, 'an index of another root is not read');
+});
+
+test('index store: the shared file table finds every path, and only those', () => {
+  const rels = ['b/c.ts', 'a.ts', 'z', 'é/x', 'a/b', 'A', 'a', 'a b', 'a.ts.bak'];
+  const sigs = Float64Array.from({ length: rels.length * 4 }, (_, i) => i * 10);
+  const table = readTable(shareTable(rels, sigs));
+  rels.forEach((r, i) => {
+    assert.equal(table.idOf(r), i, r);
+    assert.equal(table.sigs[4 * i + 3], (4 * i + 3) * 10);
+  });
+  for (const r of ['', 'b', 'a.t', 'a.tsx', 'é', 'e/x', 'zz']) assert.equal(table.idOf(r), -1, r);
+  assert.equal(readTable(shareTable([], new Float64Array(0))).idOf('a'), -1);
+  assert.deepEqual(trigramsOf(Buffer.from('ab')), []);
+});
