@@ -6,6 +6,7 @@
  * (its timestamps could not reveal a change made in the same tick).
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { bomKind } from '../bom.ts';
 import { RACY_MS } from '../dircache.ts';
 import { IgnoreRules } from '../ignore.ts';
 import { comparePaths, type Entry, type Visitor, visitFiles, type WalkOptions, walk } from '../walk.ts';
@@ -60,6 +61,9 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
     const read = readWhole(at);
     if (!read) return false;
     const { bytes, sig } = read;
+    // The searcher decodes a UTF-16 file (bom.ts); its raw bytes hold no trigram of its text. A file
+    // the index does not hold is always searched.
+    if (bomKind(bytes, bytes.length) === 'utf-16') return false;
     const now = Date.now();
     if (now - sig[2] < racy || now - sig[3] < racy) return false;
     // A file that may not fit what is left starts a new segment: the buffer keeps its size.

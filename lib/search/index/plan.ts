@@ -22,19 +22,23 @@ export interface RequiredLiterals {
 }
 
 /**
- * The one adapter from today's matcher to the planner's input: the literal the searcher itself
- * requires (its raw-byte prefilter), so a file the plan rules out is one the searcher would reject
- * unread. Switch this function when the compiled pattern exposes `requiredLiterals()`.
+ * The one adapter from the compiled pattern to the planner's input: its required literals, an AND of
+ * ORs taken from the parsed tree (regex/literals.ts), so a file the plan rules out holds no match. A
+ * literal spanning lines (multiline) is reduced to its longest piece without a line break, which the
+ * file must still contain. Case-insensitivity is rg's, Unicode simple case folding (k and s fold with
+ * the Kelvin sign and long s), so trigrams holding those letters are dropped.
  */
 export function requiredLiteralsOf(
   pattern: string,
-  o: { ignoreCase: boolean; fixedStrings: boolean },
+  o: { ignoreCase: boolean; fixedStrings: boolean; multiline?: boolean },
 ): RequiredLiterals | undefined {
-  const spec = compileRegex(pattern, o);
+  const spec = compileRegex(pattern, { ...o, multiline: o.multiline ?? false });
   if (!spec.ok) return undefined;
-  if (spec.value.literal) return { literals: [[spec.value.literal.toString('utf8')]], caseInsensitive: false };
-  if (spec.value.literalFolded) return { literals: [[spec.value.literalFolded]], caseInsensitive: true };
-  return undefined;
+  const r = spec.value.requiredLiterals();
+  if (!r) return undefined;
+  const longestPiece = (s: string) => s.split(/[\r\n]/).reduce((a, b) => (b.length > a.length ? b : a), '');
+  const literals = r.clauses.map((any) => any.map(longestPiece));
+  return { literals, caseInsensitive: r.caseInsensitive, unicodeCase: r.caseInsensitive };
 }
 
 /** AND of groups; a group is an OR of alternatives; an alternative is an AND of trigram keys. */

@@ -124,6 +124,7 @@ export class SearchIndex {
     pattern: string;
     ignoreCase: boolean;
     fixedStrings: boolean;
+    multiline?: boolean;
     walk: { useIgnore: boolean; hidden: boolean; deny?: DenySpec };
   }): Promise<PrefilterAnswer> {
     const rel = path.relative(this.o.root, q.dir);
