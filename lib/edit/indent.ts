@@ -63,13 +63,17 @@ function uniform(rest: readonly LeadPair[], firstLead: string | undefined): Shif
   return undefined;
 }
 
-/** A line the model wrote at old_string's indentation, moved to the file's. */
-export function shiftLine(line: string, s: Shift): string {
+/**
+ * A line the model wrote at old_string's indentation, moved to the file's; undefined when the shift
+ * would take it left of column 0 — new_string then is not in any frame the file has (in Python,
+ * pinning it to column 0 would move it out of its block).
+ */
+export function shiftLine(line: string, s: Shift): string | undefined {
   if (s.same) return line;
   const body = line.trimStart();
   if (body === '') return line;
-  const col = Math.max(0, columns(leadOf(line), s.unit) + s.delta);
-  return render(col, s) + body;
+  const col = columns(leadOf(line), s.unit) + s.delta;
+  return col < 0 ? undefined : render(col, s) + body;
 }
 
 function render(col: number, s: Shift): string {

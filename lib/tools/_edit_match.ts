@@ -12,6 +12,7 @@ import type { LineEnding } from '../core/encoding.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
+import { columns } from '../edit/indent.ts';
 import { alsoFits, replaceLines, splitFile } from '../edit/match.ts';
 
 export interface Replacement {
@@ -99,6 +100,17 @@ function misaligned(view: string, s: number, old: string, neu: string): boolean 
   if (prefix !== '' && prefix.trim() === '') {
     if (grows || lead(first[0] as string) !== lead(first[1] as string) || (inserts && first[0] !== first[1]))
       return true;
+    // A written line left of both the first line's indentation and the block's own: written beside
+    // old_string's column-0 first line, or at the file's column? In Python the two are other blocks.
+    const cols = (l: string) => columns(lead(l), 4);
+    const floor = Math.min(
+      cols(prefix),
+      ...o
+        .slice(1)
+        .filter((l) => l.trim() !== '')
+        .map(cols),
+    );
+    if (n.slice(1).some((l) => l.trim() !== '' && !o.includes(l) && cols(l) < floor)) return true;
   }
   if (old.endsWith('\n')) return false;
   const e = s + old.length;

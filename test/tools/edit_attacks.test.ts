@@ -1,0 +1,82 @@
+/**
+ * Adversarial edits: each one made the matcher apply an edit somewhere other than the model meant, or
+ * with a result other than it meant, through the real edit_file and apply_patch tools on real files.
+ * Each must now be refused (the file untouched, the answer naming the place) — a refusal costs a
+ * turn, a wrong application silently damages code.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+
+function setup(files: Record<string, string>) {
+  const root = tempDir();
+  writeTree(root, files);
+  const rt = runtimeAt(root, { workers: 0, allowWrite: true });
+  const read = (p: string) => readFileSync(path.join(root, p), 'utf8');
+  const edit = async (file: string, old_string: string, new_string: string) => {
+    await rt.call('read_file', { file_path: file });
+    return rt.call('edit_file', { file_path: file, old_string, new_string });
+  };
+  /** The edit is refused and the file keeps its bytes. */
+  const refused = async (file: string, old_string: string, new_string: string) => {
+    const before = read(file);
+    const r = await edit(file, old_string, new_string);
+    assert.equal(r.code, 'no_match', `${file}: expected a refusal, got: ${r.content}`);
+    assert.equal(read(file), before);
+    return r;
+  };
+  const patch = (...body: string[]) =>
+    rt.call('apply_patch', { patch: ['*** Begin Patch', ...body, '*** End Patch'].join('\n') });
+  return { read, edit, refused, patch };
+}
+
+test('a new line that would shift left of column 0 is refused, not pinned to column 0', async () => {
+  const { refused } = setup({ 'a.py': 'x = 1\nif a:\n    y = 2\n' });
+  // old_string is 4 spaces deeper than the file; `z = 0` was written one level left of `x = 1`.
+  await refused('a.py', '    x = 1\n    if a:', '    x = 1\nz = 0\n    if a:');
+});
+
+test('a TSV whose rows start with digits and a tab: an ambiguous literal match is not retried without the "line numbers"', async () => {
+  const { refused } = setup({ 'd.tsv': 'id\tv\n1\tx\n2\ty\nz\n1\tx\n2\ty\nq\nx\ny\n' });
+  // The literal rows fit twice (up to trailing whitespace): ambiguous. Stripping "1\t" must not pick lines x, y.
+  await refused('d.tsv', '1\tx \n2\ty', '1\tX\n2\tY');
+});
+
+test('Python: with the first line copied from mid-indentation, a new line at column 0 leaves the function; refuse', async () => {
+  const { refused } = setup({ 'f.py': 'def f():\n    if a:\n        b()\n    c()\n' });
+  // Exact from inside `    if a:`; the model wrote `if a:` at column 0 and `d()` beside it, meaning the if's level.
+  await refused('f.py', 'if a:\n        b()', 'if a:\n        b()\nd()');
+  // The same with a trailing-whitespace difference (the whole-line matcher's first-line exemption).
+  await refused('f.py', 'if a:  \n        b()', 'if a:\n        b()\nd()');
+});
+
+test('characters the file has and old_string lacks (\\" escapes, NBSP, curly quotes) are not lost from a rewritten line', async () => {
+  const { refused, edit, read } = setup({
+    'e.ts': 'const m = "say \\"hi\\"";\nnext();\n',
+    'n.ts': 'const sep = "a\u00a0b";\nnext();\n',
+    'c.md': 'He said \u201chi\u201d.\nNext line.\n',
+    'k.ts': 'const sep = "a\u00a0b";\nnext();  \n',
+  });
+  await refused('e.ts', 'const m = "say "hi"";\nnext();', 'const m = "say "bye"";\nnext();');
+  await refused('n.ts', 'const sep = "a b";\nnext();', 'const sep = "a b"; // x\nnext();');
+  await refused('c.md', 'He said "hi".\nNext line.', 'He said "hello".\nNext line.');
+  // A line kept as it was keeps the file's own bytes, so that still applies.
+  const r = await edit('k.ts', 'const sep = "a b";\nnext();', 'const sep = "a b";\nnext(1);');
+  assert.equal(r.code, undefined, r.content);
+  assert.equal(read('k.ts'), 'const sep = "a\u00a0b";\nnext(1);  \n');
+});
+
+test('a one-line old_string with \\n inside a string literal the file changed is not split into lines elsewhere', async () => {
+  const { refused } = setup({ 'g.ts': 'log("a\\nc");\nlog("a\nb");\n' });
+  await refused('g.ts', 'log("a\\nb");', 'log("a\\nz");');
+});
+
+test('apply_patch on an unread file whose context matches exactly at two places is refused', async () => {
+  const { patch, read } = setup({ 'u.txt': 'a\nb\nc\na\nb\nc\n' });
+  const r = await patch('*** Update File: u.txt', '@@', ' a', '-b', '+B');
+  assert.equal(r.code, 'not_read', r.content);
+  assert.match(r.content, /lines 1.2 and 4.5|more than one place/);
+  assert.equal(read('u.txt'), 'a\nb\nc\na\nb\nc\n');
+});
