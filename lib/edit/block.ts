@@ -69,12 +69,14 @@ export interface Span {
 
 /** Candidate starts of blocks holding old_string's line `j` in place, for its rarest lines. */
 function anchors(file: FileLines, keys: readonly string[], count: number): { j: number; at: readonly number[] }[] {
-  const sig = keys.map((k, j) => ({ j, k })).filter((x) => significant(x.k));
-  const pool = sig.length > 0 ? sig : keys.map((k, j) => ({ j, k }));
-  return pool
-    .map(({ j, k }) => ({ j, at: file.index.get(k) ?? [] }))
-    .sort((a, b) => a.at.length - b.at.length)
-    .slice(0, count);
+  const rank = (xs: { j: number; k: string }[]) =>
+    xs.map(({ j, k }) => ({ j, at: file.index.get(k) ?? [] })).sort((a, b) => a.at.length - b.at.length);
+  const all = keys.map((k, j) => ({ j, k }));
+  const sig = rank(all.filter((x) => significant(x.k)));
+  // With fewer significant lines than anchors, a `}` anchors too: a block that differs from old_string
+  // in its one significant line still holds the `}` in place, and it is a place the model may have meant.
+  const rest = rank(all.filter((x) => !significant(x.k) && x.k !== ''));
+  return [...sig, ...rest].slice(0, count);
 }
 
 /** Every block that old_string fits, and the starts of blocks that miss by one line (or by an uneven indentation). */

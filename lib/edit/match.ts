@@ -100,11 +100,14 @@ export function replaceLines(
   return errValue(`${lead} ${explainMiss(file, best.old, label, shown)}${tail}`);
 }
 
-/** The first line of the file within a few edits of `line` (trimmed), or undefined. */
+/** The first line of the file with a `\\n` escape within a few edits of `line` (trimmed), or undefined. */
 function closeLine(file: FileLines, line: string): number | undefined {
   const key = lineKey(line);
   const cap = Math.max(2, Math.floor(key.length * 0.3));
-  const i = file.keys.findIndex((k) => Math.abs(k.length - key.length) <= cap && closeTo(k, key, cap));
+  // Only a line that itself holds a `\n` escape: the string literal the model copied, since changed.
+  const i = file.keys.findIndex(
+    (k) => k.includes('\\n') && Math.abs(k.length - key.length) <= cap && closeTo(k, key, cap),
+  );
   return i === -1 ? undefined : i;
 }
 

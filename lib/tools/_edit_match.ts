@@ -53,6 +53,17 @@ export function replaceText(
       ),
     );
   }
+  // replace_all over matches that start inside indentation (or stop before trailing whitespace) where
+  // new_string is framed otherwise would misplace it at every one: refuse rather than guess per place.
+  const off = starts.length > 1 ? starts.findIndex((s) => misaligned(view.text, s, oldLf, newLf)) : -1;
+  if (off !== -1) {
+    return errValue(
+      fail(
+        'no_match',
+        `${label} matches ${quote(shown)} at line ${lines[off]} (one of ${starts.length} places) only from inside a line's indentation or up to before its trailing whitespace, where new_string is indented or ended differently, so replacing every occurrence literally would misplace new_string. Give old_string and new_string the same indentation, or include the whole lines exactly as read_file shows them.`,
+      ),
+    );
+  }
   const exact = starts[0];
   if (exact === undefined || (starts.length === 1 && misaligned(view.text, exact, oldLf, newLf))) {
     const at = exact === undefined ? undefined : (lines[0] as number) - 1;

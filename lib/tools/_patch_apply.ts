@@ -42,6 +42,12 @@ export function applyChunks(text: string, chunks: readonly Chunk[], shown: strin
         exact = false;
         const key = lineKey(c.anchor);
         a = lines.findIndex((l, i) => i >= cursor && lineKey(l) === key);
+        // Loosely, the @@ line must fit one place only: the first of two is a guess.
+        const b = a === -1 ? -1 : lines.findIndex((l, i) => i > a && lineKey(l) === key);
+        if (b !== -1)
+          return errValue(
+            `${label}: the @@ line ${JSON.stringify(c.anchor)} is not in the file exactly, and up to whitespace and typography it fits lines ${a + 1} and ${b + 1} (at least), so the patch was not applied. Copy the @@ line exactly as read_file shows it.`,
+          );
       }
       if (a === -1)
         return errValue(`${label}: the @@ line ${JSON.stringify(c.anchor)} was not found after line ${cursor}.`);

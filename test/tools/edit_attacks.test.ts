@@ -29,7 +29,7 @@ function setup(files: Record<string, string>) {
   };
   const patch = (...body: string[]) =>
     rt.call('apply_patch', { patch: ['*** Begin Patch', ...body, '*** End Patch'].join('\n') });
-  return { read, edit, refused, patch };
+  return { rt, read, edit, refused, patch };
 }
 
 test('a new line that would shift left of column 0 is refused, not pinned to column 0', async () => {
@@ -79,4 +79,49 @@ test('apply_patch on an unread file whose context matches exactly at two places 
   assert.equal(r.code, 'not_read', r.content);
   assert.match(r.content, /lines 1.2 and 4.5|more than one place/);
   assert.equal(read('u.txt'), 'a\nb\nc\na\nb\nc\n');
+});
+
+test('a block that differs in its one significant line, at old_string’s own indentation, counts as a near place', async () => {
+  const { refused } = setup({ 'n.ts': 'if (a) {\n  foo(2);\n}\n    if (b) {\n      foo(1);\n    }\n' });
+  // Lines 5–6 fit up to indentation, but lines 2–3 are old_string to the byte except foo(2): the file
+  // may have changed there since the read. Only `}` is shared, and it must anchor the search too.
+  const r = await refused('n.ts', '  foo(1);\n}  ', '  foo(1);\n  bar();\n}');
+  assert.match(r.content, /lines 2–3 differ from it in one line only/);
+});
+
+test('apply_patch: an @@ line that fits two places only loosely is refused, not taken at the first', async () => {
+  const { rt, patch, read } = setup({
+    'c.py': 'class A:\n    def run(self):\n        x = 1\nclass B:\n    def run(self):\n        x = 1\n',
+  });
+  await rt.call('read_file', { file_path: 'c.py' });
+  const r = await patch('*** Update File: c.py', '@@ def run(self):', '-        x = 1', '+        x = 2');
+  assert.equal(r.code, 'no_match', r.content);
+  assert.match(r.content, /fits lines 2 and 5/);
+  assert.equal(
+    read('c.py'),
+    'class A:\n    def run(self):\n        x = 1\nclass B:\n    def run(self):\n        x = 1\n',
+  );
+});
+
+test('replace_all over matches inside the indentation does not double the indentation at every place', async () => {
+  const { rt, read } = setup({ 'r.ts': '\tfoo(1);\n\tbar();\n\tfoo(1);\n' });
+  await rt.call('read_file', { file_path: 'r.ts' });
+  // old_string dropped the tab, new_string has it: a literal splice would give `\t\tfoo(2);` twice.
+  const r = await rt.call('edit_file', {
+    file_path: 'r.ts',
+    old_string: 'foo(1);',
+    new_string: '\tfoo(2);',
+    replace_all: true,
+  });
+  assert.equal(r.code, 'no_match', r.content);
+  assert.equal(read('r.ts'), '\tfoo(1);\n\tbar();\n\tfoo(1);\n');
+  // The same indentation on both sides splices as before.
+  const ok = await rt.call('edit_file', {
+    file_path: 'r.ts',
+    old_string: 'foo(1);',
+    new_string: 'foo(2);',
+    replace_all: true,
+  });
+  assert.equal(ok.code, undefined, ok.content);
+  assert.equal(read('r.ts'), '\tfoo(2);\n\tbar();\n\tfoo(2);\n');
 });
