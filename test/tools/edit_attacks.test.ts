@@ -125,3 +125,23 @@ test('replace_all over matches inside the indentation does not double the indent
   assert.equal(ok.code, undefined, ok.content);
   assert.equal(read('r.ts'), '\tfoo(2);\n\tbar();\n\tfoo(2);\n');
 });
+
+test('a block at old_string’s own indentation with a line added or dropped since the read counts as a near place', async () => {
+  const inserted =
+    'function a() {\n  setup();\n  log();\n  run();\n}\nnamespace N {\n    function a() {\n      setup();\n      run();\n    }\n}\n';
+  const dropped =
+    'function a() {\n  setup();\n  run();\n}\nnamespace N {\n    function a() {\n      setup();\n      log();\n      run();\n    }\n}\n';
+  const { refused } = setup({ 'i.ts': inserted, 'd.ts': dropped });
+  // Lines 7–10 fit up to indentation, but lines 1–5 are old_string at its own indentation with log()
+  // added since the read: the model may well have meant those.
+  await refused(
+    'i.ts',
+    'function a() {\n  setup();\n  run();\n}',
+    'function a() {\n  setup();\n  run();\n  done();\n}',
+  );
+  await refused(
+    'd.ts',
+    'function a() {\n  setup();\n  log();\n  run();\n}',
+    'function a() {\n  setup();\n  log();\n  run();\n  done();\n}',
+  );
+});
