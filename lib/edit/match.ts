@@ -13,7 +13,7 @@ import { explainAmbiguous, explainMiss, formNotes, lineRange } from './explain.t
 import { describeShift } from './indent.ts';
 import { fixKinds, lineKey } from './normalize.ts';
 import { replaceBlock } from './rewrite.ts';
-import { hasLiteralNewlines, type Reading, readings } from './variants.ts';
+import { hasLiteralNewlines, looksNumbered, type Reading, readings } from './variants.ts';
 
 /** What a fit tolerated, in words: "trailing whitespace, indentation (2 spaces less)". */
 export function tolerated(fit: Fit, undid?: string): string {
@@ -78,11 +78,17 @@ export function replaceLines(
       continue;
     }
     const fit = fits[0] as Fit;
+    // In a file whose own rows start with digits and a tab, "line numbers" may be its data: they must
+    // then name the very line the block fits at.
+    const elsewhere = r.numbered !== undefined && r.numbered !== fit.at + 1 && looksNumbered(file.bare);
     const sure =
-      exactLine !== undefined ? fits.length === 1 && fit.at === exactLine : fits.length === 1 && near.length === 0;
+      !elsewhere &&
+      (exactLine !== undefined ? fits.length === 1 && fit.at === exactLine : fits.length === 1 && near.length === 0);
     if (!sure) {
       // Several places fit this reading: a later, looser one must not pick one of its own.
-      ambiguous = explainAmbiguous(fits, near, r.old.length, tolerated(fit, r.undid));
+      ambiguous = elsewhere
+        ? `Without what look like read_file's line numbers it fits ${lineRange(fit.at + 1, fit.at + r.old.length)}, but they say line ${r.numbered}, and this file's own lines start with digits and a tab, so it was not applied. Copy the lines exactly as they are in the file.`
+        : explainAmbiguous(fits, near, r.old.length, tolerated(fit, r.undid));
       break;
     }
     const edit = apply(raw, file, fit, r);

@@ -145,3 +145,13 @@ test('a block at old_string’s own indentation with a line added or dropped sin
     'function a() {\n  setup();\n  log();\n  run();\n  done();\n}',
   );
 });
+
+test('a TSV row edit whose rows all changed is not taken as line numbers to strip and applied to bare lines', async () => {
+  const { refused, edit, read } = setup({ 't.tsv': '1\tx\tA\n2\ty\tB\n3\tz\tC\nx\tq\ny\tq\n' });
+  // Rows 1 and 2 are no longer `1\tx\tq` / `2\ty\tq`; stripping "1\t" and "2\t" fits lines 4–5.
+  await refused('t.tsv', '1\tx\tq\n2\ty\tq', '1\tx\tQ\n2\ty\tQ');
+  // Real read_file prefixes that name the line the block fits still apply.
+  const r = await edit('t.tsv', '     4\tx\tq\n     5\ty\tq', 'x\tQ\ny\tQ');
+  assert.equal(r.code, undefined, r.content);
+  assert.equal(read('t.tsv'), '1\tx\tA\n2\ty\tB\n3\tz\tC\nx\tQ\ny\tQ\n');
+});
