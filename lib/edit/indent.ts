@@ -42,7 +42,11 @@ export function findShift(pairs: readonly LeadPair[], m: number): Shift | undefi
   if (whole) return whole;
   // The first line alone may lack its indentation (old_string started mid-line).
   const exempt = m > 1 && pairs.length > 1 && p0?.j === 0 && p0.o === '' && p0.f !== '';
-  return exempt ? uniform(pairs.slice(1), p0.f) : undefined;
+  if (!exempt) return undefined;
+  // Then the other lines are in the file's frame (tabs for spaces at most): a first line without its
+  // indentation and the rest shifted too leaves no frame to place a written line in for sure.
+  const rest = uniform(pairs.slice(1), p0.f);
+  return rest?.delta === 0 ? rest : undefined;
 }
 
 function uniform(rest: readonly LeadPair[], firstLead: string | undefined): Shift | undefined {

@@ -155,3 +155,31 @@ test('a TSV row edit whose rows all changed is not taken as line numbers to stri
   assert.equal(r.code, undefined, r.content);
   assert.equal(read('t.tsv'), '1\tx\tA\n2\ty\tB\n3\tz\tC\nx\tQ\ny\tQ\n');
 });
+
+test('Python: a first line without its indentation and the other lines shifted too is refused, not framed by guess', async () => {
+  const { refused } = setup({ 'g.py': 'def f():\n    if a:\n        b()\n    e()\n' });
+  // Read as "first line copied mid-line, the rest 6 columns short", c() would land at column 6: inside
+  // the if at an indentation Python rejects, where the model meant the if's level.
+  await refused('g.py', 'if a:\n  b()', 'if a:\n  b()\nc()');
+});
+
+test('apply_patch: a loosely matched chunk whose + line has no sure place, or whose - line would lose an NBSP, is refused', async () => {
+  const files = {
+    'a.py': 'x = 1\nif a:\n    y = 2\n',
+    's.py': 's = "a\u00a0b"\nnext()  \n',
+    'f.py': 'def f():\n    if a:\n        b()\n    c()\n',
+  };
+  const { rt, patch, read } = setup(files);
+  for (const f of Object.keys(files)) await rt.call('read_file', { file_path: f });
+  const cases = [
+    ['*** Update File: a.py', '@@', '     x = 1', '+z = 0', '     if a:'],
+    ['*** Update File: s.py', '@@', '-s = "a b"', '+s = "a c"', ' next()'],
+    ['*** Update File: f.py', '@@', ' if a:  ', '         b()', '+d()'],
+  ];
+  for (const body of cases) {
+    const r = await patch(...body);
+    assert.equal(r.code, 'no_match', `${body[0]}: ${r.content}`);
+    assert.match(r.content, /cannot be placed there for sure/);
+  }
+  for (const [f, text] of Object.entries(files)) assert.equal(read(f), text);
+});
