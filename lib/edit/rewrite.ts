@@ -74,8 +74,12 @@ export function replaceBlock(
   let k = 0;
   // new_string's first line written with the file's indentation but otherwise old_string's is the
   // unchanged line (old_string had dropped that indentation): align it as such.
-  const first = neu[0] as string;
-  const aligned = first !== old[0] && first.trimStart() === old[0] && leadOf(first) === leadOf(bare[at] as string);
+  const first = neu[0];
+  const aligned =
+    first !== undefined &&
+    first !== old[0] &&
+    first.trimStart() === old[0] &&
+    leadOf(first) === leadOf(bare[at] as string);
   const parts = diffArrays([...old], aligned ? [old[0] as string, ...neu.slice(1)] : [...neu]);
   for (const [n, part] of parts.entries()) {
     if (part.removed) {

@@ -47,7 +47,9 @@ const breakLines = (s: string) => s.replace(/\\r\\n|\\n/g, '\n').replace(/\\t/g,
 
 export function readings(old: string, neu: string): Reading[] {
   const o = linesOf(old);
-  const n = neu === '' ? [''] : linesOf(neu);
+  // An empty new_string deletes old_string's lines, and their line break too when old_string had one
+  // (as an exact replacement would); without one, an empty line stays.
+  const n = neu === '' ? (/\n$/.test(old) ? [] : ['']) : linesOf(neu);
   const out: Reading[] = [{ old: o, neu: n }];
   const numbered = hasLineNumbers(o) ? firstNumber(o) : undefined;
   if (numbered !== undefined) {

@@ -183,3 +183,17 @@ test('apply_patch: a loosely matched chunk whose + line has no sure place, or wh
   }
   for (const [f, text] of Object.entries(files)) assert.equal(read(f), text);
 });
+
+test('deleting whole lines matched loosely removes them with their line breaks, as an exact deletion would', async () => {
+  const { edit, read } = setup({
+    'd.ts': 'x();\n  a();  \n  b();\ny();\n',
+    'c.ts': 'x();\r\n  a();\r\n  b();\r\ny();\r\n',
+  });
+  // Before: a blank line was left where a() and b() were.
+  let r = await edit('d.ts', 'a();\nb();\n', '');
+  assert.equal(r.code, undefined, r.content);
+  assert.equal(read('d.ts'), 'x();\ny();\n');
+  r = await edit('c.ts', 'a();\nb();\n', '');
+  assert.equal(r.code, undefined, r.content);
+  assert.equal(read('c.ts'), 'x();\r\ny();\r\n');
+});
