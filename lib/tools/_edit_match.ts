@@ -73,7 +73,7 @@ export function replaceText(
     return errValue(
       fail(
         'no_match',
-        `${label} matches ${quote(shown)} at line ${at + 1} only from inside a line's indentation or up to before its trailing whitespace, where new_string is indented or ended differently, so a literal replacement would misplace new_string. Include the whole first and last lines, with their indentation, exactly as read_file shows them.`,
+        `${label} matches ${quote(shown)} at line ${at + 1} only from inside a line (its indentation or text) or up to before its end, where new_string is indented differently or inserts lines around that partial line, so a literal replacement would misplace new_string. Include the whole first and last lines, with their indentation, exactly as read_file shows them.`,
       ),
     );
   }
@@ -108,6 +108,9 @@ function misaligned(view: string, s: number, old: string, neu: string): boolean 
   const tail = (l: string) => l.slice(l.trimEnd().length);
   const prefix = view.slice(view.lastIndexOf('\n', s - 1) + 1, s);
   const first = [n[0] as string, o[0] as string];
+  // A partial first line that new_string moves down (lines inserted before it): the rest of the file's
+  // line would end up in front of the first inserted line (`export function ` before a new function).
+  if (prefix !== '' && n.length > 1 && n[0] !== o[0] && n.indexOf(o[0] as string) > 0) return true;
   if (prefix !== '' && prefix.trim() === '') {
     if (grows || lead(first[0] as string) !== lead(first[1] as string) || (inserts && first[0] !== first[1]))
       return true;
@@ -128,7 +131,11 @@ function misaligned(view: string, s: number, old: string, neu: string): boolean 
   const le = view.indexOf('\n', e);
   const suffix = view.slice(e, le === -1 ? undefined : le).replace(/\r$/, '');
   const last = [n.at(-1) as string, o.at(-1) as string];
-  if (suffix === '' || suffix.trim() !== '') return false;
+  if (suffix === '') return false;
+  // Likewise a partial last line that new_string moves up (lines inserted after it).
+  const oz = o.at(-1) as string;
+  if (suffix.trim() !== '')
+    return n.length > 1 && n.at(-1) !== oz && n.lastIndexOf(oz) !== -1 && n.lastIndexOf(oz) < n.length - 1;
   return grows || tail(last[0] as string) !== tail(last[1] as string) || (inserts && last[0] !== last[1]);
 }
 

@@ -197,3 +197,17 @@ test('deleting whole lines matched loosely removes them with their line breaks, 
   assert.equal(r.code, undefined, r.content);
   assert.equal(read('c.ts'), 'x();\r\ny();\r\n');
 });
+
+test('an exact match from mid-line whose partial line new_string moves (lines inserted around it) is refused', async () => {
+  const { refused, edit, read } = setup({
+    'p.ts': 'export function foo() {\n  a();\n}\n',
+    's.ts': 'a();\nconst v = f(x); // note\n',
+  });
+  // Spliced, `export function ` would end up in front of bar, and `// note` behind extra().
+  await refused('p.ts', 'foo() {\n  a();', 'bar() {}\nfoo() {\n  a();');
+  await refused('s.ts', 'a();\nconst v = f(x);', 'a();\nconst v = f(x);\nextra();');
+  // Changing the partial line in place still splices exactly.
+  const r = await edit('p.ts', 'foo() {\n  a();', 'foo(b) {\n  a(b);\n  c();');
+  assert.equal(r.code, undefined, r.content);
+  assert.equal(read('p.ts'), 'export function foo(b) {\n  a(b);\n  c();\n}\n');
+});
