@@ -44,6 +44,17 @@ export function replaceText(
   const newLf = r.new_string.replace(/\r\n/g, '\n');
   const starts: number[] = [];
   for (let i = view.text.indexOf(oldLf); i !== -1; i = view.text.indexOf(oldLf, i + oldLf.length)) starts.push(i);
+  // A second occurrence overlapping the first (`}\n}` in `}\n}\n}`) makes the match just as ambiguous.
+  const overlap = starts.length === 1 ? view.text.indexOf(oldLf, (starts[0] as number) + 1) : -1;
+  if (overlap !== -1 && !r.replace_all) {
+    const at = [lineOf(view.text, starts[0] as number), lineOf(view.text, overlap)];
+    return errValue(
+      fail(
+        'not_unique',
+        `${label} occurs at least twice in ${quote(shown)}, overlapping (lines ${at.join(', ')}). Include more surrounding lines so it matches once.`,
+      ),
+    );
+  }
   const lines = starts.map((s) => lineOf(view.text, s));
   if (starts.length > 1 && !r.replace_all) {
     return errValue(

@@ -211,3 +211,12 @@ test('an exact match from mid-line whose partial line new_string moves (lines in
   assert.equal(r.code, undefined, r.content);
   assert.equal(read('p.ts'), 'export function foo(b) {\n  a(b);\n  c();\n}\n');
 });
+
+test('an exact match that overlaps a second occurrence of itself is not_unique, not applied at the first', async () => {
+  const { edit, read } = setup({ 'o.ts': 'if (a) {\n  if (b) {\n    go();\n}\n}\n}\n' });
+  // `}\n}` occurs at lines 4 and 5; a scan that skips past the first match saw only one.
+  const r = await edit('o.ts', '}\n}', '}\n  done();\n}');
+  assert.equal(r.code, 'not_unique', r.content);
+  assert.match(r.content, /lines 4, 5/);
+  assert.equal(read('o.ts'), 'if (a) {\n  if (b) {\n    go();\n}\n}\n}\n');
+});
