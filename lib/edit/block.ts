@@ -69,12 +69,14 @@ export interface Span {
 
 /** Candidate starts of blocks holding old_string's line `j` in place, for its rarest lines. */
 function anchors(file: FileLines, keys: readonly string[], count: number): { j: number; at: readonly number[] }[] {
-  const sig = keys.map((k, j) => ({ j, k })).filter((x) => significant(x.k));
-  const pool = sig.length > 0 ? sig : keys.map((k, j) => ({ j, k }));
-  return pool
-    .map(({ j, k }) => ({ j, at: file.index.get(k) ?? [] }))
-    .sort((a, b) => a.at.length - b.at.length)
-    .slice(0, count);
+  const rank = (xs: { j: number; k: string }[]) =>
+    xs.map(({ j, k }) => ({ j, at: file.index.get(k) ?? [] })).sort((a, b) => a.at.length - b.at.length);
+  const all = keys.map((k, j) => ({ j, k }));
+  const sig = rank(all.filter((x) => significant(x.k)));
+  // With fewer significant lines than anchors, a `}` anchors too: a block that differs from old_string
+  // in its one significant line still holds the `}` in place, and it is a place the model may have meant.
+  const rest = rank(all.filter((x) => !significant(x.k) && x.k !== ''));
+  return [...sig, ...rest].slice(0, count);
 }
 
 /** Every block that old_string fits, and the starts of blocks that miss by one line (or by an uneven indentation). */
@@ -103,6 +105,19 @@ export function searchBlocks(
       if (fit) fits.push(fit);
       else if (old.length >= 2 && missesByOne(file, keys, p)) near.push(p);
     }
+    // A block one line longer or shorter inside (a line added or dropped since the read) is a place
+    // the model may have meant as well; the anchor line sits at j, or one line off it.
+    if (old.length >= 3)
+      for (const q of at)
+        for (const p of [q - j - 1, q - j, q - j + 1])
+          if (
+            p >= from &&
+            p <= to + 1 &&
+            !fits.some((f) => f.at === p) &&
+            !near.includes(p) &&
+            missesByAGap(file, keys, p)
+          )
+            near.push(p);
   }
   fits.sort((a, b) => a.at - b.at);
   return { fits, near: near.sort((a, b) => a - b), keys };
@@ -123,6 +138,25 @@ function missesByOne(file: FileLines, keys: readonly string[], p: number): boole
   const a = file.keys[p + missed] as string;
   const b = keys[missed] as string;
   return closeTo(a, b, Math.max(2, Math.floor(Math.max(a.length, b.length) * 0.3)));
+}
+
+/** The file from `p` holds old_string's lines with one line inserted or one dropped strictly inside. */
+function missesByAGap(file: FileLines, keys: readonly string[], p: number): boolean {
+  const m = keys.length;
+  const eq = (i: number, j: number) => file.keys[i] === keys[j];
+  for (let gap = 1; gap < m; gap++) {
+    // One extra file line before old_string's line `gap`.
+    let inserted = p + m < file.keys.length;
+    for (let j = 0; j < m && inserted; j++) inserted = eq(p + j + (j >= gap ? 1 : 0), j);
+    if (inserted) return true;
+    // old_string's line `gap` missing from the file (not its last line: that is the block one line shorter).
+    if (gap < m - 1) {
+      let dropped = true;
+      for (let j = 0; j < m && dropped; j++) if (j !== gap) dropped = eq(p + j - (j > gap ? 1 : 0), j);
+      if (dropped) return true;
+    }
+  }
+  return false;
 }
 
 /** Edit distance at most `cap` (banded, stops early). */

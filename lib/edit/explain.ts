@@ -187,5 +187,5 @@ export function explainAmbiguous(fits: readonly Fit[], near: readonly number[], 
     return `Up to ${tolerated} it fits ${sorted.length} places (${list.join('; ')}${sorted.length > 5 ? '; …' : ''}), so it was not applied. Copy the text exactly, with enough surrounding lines to fit one place.`;
   }
   const fit = sorted[0] as Fit;
-  return `${cap(where(fit.at))} fit it up to ${tolerated}, but ${near.slice(0, 3).map(where).join('; ')} differ from it in one line only, so it was not applied. Copy the text exactly as read_file shows it, with enough surrounding lines to tell the places apart.`;
+  return `${cap(where(fit.at))} fit it up to ${tolerated}, but ${near.slice(0, 3).map(where).join('; ')} differ from it in one line only (changed, added or dropped), so it was not applied. Copy the text exactly as read_file shows it, with enough surrounding lines to tell the places apart.`;
 }

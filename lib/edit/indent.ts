@@ -42,7 +42,11 @@ export function findShift(pairs: readonly LeadPair[], m: number): Shift | undefi
   if (whole) return whole;
   // The first line alone may lack its indentation (old_string started mid-line).
   const exempt = m > 1 && pairs.length > 1 && p0?.j === 0 && p0.o === '' && p0.f !== '';
-  return exempt ? uniform(pairs.slice(1), p0.f) : undefined;
+  if (!exempt) return undefined;
+  // Then the other lines are in the file's frame (tabs for spaces at most): a first line without its
+  // indentation and the rest shifted too leaves no frame to place a written line in for sure.
+  const rest = uniform(pairs.slice(1), p0.f);
+  return rest?.delta === 0 ? rest : undefined;
 }
 
 function uniform(rest: readonly LeadPair[], firstLead: string | undefined): Shift | undefined {
@@ -63,13 +67,17 @@ function uniform(rest: readonly LeadPair[], firstLead: string | undefined): Shif
   return undefined;
 }
 
-/** A line the model wrote at old_string's indentation, moved to the file's. */
-export function shiftLine(line: string, s: Shift): string {
+/**
+ * A line the model wrote at old_string's indentation, moved to the file's; undefined when the shift
+ * would take it left of column 0 — new_string then is not in any frame the file has (in Python,
+ * pinning it to column 0 would move it out of its block).
+ */
+export function shiftLine(line: string, s: Shift): string | undefined {
   if (s.same) return line;
   const body = line.trimStart();
   if (body === '') return line;
-  const col = Math.max(0, columns(leadOf(line), s.unit) + s.delta);
-  return render(col, s) + body;
+  const col = columns(leadOf(line), s.unit) + s.delta;
+  return col < 0 ? undefined : render(col, s) + body;
 }
 
 function render(col: number, s: Shift): string {

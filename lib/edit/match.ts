@@ -8,12 +8,12 @@
  * changed token: those are real differences.
  */
 import { errValue, okValue, type Result } from '../core/result.ts';
-import { type FileLines, type Fit, fileLines, searchBlocks } from './block.ts';
+import { closeTo, type FileLines, type Fit, fileLines, searchBlocks } from './block.ts';
 import { explainAmbiguous, explainMiss, formNotes, lineRange } from './explain.ts';
 import { describeShift } from './indent.ts';
-import { fixKinds } from './normalize.ts';
+import { fixKinds, lineKey } from './normalize.ts';
 import { replaceBlock } from './rewrite.ts';
-import { type Reading, readings } from './variants.ts';
+import { hasLiteralNewlines, looksNumbered, type Reading, readings } from './variants.ts';
 
 /** What a fit tolerated, in words: "trailing whitespace, indentation (2 spaces less)". */
 export function tolerated(fit: Fit, undid?: string): string {
@@ -59,30 +59,67 @@ export function replaceLines(
 ): Result<BlockEdit, string> {
   const { raw, file } = split;
   let ambiguous: string | undefined;
+  let escapes: string | undefined;
   const all = readings(old, neu);
+  let best = all.at(-1) as Reading;
   for (const r of all) {
     const { fits, near } = searchBlocks(file, r.old);
-    if (fits.length === 0) continue;
-    const fit = fits[0] as Fit;
-    const sure =
-      exactLine !== undefined ? fits.length === 1 && fit.at === exactLine : fits.length === 1 && near.length === 0;
-    if (!sure) {
-      ambiguous ??= explainAmbiguous(fits, near, r.old.length, tolerated(fit, r.undid));
+    if (fits.length === 0) {
+      // Missing by one line, or a one-line old_string with `\n` close to a line of the file (a string
+      // literal that changed): the literal reading names a real place, so a later reading (line numbers
+      // stripped, `\n` split) must not pick another.
+      const close = r.undid === undefined && hasLiteralNewlines(old) ? closeLine(file, r.old[0] as string) : undefined;
+      if (close !== undefined)
+        escapes = `Line ${close + 1} is close to it as one line, so its \\n is likely an escape in the code, not a line break.`;
+      if (near.length > 0 || close !== undefined) {
+        best = r;
+        break;
+      }
       continue;
     }
-    return okValue(apply(raw, file, fit, r));
+    const fit = fits[0] as Fit;
+    // In a file whose own rows start with digits and a tab, "line numbers" may be its data: they must
+    // then name the very line the block fits at.
+    const elsewhere = r.numbered !== undefined && r.numbered !== fit.at + 1 && looksNumbered(file.bare);
+    const sure =
+      !elsewhere &&
+      (exactLine !== undefined ? fits.length === 1 && fit.at === exactLine : fits.length === 1 && near.length === 0);
+    if (!sure) {
+      // Several places fit this reading: a later, looser one must not pick one of its own.
+      ambiguous = elsewhere
+        ? `Without what look like read_file's line numbers it fits ${lineRange(fit.at + 1, fit.at + r.old.length)}, but they say line ${r.numbered}, and this file's own lines start with digits and a tab, so it was not applied. Copy the lines exactly as they are in the file.`
+        : explainAmbiguous(fits, near, r.old.length, tolerated(fit, r.undid));
+      break;
+    }
+    const edit = apply(raw, file, fit, r);
+    if (edit) return okValue(edit);
+    return errValue(
+      `${label} fits ${JSON.stringify(shown)} only at ${lineRange(fit.at + 1, fit.at + r.old.length)} ignoring ${tolerated(fit, r.undid)}, but new_string cannot be placed there for sure: a line it writes would land left of the block's indentation (or of column 0), or a rewritten line would lose characters the file has there (\\", non-breaking spaces, curly quotes) that ${label} lacks. Copy those lines exactly as read_file shows them, with their indentation.`,
+    );
   }
   const head = `${label} was not found in ${JSON.stringify(shown)}.`;
   const notes = formNotes(old, label);
   const tail =
     'Copy the text exactly as read_file shows it (after the line number and tab), or read the file again if it may have changed since.';
   if (ambiguous) return errValue([head, ...notes, ambiguous].join(' '));
-  const best = all.at(-1) as Reading;
-  return errValue(`${[head, ...notes].join(' ')} ${explainMiss(file, best.old, label, shown)}${tail}`);
+  const lead = [head, ...notes, ...(escapes ? [escapes] : [])].join(' ');
+  return errValue(`${lead} ${explainMiss(file, best.old, label, shown)}${tail}`);
 }
 
-function apply(raw: readonly string[], file: FileLines, fit: Fit, r: Reading): BlockEdit {
+/** The first line of the file with a `\\n` escape within a few edits of `line` (trimmed), or undefined. */
+function closeLine(file: FileLines, line: string): number | undefined {
+  const key = lineKey(line);
+  const cap = Math.max(2, Math.floor(key.length * 0.3));
+  // Only a line that itself holds a `\n` escape: the string literal the model copied, since changed.
+  const i = file.keys.findIndex(
+    (k) => k.includes('\\n') && Math.abs(k.length - key.length) <= cap && closeTo(k, key, cap),
+  );
+  return i === -1 ? undefined : i;
+}
+
+function apply(raw: readonly string[], file: FileLines, fit: Fit, r: Reading): BlockEdit | undefined {
   const lines = replaceBlock(raw, file.bare, fit, r.old, r.neu);
+  if (!lines) return undefined;
   const text = [...raw.slice(0, fit.at), ...lines, ...raw.slice(fit.at + r.old.length)].join('\n');
   const start = fit.at + 1;
   const end = fit.at + Math.max(1, lines.length);

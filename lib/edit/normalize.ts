@@ -44,6 +44,13 @@ export function charFixes(f: string, o: string): string[] {
   return out;
 }
 
+/**
+ * The tolerated characters the file's line `f` has more of than old_string's `o` (a file's `\"`,
+ * NBSP or curly quote the model wrote plain): a line the model rewrites from its plain reading would
+ * lose them, so such a line may only be kept, never replaced.
+ */
+export const lostChars = (f: string, o: string): string[] => charFixes(o, f);
+
 /** Undoes the given characters in a line the model wrote. */
 export function applyFixes(s: string, fixes: readonly string[]): string {
   let out = s;

@@ -12,6 +12,7 @@ import type { LineEnding } from '../core/encoding.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
+import { columns } from '../edit/indent.ts';
 import { alsoFits, replaceLines, splitFile } from '../edit/match.ts';
 
 export interface Replacement {
@@ -43,12 +44,34 @@ export function replaceText(
   const newLf = r.new_string.replace(/\r\n/g, '\n');
   const starts: number[] = [];
   for (let i = view.text.indexOf(oldLf); i !== -1; i = view.text.indexOf(oldLf, i + oldLf.length)) starts.push(i);
+  // A second occurrence overlapping the first (`}\n}` in `}\n}\n}`) makes the match just as ambiguous.
+  const overlap = starts.length === 1 ? view.text.indexOf(oldLf, (starts[0] as number) + 1) : -1;
+  if (overlap !== -1 && !r.replace_all) {
+    const at = [lineOf(view.text, starts[0] as number), lineOf(view.text, overlap)];
+    return errValue(
+      fail(
+        'not_unique',
+        `${label} occurs at least twice in ${quote(shown)}, overlapping (lines ${at.join(', ')}). Include more surrounding lines so it matches once.`,
+      ),
+    );
+  }
   const lines = starts.map((s) => lineOf(view.text, s));
   if (starts.length > 1 && !r.replace_all) {
     return errValue(
       fail(
         'not_unique',
         `${label} occurs ${starts.length} times in ${quote(shown)} (lines ${lines.join(', ')}). Include more surrounding lines so it matches once, or set replace_all: true to change every occurrence.`,
+      ),
+    );
+  }
+  // replace_all over matches that start inside indentation (or stop before trailing whitespace) where
+  // new_string is framed otherwise would misplace it at every one: refuse rather than guess per place.
+  const off = starts.length > 1 ? starts.findIndex((s) => misaligned(view.text, s, oldLf, newLf)) : -1;
+  if (off !== -1) {
+    return errValue(
+      fail(
+        'no_match',
+        `${label} matches ${quote(shown)} at line ${lines[off]} (one of ${starts.length} places) only from inside a line's indentation or up to before its trailing whitespace, where new_string is indented or ended differently, so replacing every occurrence literally would misplace new_string. Give old_string and new_string the same indentation, or include the whole lines exactly as read_file shows them.`,
       ),
     );
   }
@@ -61,7 +84,7 @@ export function replaceText(
     return errValue(
       fail(
         'no_match',
-        `${label} matches ${quote(shown)} at line ${at + 1} only from inside a line's indentation or up to before its trailing whitespace, where new_string is indented or ended differently, so a literal replacement would misplace new_string. Include the whole first and last lines, with their indentation, exactly as read_file shows them.`,
+        `${label} matches ${quote(shown)} at line ${at + 1} only from inside a line (its indentation or text) or up to before its end, where new_string is indented differently or inserts lines around that partial line, so a literal replacement would misplace new_string. Include the whole first and last lines, with their indentation, exactly as read_file shows them.`,
       ),
     );
   }
@@ -96,16 +119,34 @@ function misaligned(view: string, s: number, old: string, neu: string): boolean 
   const tail = (l: string) => l.slice(l.trimEnd().length);
   const prefix = view.slice(view.lastIndexOf('\n', s - 1) + 1, s);
   const first = [n[0] as string, o[0] as string];
+  // A partial first line that new_string moves down (lines inserted before it): the rest of the file's
+  // line would end up in front of the first inserted line (`export function ` before a new function).
+  if (prefix !== '' && n.length > 1 && n[0] !== o[0] && n.indexOf(o[0] as string) > 0) return true;
   if (prefix !== '' && prefix.trim() === '') {
     if (grows || lead(first[0] as string) !== lead(first[1] as string) || (inserts && first[0] !== first[1]))
       return true;
+    // A written line left of both the first line's indentation and the block's own: written beside
+    // old_string's column-0 first line, or at the file's column? In Python the two are other blocks.
+    const cols = (l: string) => columns(lead(l), 4);
+    const floor = Math.min(
+      cols(prefix),
+      ...o
+        .slice(1)
+        .filter((l) => l.trim() !== '')
+        .map(cols),
+    );
+    if (n.slice(1).some((l) => l.trim() !== '' && !o.includes(l) && cols(l) < floor)) return true;
   }
   if (old.endsWith('\n')) return false;
   const e = s + old.length;
   const le = view.indexOf('\n', e);
   const suffix = view.slice(e, le === -1 ? undefined : le).replace(/\r$/, '');
   const last = [n.at(-1) as string, o.at(-1) as string];
-  if (suffix === '' || suffix.trim() !== '') return false;
+  if (suffix === '') return false;
+  // Likewise a partial last line that new_string moves up (lines inserted after it).
+  const oz = o.at(-1) as string;
+  if (suffix.trim() !== '')
+    return n.length > 1 && n.at(-1) !== oz && n.lastIndexOf(oz) !== -1 && n.lastIndexOf(oz) < n.length - 1;
   return grows || tail(last[0] as string) !== tail(last[1] as string) || (inserts && last[0] !== last[1]);
 }
 

@@ -9,8 +9,8 @@ import { errValue, okValue, type Result } from '../core/result.ts';
 import { type Fit, fileLines, searchBlocks } from '../edit/block.ts';
 import { explainAmbiguous, explainMiss } from '../edit/explain.ts';
 import { tolerated } from '../edit/match.ts';
-import { lineKey } from '../edit/normalize.ts';
-import { frameLine } from '../edit/rewrite.ts';
+import { lineKey, lostChars } from '../edit/normalize.ts';
+import { frameLine, leftFloor } from '../edit/rewrite.ts';
 import type { Chunk } from './_patch.ts';
 
 export interface Patched {
@@ -19,6 +19,8 @@ export interface Patched {
   exact: boolean;
   /** What loose matches tolerated, per chunk. */
   notes: string[];
+  /** A chunk whose lines also match exactly further on (applied at the first, as Codex does). */
+  twice?: string;
 }
 
 const bare = (l: string) => (l.endsWith('\r') ? l.slice(0, -1) : l);
@@ -30,6 +32,7 @@ export function applyChunks(text: string, chunks: readonly Chunk[], shown: strin
   const crlf = lines.length > 0 && lines.every((l, k) => l.endsWith('\r') || (k === lines.length - 1 && !endsWithNl));
   let cursor = 0;
   let exact = true;
+  let twice: string | undefined;
   const notes: string[] = [];
   for (const [n, c] of chunks.entries()) {
     const label = `chunk ${n + 1} (patch line ${c.at}) of ${JSON.stringify(shown)}`;
@@ -39,6 +42,12 @@ export function applyChunks(text: string, chunks: readonly Chunk[], shown: strin
         exact = false;
         const key = lineKey(c.anchor);
         a = lines.findIndex((l, i) => i >= cursor && lineKey(l) === key);
+        // Loosely, the @@ line must fit one place only: the first of two is a guess.
+        const b = a === -1 ? -1 : lines.findIndex((l, i) => i > a && lineKey(l) === key);
+        if (b !== -1)
+          return errValue(
+            `${label}: the @@ line ${JSON.stringify(c.anchor)} is not in the file exactly, and up to whitespace and typography it fits lines ${a + 1} and ${b + 1} (at least), so the patch was not applied. Copy the @@ line exactly as read_file shows it.`,
+          );
       }
       if (a === -1)
         return errValue(`${label}: the @@ line ${JSON.stringify(c.anchor)} was not found after line ${cursor}.`);
@@ -48,6 +57,9 @@ export function applyChunks(text: string, chunks: readonly Chunk[], shown: strin
     let fit: Fit | undefined;
     if (c.old.length > 0) {
       at = seekExact(lines, c.old, cursor, c.eof);
+      const again = at === -1 || c.eof ? -1 : seekExact(lines, c.old, at + 1, false);
+      if (again !== -1)
+        twice ??= `${label} matches exactly at lines ${at + 1}–${at + c.old.length} and ${again + 1}–${again + c.old.length}`;
       if (at === -1) {
         exact = false;
         const file = fileLines(lines.map(bare));
@@ -69,12 +81,19 @@ export function applyChunks(text: string, chunks: readonly Chunk[], shown: strin
     const replaced: string[] = [];
     let o = at;
     let k = 0; // index into c.new
+    const floor = fit ? leftFloor(fit, lines.slice(at, at + c.old.length).map(bare)) : undefined;
+    const unsure = `${label}: the lines to replace fit lines ${at + 1}–${at + c.old.length} only ignoring differences, and a '+' line cannot be placed there for sure (it would land left of the block's indentation, or a '-' line would lose \\", non-breaking spaces or curly quotes the file has). Read the file and copy the context and '-' lines exactly.`;
     for (const tag of c.tags) {
       if (tag === ' ') replaced.push(lines[o++] as string);
-      else if (tag === '-') o++;
-      else {
+      else if (tag === '-') {
+        // A '-' line is c.old's line o - at: its file line's \" or NBSP gone from the '+' lines the model wrote.
+        if (fit && c.tags.includes('+') && lostChars(bare(lines[o] as string), c.old[o - at] as string).length > 0)
+          return errValue(unsure);
+        o++;
+      } else {
         const line = c.new[k] as string;
-        const framed = fit ? frameLine(line, k, fit, c.old[0] as string, bare(lines[at] as string)) : line;
+        const framed = fit ? frameLine(line, k, fit, c.old[0] as string, bare(lines[at] as string), floor) : line;
+        if (framed === undefined) return errValue(unsure);
         replaced.push(crlf ? `${framed}\r` : framed);
       }
       if (tag !== '-') k++;
@@ -83,7 +102,7 @@ export function applyChunks(text: string, chunks: readonly Chunk[], shown: strin
     cursor = at + replaced.length;
   }
   const out = lines.length === 0 ? '' : `${lines.join('\n')}${endsWithNl || text === '' ? '\n' : ''}`;
-  return okValue({ text: out, exact, notes });
+  return okValue({ text: out, exact, notes, ...(twice ? { twice } : {}) });
 }
 
 /** The first exact occurrence of `seq` (lines compared without CR) at or after `from`, or -1. */

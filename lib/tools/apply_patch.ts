@@ -150,6 +150,12 @@ function planOp<F extends FileState>(op: PatchOp, source: F, dest: F | undefined
       ...stale,
       content: `${stale.content} (A patch may change an unread file only when its context and '-' lines match it exactly.)`,
     });
+  // Exact context at more than one place does not show which one its author saw.
+  if (stale && applied.value.twice)
+    return errValue({
+      ...stale,
+      content: `${stale.content} (${applied.value.twice}, so the patch does not show which place it means: more than one place fits. Read the file, or add context or an @@ line.)`,
+    });
   const notes = applied.value.notes;
   return okValue({ op, source, ...(dest ? { dest } : {}), text: applied.value.text, style, before: cur.text, notes });
 }
