@@ -6,7 +6,7 @@
  * docs/regex-engine.md. Pure functions; run in workers and inline.
  */
 import { errValue, okValue, type Result } from '../../core/result.ts';
-import type { Node } from './ast.ts';
+import type { ClassSet, Node } from './ast.ts';
 import { best, type RequiredLiterals, requiredLiteralsOf } from './literals.ts';
 import { parseRegex } from './parse.ts';
 import { TranslateFault, translate } from './translate.ts';
@@ -113,6 +113,14 @@ function hasNewline(n: Node): boolean {
   if (n.t === 'lit') return n.cp === 10;
   if (n.t === 'cat' || n.t === 'alt') return n.nodes.some(hasNewline);
   if (n.t === 'group' || n.t === 'rep') return hasNewline(n.node);
+  // A class of just the newline (`[\n]`, `[\x0A]`) is the literal newline to rg, an error too.
+  if (n.t === 'class') return isOnlyNewline(n.set);
+  return false;
+}
+
+function isOnlyNewline(set: ClassSet): boolean {
+  if (set.k === 'range') return set.lo === 10 && set.hi === 10;
+  if (set.k === 'union') return !set.neg && set.items.length > 0 && set.items.every(isOnlyNewline);
   return false;
 }
 
