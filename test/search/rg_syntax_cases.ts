@@ -96,6 +96,8 @@ export const SYNTAX_CASES: SyntaxCase[] = [
   { pattern: '[]a]' },
   { pattern: '[^]a]x' },
   { pattern: '[a-]b' },
+  { pattern: '[\\w-]+' },
+  { pattern: '[a-z-\\d]{3}' },
   { pattern: '\\w+' },
   { pattern: '\\d' },
   { pattern: '\\s\\S' },
@@ -161,4 +163,6 @@ export const SYNTAX_CASES: SyntaxCase[] = [
   { pattern: 'a\\nb', error: true },
   { pattern: '[\\n]', error: true },
   { pattern: '[\\x0A]', error: true },
+  { pattern: '[\\d-z]', error: true },
+  { pattern: '[\\pL-z]', error: true },
 ];
