@@ -149,6 +149,8 @@ export const SYNTAX_CASES: SyntaxCase[] = [
   // multiline
   { pattern: '\\{\\n\\s+let', multiline: true },
   { pattern: '\\Afn', multiline: true },
+  // an empty match before a character outside the BMP (the emoji line) moves on to the next line
+  { pattern: 'q*', multiline: true },
   // errors in rg: an error here too
   { pattern: '\\h', error: true },
   { pattern: 'a{,3}', error: true },

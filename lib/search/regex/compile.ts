@@ -124,6 +124,15 @@ function isOnlyNewline(set: ClassSet): boolean {
   return false;
 }
 
+/**
+ * Where a global scan resumes after an empty match at `index`: the next code point. One code unit on
+ * is the middle of a surrogate pair, which a `v`-flag regex moves back from, finding the same empty
+ * match forever (`a*` before an emoji).
+ */
+export function afterEmptyMatch(text: string, index: number): number {
+  return index + ((text.codePointAt(index) ?? 0) > 0xffff ? 2 : 1);
+}
+
 /** Whether the pattern can make V8 backtrack: any repetition or alternation (see _linear_pattern.ts). */
 export function canBacktrack(n: Node): boolean {
   switch (n.t) {
