@@ -60,7 +60,8 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
   const required = requiredLiteralsOf(node, allCi);
   const singles = required.clauses.filter((c) => c.length === 1);
   const lit = best(singles)?.[0];
-  const whole = isPlainLiteral(node) && lit !== undefined && !lit.includes('\n') && lit.length === literalLength(node);
+  // A literal with \r is confirmed on the line: the raw bytes hold a CRLF line's \r, the line does not.
+  const whole = isPlainLiteral(node) && lit !== undefined && !/[\n\r]/.test(lit) && lit.length === literalLength(node);
   const spec: RegexSpec = {
     line,
     scan,
