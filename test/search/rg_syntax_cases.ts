@@ -65,6 +65,8 @@ export const SYNTAX_CASES: SyntaxCase[] = [
   { pattern: '(?s)foo.bar' },
   { pattern: '(?x) foo \\. bar  # a comment' },
   { pattern: '(?U)a+' },
+  { pattern: '(?x)a+ ?' },
+  { pattern: '(?x)a{2} ?' },
   { pattern: '(?i)straße' },
   { pattern: '(?i)k' },
   { pattern: '(?i)[a-c]{3}' },

@@ -73,6 +73,8 @@ class Parser extends ClassParser {
       if (min > max) this.fail(`invalid repetition {${min},${max}}: the start must be <= the end`);
     }
     let lazy = false;
+    // Under x, Rust skips whitespace before the lazy `?`: `a+ ?` is `a+?`, not `(?:a+)?`.
+    this.space();
     if (this.s[this.i] === '?') {
       this.i++;
       lazy = true;
