@@ -139,6 +139,8 @@ export const SYNTAX_CASES: SyntaxCase[] = [
   // repetition
   { pattern: 'a{2}' },
   { pattern: 'a{2,}' },
+  { pattern: 'a{ 2 }' },
+  { pattern: 'a{2 , 3}' },
   { pattern: 'a{1,2}?' },
   { pattern: 'a++' },
   { pattern: '(?:a{2}){2}' },
