@@ -59,7 +59,10 @@ test('rg syntax: only_matching with an empty match before an emoji moves on, as 
   requireTool('rg');
   const r = await rt.call('grep', { pattern: 'g*', only_matching: true, path: 'unicode.txt', head_limit: 0 });
   assert.equal(r.isError, false, r.content);
-  const theirs = spawnSync('rg', ['--no-config', '-n', '-o', '-e', 'g*', 'unicode.txt'], { cwd: root, encoding: 'utf8' });
+  const theirs = spawnSync('rg', ['--no-config', '-n', '-o', '-e', 'g*', 'unicode.txt'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   assert.deepEqual(
     r.content.split('\n').map((l) => l.replace(/^unicode\.txt:/, '')),
     // rg -o also prints each empty match as an empty line; grep leaves them out.
