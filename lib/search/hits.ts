@@ -4,7 +4,9 @@
  * candidate lines, and only those are decoded and tested with the regex — or not even that when the
  * pattern is the literal itself. Without one, the region is decoded and scanned by the regex.
  */
+
 import type { RegexSpec } from './matcher.ts';
+import { afterEmptyMatch } from './regex/compile.ts';
 import type { Source } from './source.ts';
 
 export interface Hit {
@@ -73,7 +75,7 @@ export function multilineHits(text: string, src: Source, spec: RegexSpec): Hit[]
     const prev = hits.at(-1);
     if (prev && start <= prev.lastStart) prev.lastStart = Math.max(prev.lastStart, lastStart);
     else hits.push({ start, lastStart: Math.max(start, lastStart) });
-    if (m[0].length === 0) re.lastIndex++;
+    if (m[0].length === 0) re.lastIndex = afterEmptyMatch(text, m.index);
   }
   return hits;
 }

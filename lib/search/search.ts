@@ -9,6 +9,7 @@ import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { bomKind, readUtf16 } from './bom.ts';
 import { type Hit, literalHits, mayMatch, multilineHits, textHits } from './hits.ts';
 import type { RegexSpec } from './matcher.ts';
+import { afterEmptyMatch } from './regex/compile.ts';
 import { ByteSource, countNewlines, type Source, TextSource } from './source.ts';
 
 /** Files up to this size are searched in one piece; larger ones in pieces of it, cut at a newline. */
@@ -248,7 +249,7 @@ function matchesIn(n: number, text: string, scan: RegExp): Line[] {
   const out: Line[] = [];
   for (let m = re.exec(text); m; m = re.exec(text)) {
     if (m[0] === '') {
-      re.lastIndex++;
+      re.lastIndex = afterEmptyMatch(text, m.index);
       continue;
     }
     out.push({ n, text: m[0], match: true });

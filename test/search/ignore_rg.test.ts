@@ -91,3 +91,21 @@ test('ignore as git and fd: a glob whose literal base is inside an ignored direc
   const named = await rt.call('glob', { pattern: '*', path: 'dist' });
   assert.match(named.content, /file1\.js/);
 });
+
+test('ignore as rg: a** not followed by / is a*, so a**/b ignores a/b and not a/x/b (the listed difference from git)', () => {
+  const dir = tempDir();
+  writeTree(dir, { '.gitignore': 'a**/b\n', 'a/b': '', 'a/x/b': '', 'ab/c': '' });
+  const files: string[] = [];
+  walk({ root: dir, useIgnore: true, hidden: false, maxDepth: Number.POSITIVE_INFINITY }, [''], {
+    file: (e) => void files.push(e.rel),
+  });
+  const theirs = execFileSync(requireTool('rg'), ['--no-config', '--files', '--no-require-git'], {
+    cwd: dir,
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .filter(Boolean)
+    .sort();
+  assert.deepEqual(files.sort(), theirs);
+  assert.deepEqual(theirs, ['a/x/b', 'ab/c']);
+});

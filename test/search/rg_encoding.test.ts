@@ -70,6 +70,8 @@ test('rg encodings: without --crlf rg misses CRLF lines with $; MewCode finds th
   const crlf = (lines: string[]) => lines.filter((l) => l.startsWith('crlf.c'));
   assert.deepEqual(crlf(rg(['-e', ';$'])), []);
   assert.deepEqual(crlf(await ours(';$')), ['crlf.c:1:int a;', 'crlf.c:2:int b;']);
+  // The dropped \r is gone for every spelling, a bare literal included (it once matched raw bytes).
+  for (const p of ['\\r', '\\r+', '[\\r]', '\\r$']) assert.deepEqual(crlf(await ours(p)), [], p);
 });
 
 test('rg encodings: a UTF-16 file is not counted as binary; a file with a NUL that may match is', async () => {

@@ -50,6 +50,22 @@ for (const c of SYNTAX_CASES) {
     assert.notEqual(theirs.status, 2, `rg rejects ${c.rg ?? c.pattern}`);
     assert.equal(r.isError, false, r.content);
     const ours = Number(r.meta?.files) === 0 ? [] : r.content.split('\n').filter((l) => !l.startsWith('[note:'));
+    // grep prints `path:line:text` as rg does.
     assert.deepEqual(ours, theirs.lines);
   });
 }
+
+test('rg syntax: only_matching with an empty match before an emoji moves on, as rg -o does', async () => {
+  requireTool('rg');
+  const r = await rt.call('grep', { pattern: 'g*', only_matching: true, path: 'unicode.txt', head_limit: 0 });
+  assert.equal(r.isError, false, r.content);
+  const theirs = spawnSync('rg', ['--no-config', '-n', '-o', '-e', 'g*', 'unicode.txt'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  assert.deepEqual(
+    r.content.split('\n').map((l) => l.replace(/^unicode\.txt:/, '')),
+    // rg -o also prints each empty match as an empty line; grep leaves them out.
+    theirs.stdout.split('\n').filter((l) => /^\d+:./.test(l)),
+  );
+});

@@ -6,7 +6,7 @@
  * docs/regex-engine.md. Pure functions; run in workers and inline.
  */
 import { errValue, okValue, type Result } from '../../core/result.ts';
-import type { Node } from './ast.ts';
+import type { ClassSet, Node } from './ast.ts';
 import { best, type RequiredLiterals, requiredLiteralsOf } from './literals.ts';
 import { parseRegex } from './parse.ts';
 import { TranslateFault, translate } from './translate.ts';
@@ -60,7 +60,8 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
   const required = requiredLiteralsOf(node, allCi);
   const singles = required.clauses.filter((c) => c.length === 1);
   const lit = best(singles)?.[0];
-  const whole = isPlainLiteral(node) && lit !== undefined && !lit.includes('\n') && lit.length === literalLength(node);
+  // A literal with \r is confirmed on the line: the raw bytes hold a CRLF line's \r, the line does not.
+  const whole = isPlainLiteral(node) && lit !== undefined && !/[\n\r]/.test(lit) && lit.length === literalLength(node);
   const spec: RegexSpec = {
     line,
     scan,
@@ -113,7 +114,24 @@ function hasNewline(n: Node): boolean {
   if (n.t === 'lit') return n.cp === 10;
   if (n.t === 'cat' || n.t === 'alt') return n.nodes.some(hasNewline);
   if (n.t === 'group' || n.t === 'rep') return hasNewline(n.node);
+  // A class of just the newline (`[\n]`, `[\x0A]`) is the literal newline to rg, an error too.
+  if (n.t === 'class') return isOnlyNewline(n.set);
   return false;
+}
+
+function isOnlyNewline(set: ClassSet): boolean {
+  if (set.k === 'range') return set.lo === 10 && set.hi === 10;
+  if (set.k === 'union') return !set.neg && set.items.length > 0 && set.items.every(isOnlyNewline);
+  return false;
+}
+
+/**
+ * Where a global scan resumes after an empty match at `index`: the next code point. One code unit on
+ * is the middle of a surrogate pair, which a `v`-flag regex moves back from, finding the same empty
+ * match forever (`a*` before an emoji).
+ */
+export function afterEmptyMatch(text: string, index: number): number {
+  return index + ((text.codePointAt(index) ?? 0) > 0xffff ? 2 : 1);
 }
 
 /** Whether the pattern can make V8 backtrack: any repetition or alternation (see _linear_pattern.ts). */

@@ -73,6 +73,8 @@ class Parser extends ClassParser {
       if (min > max) this.fail(`invalid repetition {${min},${max}}: the start must be <= the end`);
     }
     let lazy = false;
+    // Under x, Rust skips whitespace before the lazy `?`: `a+ ?` is `a+?`, not `(?:a+)?`.
+    this.space();
     if (this.s[this.i] === '?') {
       this.i++;
       lazy = true;
@@ -82,10 +84,11 @@ class Parser extends ClassParser {
 
   decimal(what: string): number {
     this.space();
-    const m = /^\d+/.exec(this.s.slice(this.i));
+    // Rust skips whitespace around a count even without x: `a{ 2 }` and `a{2, 3}` are repetitions.
+    const m = /^(\s*)(\d+)\s*/.exec(this.s.slice(this.i));
     if (!m) this.fail(`expected a decimal number in ${what}`);
     this.i += m[0].length;
-    const n = Number(m[0]);
+    const n = Number(m[2]);
     if (n > 1000) this.fail(`repetition count ${n} is over the limit of 1000`);
     return n;
   }

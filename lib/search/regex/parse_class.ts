@@ -146,7 +146,9 @@ export class ClassParser {
       }
       const lo = this.classItem();
       this.classSpace();
-      if (lo.k === 'range' && this.s[this.i] === '-' && this.s[this.i + 1] !== ']' && this.s[this.i + 1] !== '-') {
+      if (this.s[this.i] === '-' && this.s[this.i + 1] !== ']' && this.s[this.i + 1] !== '-') {
+        // Rust: `[\d-z]` is an error, not \d, `-` and z.
+        if (lo.k !== 'range') this.fail('a range cannot start with a class such as \\d (escape the - as \\-)');
         this.i++;
         this.classSpace();
         const hi = this.classItem();

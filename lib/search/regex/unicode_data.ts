@@ -4,10 +4,10 @@
  * comma-separated; entries are space-separated.
  */
 export const GENERAL_CATEGORIES = [
-  'C,Other Cc,Control Cf,Format Cn,Unassigned Co,Private_Use Cs,Surrogate L,Letter LC,Cased_Letter',
+  'C,Other Cc,cntrl,Control Cf,Format Cn,Unassigned Co,Private_Use Cs,Surrogate L,Letter LC,Cased_Letter',
   'Ll,Lowercase_Letter Lm,Modifier_Letter Lo,Other_Letter Lt,Titlecase_Letter Lu,Uppercase_Letter',
-  'M,Mark,Combining_Mark Mc,Spacing_Mark Me,Enclosing_Mark Mn,Nonspacing_Mark N,Number Nd,Decimal_Number',
-  'Nl,Letter_Number No,Other_Number P,Punctuation Pc,Connector_Punctuation Pd,Dash_Punctuation',
+  'M,Mark,Combining_Mark Mc,Spacing_Mark Me,Enclosing_Mark Mn,Nonspacing_Mark N,Number Nd,digit,Decimal_Number',
+  'Nl,Letter_Number No,Other_Number P,punct,Punctuation Pc,Connector_Punctuation Pd,Dash_Punctuation',
   'Pe,Close_Punctuation Pf,Final_Punctuation Pi,Initial_Punctuation Po,Other_Punctuation',
   'Ps,Open_Punctuation S,Symbol Sc,Currency_Symbol Sk,Modifier_Symbol Sm,Math_Symbol So,Other_Symbol',
   'Z,Separator Zl,Line_Separator Zp,Paragraph_Separator Zs,Space_Separator',
@@ -52,5 +52,5 @@ export const BINARY_PROPERTIES = [
   'Join_Control,Join_C Logical_Order_Exception,LOE Lowercase,Lower Math Noncharacter_Code_Point,NChar',
   'Pattern_Syntax,Pat_Syn Pattern_White_Space,Pat_WS Quotation_Mark,QMark Radical Regional_Indicator,RI',
   'Sentence_Terminal,STerm Soft_Dotted,SD Terminal_Punctuation,Term Unified_Ideograph,UIdeo',
-  'Uppercase,Upper Variation_Selector,VS White_Space,WSpace XID_Continue,XIDC XID_Start,XIDS',
+  'Uppercase,Upper Variation_Selector,VS space,White_Space,WSpace XID_Continue,XIDC XID_Start,XIDS',
 ].join(' ');
