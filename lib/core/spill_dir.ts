@@ -5,7 +5,8 @@
  * shared, and whoever plants the name first would otherwise choose what read_file may read and what
  * the sweep of old files deletes. One directory per root, because read_file may read the spill files
  * of its own root and no other project's. Checked again on every use: it is a few syscalls, and a
- * spill is rare. A root's directory is made by its first spill and swept a day after its last.
+ * spill is rare. A root's directory is made by its first spill and swept a day after its last, by
+ * the first spill of a later process.
  * Runs wherever a tool runs (worker or main thread).
  */
 import { createHash } from 'node:crypto';
@@ -41,7 +42,9 @@ export function spillDirFor(root: string, { create = true } = {}): Result<string
   const dir = path.join(base, createHash('sha256').update(root).digest('hex').slice(0, 16));
   const mine = ownDir(dir, create);
   if (!mine.ok) return mine;
-  pruneOnce(base);
+  // Only a spill sweeps: the gate asks at every start, and a sweep lstats every spill file of every
+  // root (thousands on a busy machine), a cost a one-shot grep must not pay.
+  if (create) pruneOnce(base);
   return okValue(dir);
 }
 

@@ -155,3 +155,21 @@ test('spill: the directories are created private (0700, ours), and old spill fil
     'a link in the spill directory is not followed',
   );
 });
+
+test('spill: only a spill sweeps; starting a runtime and searching leave old spill files alone', async () => {
+  const tmp = freshTmp();
+  const base = path.join(tmp, NAMES[0] as string);
+  mkdirSync(path.join(base, 'otherroot'), { recursive: true, mode: 0o700 });
+  chmodSync(base, 0o700);
+  const old = path.join(base, 'otherroot', 'old.txt');
+  writeFileSync(old, 'old\n');
+  utimesSync(old, TWO_DAYS_AGO, TWO_DAYS_AGO);
+  const root = tempDir();
+  writeFileSync(path.join(root, 'a.txt'), 'needle\n');
+  const rt = runtime(root);
+  assert.equal((await rt.call('grep', { pattern: 'needle' })).isError, false);
+  assert.equal(existsSync(old), true, 'a start and a search sweep nothing');
+  const r = await rt.call('bash', { command: BIG });
+  assert.ok(String(r.meta?.spillPath).startsWith(`${base}/`), r.content);
+  assert.equal(existsSync(old), false, 'the first spill sweeps');
+});
