@@ -7,6 +7,7 @@ import type { BigIntStats } from 'node:fs';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { applyBudget, type Budget, DEFAULT_RESULT_BYTES } from './budget.ts';
+import { clipQuotedInputs } from './clip_inputs.ts';
 import type { CheckedPath } from './paths.ts';
 import { errValue, okValue, type Result } from './result.ts';
 import { fail, type ToolResult } from './tool_result.ts';
@@ -173,6 +174,9 @@ export function defineTool<
         // A throw here is a bug in the tool, but the caller still gets a value, never an exception.
         result = fail('internal', `${spec.name} failed unexpectedly: ${describeError(e)}`);
       }
+      // An error quoting a huge input is clipped before the budget sees it (the registry clips again
+      // for errors made before a tool runs): otherwise junk input would be spilled to disk in full.
+      if (result.isError) result = clipQuotedInputs(result, spec.name, args);
       if (ctx.unbudgeted) return result;
       return applyBudget(result, { maxBytes: maxOutputBytes, root: ctx.root, ...budget });
     },

@@ -173,3 +173,20 @@ test('spill: only a spill sweeps; starting a runtime and searching leave old spi
   assert.ok(String(r.meta?.spillPath).startsWith(`${base}/`), r.content);
   assert.equal(existsSync(old), false, 'the first spill sweeps');
 });
+
+test('spill: an error quoting a 5 MB input is clipped before the budget, so nothing is spilled', async () => {
+  const tmp = freshTmp();
+  const rt = runtime();
+  const huge = 'x'.repeat(5 * 1024 * 1024);
+  for (const [name, input] of [
+    ['load_skill', { name: huge }],
+    ['read_file', { file_path: huge }],
+  ] as const) {
+    const r = await rt.call(name, input);
+    assert.equal(r.isError, true);
+    assert.equal(r.meta?.spillPath, undefined, name);
+    assert.match(r.content, /x{200}… \[5242880 characters\]/);
+  }
+  const files = readdirSync(tmp, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  assert.deepEqual(files, [], 'no spill file');
+});

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { DEFAULT_RESULT_BYTES } from '../../lib/core/budget.ts';
 import { connectMcpServer } from '../../lib/mcp/client.ts';
-import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
+import { REPO, removeSpills, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
 
 const root = tempDir();
 writeTree(root, { 'a.txt': 'alpha\n', 'src/b.ts': 'export {}; // TODO\n' });
@@ -129,6 +129,7 @@ test('mcp client: a remote tool keeps its name and the schema its server declare
   assert.ok(text.startsWith(r.content.slice(0, r.content.lastIndexOf('\n[truncated: '))));
   assert.match(r.content, /\n\[truncated: showing [\d,]+ of 340,003 bytes; the whole output is in "[^"]+"/);
   assert.equal(readFileSync(cut.spillPath ?? '', 'utf8'), text);
+  removeSpills(r);
   const anArray = await rt.call('mcp__Fx-2__echo', ['hi']);
   assert.deepEqual([anArray.code, anArray.content], ['invalid_args', 'mcp__Fx-2__echo takes an object of arguments.']);
 });
