@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { startModel } from './agent/fake_model.ts';
+import { runProgram } from './cli_run.ts';
 import { REPO, TSX, tempDir, writeTree } from './helpers.ts';
 
 // The build, written into an empty directory (no node_modules anywhere above it) and run with plain node.
@@ -18,31 +19,15 @@ execFileSync(
 const project = path.join(dir, 'project');
 writeTree(project, { 'README.md': '# hello\n', 'src/a.ts': 'export const a = 1; // TODO\n' });
 for (let i = 0; i < 2500; i++) writeTree(project, { [`many/f${i}.txt`]: `TODO ${i}\n` });
+const PLAIN_ENV = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_|^NODE_OPTIONS$/.test(k)),
+);
 const closers: (() => Promise<void>)[] = [];
 after(() => Promise.all(closers.map((c) => c())));
 
-function node(
-  args: string[],
-  input = '',
-  program = bundle,
-): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_|^NODE_OPTIONS$/.test(k)),
-    );
-    const c = spawn(process.execPath, [program, '--root', project, ...args], { cwd: dir, env });
-    let out = '';
-    let err = '';
-    c.stdout.on('data', (d) => {
-      out += d;
-    });
-    c.stderr.on('data', (d) => {
-      err += d;
-    });
-    c.on('close', (code) => resolve({ code, out, err }));
-    c.stdin.end(input);
-  });
-}
+/** The bundle (or `program`) run by plain node from its own directory, without tsx or model keys. */
+const node = (args: string[], input = '', program = bundle) =>
+  runProgram(process.execPath, [program, '--root', project, ...args], { cwd: dir, env: PLAIN_ENV, input });
 
 test('bundle: a directory that runs with plain node and no node_modules', async () => {
   assert.ok(statSync(path.join(dir, 'pool-worker.mjs')).isFile());

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, symlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { runProgram } from './cli_run.ts';
 import { REPO, TSX, tempDir, writeTree } from './helpers.ts';
 
 // The installed `mewcode` command, run from directories that have nothing to do with the checkout, the
@@ -21,25 +22,8 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function run(
-  program: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const c = spawn(program, args, { cwd: elsewhere, env });
-    let out = '';
-    let err = '';
-    c.stdout.on('data', (d) => {
-      out += d;
-    });
-    c.stderr.on('data', (d) => {
-      err += d;
-    });
-    c.on('close', (code) => resolve({ code, out, err }));
-    c.stdin.end();
-  });
-}
+const run = (program: string, args: string[], env: NodeJS.ProcessEnv) =>
+  runProgram(program, args, { cwd: elsewhere, env });
 
 async function servesMcp(command: string, env: NodeJS.ProcessEnv): Promise<void> {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');

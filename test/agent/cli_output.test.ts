@@ -5,7 +5,6 @@
  * that the installed SDK does not list as deprecated.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -13,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { DEFAULT_MODELS } from '../../lib/llm/providers.ts';
-import { REPO, TSX, tempDir, writeTree } from '../helpers.ts';
+import { MEWCODE, runProgram } from '../cli_run.ts';
+import { REPO, tempDir, writeTree } from '../helpers.ts';
 import { type ScriptTurn, startModel } from './fake_model.ts';
 
 const closers: (() => Promise<void>)[] = [];
@@ -58,8 +58,8 @@ for (const provider of ['anthropic', 'openai'] as const) {
       ],
       ['--output-format', 'stream-json', 'what is this project'],
     );
-    assert.equal(r.status, 0, r.stderr);
-    const events = r.stdout
+    assert.equal(r.code, 0, r.err);
+    const events = r.out
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -118,8 +118,8 @@ for (const provider of ['anthropic', 'openai'] as const) {
       ],
       ['describe the project'],
     );
-    assert.equal(r.status, 0, r.stderr);
-    const lines = r.stderr.trimEnd().split('\n');
+    assert.equal(r.code, 0, r.err);
+    const lines = r.err.trimEnd().split('\n');
     assert.deepEqual(lines.slice(0, 2), ['● read_file(README.md)', '● grep(demo)']);
     assert.equal(lines[2], '  ⎿ read_file(README.md): 1 # demo (+1 line)');
     assert.match(lines[3] ?? '', /^ {2}⎿ grep\(demo\): /);
@@ -129,29 +129,29 @@ for (const provider of ['anthropic', 'openai'] as const) {
       lines[5] ?? '',
       /^ {2}⎿ error \(permission_denied\): Permission needed: write_file .*… \(run again with --allow-write=notes\)$/,
     );
-    assert.ok(!r.stderr.includes('\\t'), r.stderr);
+    assert.ok(!r.err.includes('\\t'), r.err);
     assert.equal(lines.at(-1), 'mewcode: 2 turns, 10 input tokens, 18 output tokens');
     const one = await cli(provider, [{ text: 'Hi.' }], ['say hi']);
-    assert.equal(one.stderr, 'mewcode: 1 turn, 5 input tokens, 9 output tokens\n');
+    assert.equal(one.err, 'mewcode: 1 turn, 5 input tokens, 9 output tokens\n');
   });
 
   test(`agent CLI (${provider}): a cut answer and an empty answer exit 1 with a message; a retry is shown on stderr`, async () => {
     const cut = await cli(provider, [{ text: 'The answer is', outputLimit: true }], ['explain it all']);
-    assert.equal(cut.status, 1);
-    assert.equal(cut.stdout, 'The answer is\n');
-    assert.match(cut.stderr, /mewcode: the answer was cut off by the output limit \(8192 tokens\)/);
+    assert.equal(cut.code, 1);
+    assert.equal(cut.out, 'The answer is\n');
+    assert.match(cut.err, /mewcode: the answer was cut off by the output limit \(8192 tokens\)/);
     const empty = await cli(provider, [{}], ['say nothing']);
-    assert.equal(empty.status, 1);
-    assert.match(empty.stderr, /mewcode: the model answered with an empty message/);
+    assert.equal(empty.code, 1);
+    assert.match(empty.err, /mewcode: the model answered with an empty message/);
     const retried = await cli(
       provider,
       [{ status: 529, retryAfter: null }, { stall: true }, { text: 'Here.' }],
       ['try hard'],
       { MEWCODE_STREAM_IDLE_MS: '3000' },
     );
-    assert.equal(retried.status, 0, retried.stderr);
-    assert.equal(retried.stdout, 'Here.\n');
-    const retries = retried.stderr.split('\n').filter((l) => l.startsWith('mewcode: retrying'));
+    assert.equal(retried.code, 0, retried.err);
+    assert.equal(retried.out, 'Here.\n');
+    const retries = retried.err.split('\n').filter((l) => l.startsWith('mewcode: retrying'));
     assert.deepEqual(
       retries.map((l) => l.replace(/in [\d.]+ s/, 'in N s')),
       [
@@ -166,7 +166,7 @@ test('agent CLI: the model is --model, else MEWCODE_MODEL, else the settings, el
   const modelOf = (r: { model: { requests: { body: Record<string, unknown> }[] } }) => r.model.requests[0]?.body.model;
   const plain = await cli('anthropic', [{ text: 'ok' }], ['hello there']);
   assert.equal(modelOf(plain), DEFAULT_MODELS.anthropic);
-  assert.ok(!/deprecated|end-of-life/.test(plain.stderr), plain.stderr);
+  assert.ok(!/deprecated|end-of-life/.test(plain.err), plain.err);
   writeTree(home, { '.mewcode/settings.json': JSON.stringify({ model: 'from-settings' }) });
   try {
     assert.equal(modelOf(await cli('anthropic', [{ text: 'ok' }], ['hello there'])), 'from-settings');
@@ -202,32 +202,12 @@ test('agent CLI: a refused connection names the URL it tried', async () => {
     ...baseEnv,
     MEWCODE_RETRY_BASE_MS: '1',
   });
-  assert.equal(r.status, 1);
+  assert.equal(r.code, 1);
   assert.match(
-    r.stderr,
+    r.err,
     new RegExp(`mewcode: anthropic \\(${url}/v1/messages\\): the connection failed \\(ECONNREFUSED\\)`),
   );
-  assert.match(r.stderr, /retrying in [\d.]+ s \(connection failed, attempt 2 of 5\)/);
+  assert.match(r.err, /retrying in [\d.]+ s \(connection failed, attempt 2 of 5\)/);
 });
 
-function run(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', TSX, path.join(REPO, 'mewcode.ts'), ...args], {
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end('');
-  });
-}
+const run = (args: string[], env: NodeJS.ProcessEnv) => runProgram(process.execPath, [...MEWCODE, ...args], { env });

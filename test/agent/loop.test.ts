@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -8,7 +7,8 @@ import { type AgentEvent, runAgent } from '../../lib/agent/loop.ts';
 import type { ToolDefinition } from '../../lib/core/registry.ts';
 import { makeProvider, type ProviderName } from '../../lib/llm/providers.ts';
 import type { Runtime, RuntimeOptions } from '../../lib/runtime.ts';
-import { killAfter, noSurvivors, REPO, runtimeAt, TSX, tempDir, waitFor, writeTree } from '../helpers.ts';
+import { MEWCODE, runProgram } from '../cli_run.ts';
+import { killAfter, noSurvivors, runtimeAt, tempDir, waitFor, writeTree } from '../helpers.ts';
 import { type ScriptTurn, startModel } from './fake_model.ts';
 
 const closers: (() => Promise<void>)[] = [];
@@ -308,38 +308,18 @@ test('agent CLI: the answer streams to stdout, activity to stderr; a local OpenA
     ],
     env,
   );
-  assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stdout, 'Reading. \nIt is a demo.\n');
-  assert.equal(r.stderr, '● read_file(README.md)\n  ⎿ 1 # demo\nmewcode: 2 turns, 10 input tokens, 18 output tokens\n');
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, 'Reading. \nIt is a demo.\n');
+  assert.equal(r.err, '● read_file(README.md)\n  ⎿ 1 # demo\nmewcode: 2 turns, 10 input tokens, 18 output tokens\n');
   const piped = await run(
     ['--root', root, '--provider', 'openai', '--base-url', `${model.url}/v1`, '--json'],
     env,
     'from stdin',
   );
-  assert.equal(piped.status, 0, piped.stderr);
-  assert.equal(JSON.parse(piped.stdout).answer, 'done');
+  assert.equal(piped.code, 0, piped.err);
+  assert.equal(JSON.parse(piped.out).answer, 'done');
   assert.match(JSON.stringify(model.requests.at(-1)?.body.messages), /from stdin/);
 });
 
-function run(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  input?: string,
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', TSX, path.join(REPO, 'mewcode.ts'), ...args], {
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(input ?? '');
-  });
-}
+const run = (args: string[], env: NodeJS.ProcessEnv, input?: string) =>
+  runProgram(process.execPath, [...MEWCODE, ...args], { env, ...(input !== undefined ? { input } : {}) });

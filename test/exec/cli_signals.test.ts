@@ -4,11 +4,12 @@
  * the agent. A runtime that is SIGKILLed cannot clean up; the next runtime sweeps what it left.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { containment } from '../../lib/exec/containment.ts';
 import { startModel } from '../agent/fake_model.ts';
+import { MEWCODE, startProgram } from '../cli_run.ts';
 import { REPO, runtimeAt, TSX, tempDir } from '../helpers.ts';
 import { escapingCommand, exists, killAll, leftoverCgroups, survivors, uniqueMarker, waitFor } from './procs.ts';
 
@@ -18,21 +19,8 @@ after(() => Promise.all(closers.map((c) => c())));
 /** No model keys from the machine: the agent talks to the fake model only. */
 const ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_/.test(k)));
 
-function cli(args: string[]): { child: ChildProcess; exit: Promise<{ code: number | null; stderr: string }> } {
-  const child = spawn(process.execPath, ['--import', TSX, path.join(REPO, 'mewcode.ts'), '--root', root, ...args], {
-    env: ENV,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (c) => {
-    stderr += c;
-  });
-  child.stdout?.resume();
-  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, stderr })),
-  );
-  return { child, exit };
-}
+const cli = (args: string[]) =>
+  startProgram(process.execPath, [...MEWCODE, '--root', root, ...args], { env: ENV, keepStdin: true });
 
 let n = 0;
 /** A command that starts every escape, then says it is ready and sleeps on the marker. */
@@ -52,8 +40,8 @@ for (const sig of Object.keys(EXPECTED) as (keyof typeof EXPECTED)[]) {
     try {
       await waitFor(() => exists(ready), 'the command to start every escape');
       run.child.kill(sig);
-      const { code, stderr } = await run.exit;
-      assert.equal(code, EXPECTED[sig], stderr);
+      const { code, err } = await run.exit;
+      assert.equal(code, EXPECTED[sig], err);
       const left = survivors(marker);
       killAll(left);
       assert.deepEqual(left, [], `survivors of ${sig}`);
@@ -83,8 +71,8 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     try {
       await waitFor(() => exists(ready), 'the agent to start the command');
       run.child.kill(sig);
-      const { code, stderr } = await run.exit;
-      assert.equal(code, EXPECTED[sig], stderr);
+      const { code, err } = await run.exit;
+      assert.equal(code, EXPECTED[sig], err);
       const left = survivors(marker);
       killAll(left);
       assert.deepEqual(left, [], `survivors of ${sig}`);
@@ -109,8 +97,8 @@ test('cli signals: SIGTERM to `mewcode mcp` during a bash call kills the command
     send({ id: 2, method: 'tools/call', params: { name: 'bash', arguments: { command } } });
     await waitFor(() => exists(ready), 'the server to start the command');
     run.child.kill('SIGTERM');
-    const { code, stderr } = await run.exit;
-    assert.equal(code, 143, stderr);
+    const { code, err } = await run.exit;
+    assert.equal(code, 143, err);
     const left = survivors(marker);
     killAll(left);
     assert.deepEqual(left, []);
@@ -128,14 +116,14 @@ test('cli signals: a command that ignores SIGTERM is killed all the same, also w
   try {
     await waitFor(() => exists(ready), 'the command to start every escape');
     let noted = false;
-    run.child.stderr?.on('data', (c: Buffer) => {
-      noted ||= c.toString().includes('SIGINT; stopping');
+    run.child.stderr.on('data', (c: string) => {
+      noted ||= c.includes('SIGINT; stopping');
     });
     run.child.kill('SIGINT');
     await waitFor(() => noted, 'the first SIGINT to be handled');
     run.child.kill('SIGINT');
-    const { code, stderr } = await run.exit;
-    assert.equal(code, 130, stderr);
+    const { code, err } = await run.exit;
+    assert.equal(code, 130, err);
     const left = survivors(marker);
     killAll(left);
     assert.deepEqual(left, []);

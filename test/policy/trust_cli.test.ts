@@ -9,12 +9,11 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { startModel } from '../agent/fake_model.ts';
-import { REPO, TSX, tempDir, writeTree } from '../helpers.ts';
+import { MEWCODE, runProgram } from '../cli_run.ts';
+import { tempDir, writeTree } from '../helpers.ts';
 
 const closers: (() => Promise<void>)[] = [];
 after(() => Promise.all(closers.map((c) => c())));
-
-const MEWCODE = ['--import', TSX, path.join(REPO, 'mewcode.ts')];
 
 /** The environment of a user whose home is `home`, with no model keys. */
 const envFor = (home: string) => ({
@@ -23,24 +22,8 @@ const envFor = (home: string) => ({
 });
 
 /** Runs the CLI without a terminal (async: a model server may live in this process). */
-function cli(args: string[], home: string): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...MEWCODE, ...args], {
-      env: envFor(home),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-    });
-    child.stderr.on('data', (c) => {
-      err += c;
-    });
-    child.on('close', (code) => resolve({ code, out, err }));
-    child.stdin.end();
-  });
-}
+const cli = (args: string[], home: string) =>
+  runProgram(process.execPath, [...MEWCODE, ...args], { env: envFor(home) });
 
 function hookProject() {
   const root = tempDir();
