@@ -4,7 +4,7 @@
  * the code that calls the model, never here.
  */
 import type { ToolDefinition } from '../core/registry.ts';
-import { cutMidStream, notAStream, stalled, toProviderError } from './errors.ts';
+import { streamFailure } from './errors.ts';
 import {
   DEFAULT_MAX_RETRIES,
   type Message,
@@ -85,13 +85,8 @@ export function anthropicProvider(o: ProviderOptions): Provider {
           },
         };
       } catch (e) {
-        if (req.signal.aborted) throw toProviderError('anthropic', url, { name: 'AbortError' });
-        if (watch.stalled) throw stalled('anthropic', url, idleMs, watch.events);
-        if ((e as { status?: number }).status !== undefined) throw toProviderError('anthropic', url, e);
-        if (watch.events === 0 && contentType !== null && !String(contentType).includes('event-stream'))
-          throw notAStream('anthropic', url, contentType);
-        if (watch.events > 0 || contentType !== null) throw cutMidStream('anthropic', url, watch.events, e);
-        throw toProviderError('anthropic', url, e);
+        const answered = contentType !== null;
+        throw streamFailure('anthropic', url, e, { signal: req.signal, watch, idleMs, answered, contentType });
       } finally {
         watch.dispose();
       }

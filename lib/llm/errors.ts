@@ -189,3 +189,30 @@ export function stalled(provider: string, url: string, idleMs: number, events: n
     'stream stalled',
   );
 }
+
+/** What a provider knows when its streamed turn fails. */
+export interface StreamState {
+  signal: AbortSignal;
+  watch: { stalled: boolean; events: number };
+  idleMs: number;
+  /** The server answered (headers came): a failure after that is a cut stream, not a failed connection. */
+  answered: boolean;
+  /** The answer's content type, when the provider checks it only after a failure. */
+  contentType?: string | null;
+}
+
+/**
+ * A streamed turn's failure in words, the same for every provider: the caller's cancel, a stall, an
+ * HTTP status, a 200 that was not an event stream, a stream cut after it started, else the connection.
+ */
+export function streamFailure(provider: string, url: string, e: unknown, s: StreamState): ProviderError {
+  if (s.signal.aborted) return toProviderError(provider, url, { name: 'AbortError' });
+  if (s.watch.stalled) return stalled(provider, url, s.idleMs, s.watch.events);
+  if (e instanceof ProviderError || (e as { status?: number }).status !== undefined)
+    return toProviderError(provider, url, e);
+  const type = s.contentType;
+  if (s.watch.events === 0 && type !== undefined && type !== null && !type.includes('event-stream'))
+    return notAStream(provider, url, type);
+  if (s.watch.events > 0 || s.answered) return cutMidStream(provider, url, s.watch.events, e);
+  return toProviderError(provider, url, e);
+}

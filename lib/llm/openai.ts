@@ -5,7 +5,7 @@
  * description, so the model still learns them and nothing is lost silently. Main thread.
  */
 import type { ToolDefinition } from '../core/registry.ts';
-import { cutMidStream, notAStream, ProviderError, stalled, toProviderError } from './errors.ts';
+import { cutMidStream, notAStream, ProviderError, stalled, streamFailure } from './errors.ts';
 import {
   DEFAULT_MAX_RETRIES,
   type Message,
@@ -184,12 +184,7 @@ export function openaiProvider(o: ProviderOptions & { strict?: boolean }): Provi
           throw new ProviderError('openai: the request was cancelled.', 'cancelled', false, 'cancelled');
         if (watch.stalled) throw stalled('openai', url, idleMs, watch.events);
       } catch (e) {
-        if (req.signal.aborted) throw toProviderError('openai', url, { name: 'AbortError' });
-        if (watch.stalled) throw stalled('openai', url, idleMs, watch.events);
-        if (e instanceof ProviderError || (e as { status?: number }).status !== undefined)
-          throw toProviderError('openai', url, e);
-        if (watch.events > 0 || responded) throw cutMidStream('openai', url, watch.events, e);
-        throw toProviderError('openai', url, e);
+        throw streamFailure('openai', url, e, { signal: req.signal, watch, idleMs, answered: responded });
       } finally {
         watch.dispose();
       }
