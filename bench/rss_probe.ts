@@ -9,6 +9,7 @@
  *   --bundle DIR  use DIR/dist/lib.mjs (the built library) instead of the sources. The probe then
  *                 re-runs itself as plain JavaScript under plain node: tsx in the process would add
  *                 ~35 MiB to the main thread, and its loader to every worker (workers inherit execArgv).
+ *   --node-flags "F"  with --bundle: node flags for that run, e.g. "--max-semi-space-size=2"
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ const flag = (name: string) => {
   return i < 0 ? undefined : (args.splice(i, 2)[1] ?? '');
 };
 const bundle = flag('--bundle');
+const nodeFlags = (flag('--node-flags') ?? '').split(' ').filter(Boolean);
 const table = args.includes('--table');
 const [root, workers, inputs] = args.filter((a) => a !== '--table');
 
@@ -32,7 +34,7 @@ if (bundle !== undefined && process.env.MEWCODE_RSS_PROBE_PLAIN !== '1') {
   const dir = mkdtempSync(path.join(tmpdir(), 'mewcode-rss-probe-'));
   const plain = path.join(dir, 'rss_probe.mjs');
   writeFileSync(plain, transformSync(source, { loader: 'ts', format: 'esm' }).code);
-  const child = spawnSync(process.execPath, [plain, ...process.argv.slice(2)], {
+  const child = spawnSync(process.execPath, [...nodeFlags, plain, ...process.argv.slice(2)], {
     stdio: 'inherit',
     env: { ...process.env, MEWCODE_RSS_PROBE_PLAIN: '1' },
   });
@@ -100,7 +102,7 @@ if (table) {
   );
   process.stderr.write(
     [
-      `RSS MiB, whole process, ${workers} workers, ${bundle ? 'bundle' : 'sources (tsx)'}; start ${startMiB}, after close ${endMiB}`,
+      `RSS MiB, whole process, ${workers} workers, ${bundle ? 'bundle' : 'sources (tsx)'}${process.execArgv.length ? ` (node ${process.execArgv.join(' ')})` : ''}; start ${startMiB}, after close ${endMiB}`,
       ` before    peak   after    main      ms  call${perCall ? '' : '  (peak: highest so far, clear_refs not writable)'}`,
       ...rows,
       '',
