@@ -8,12 +8,14 @@
  * Usage: npm run bench -- [path] [--quick] [--reps N] [--files N] [--workers N] [--out DIR]
  *        npm run bench -- --edits [--seed N]   (the edit matcher's corpus, bench/edits/)
  */
+
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { currentBundle } from '../bin/current_bundle.mjs';
 import { createRuntime, type Runtime } from '../lib/runtime.ts';
 import { type BenchCase, type Contender, globContenders, grepContenders, mewcodeWarm, which } from './contenders.ts';
 import { generateFixture } from './fixture.ts';
@@ -256,6 +258,9 @@ function peakRss(root: string, workers: number) {
       include_ignored: true,
     },
   ];
+  // The built library when dist/ is current: tsx in the process would add its own ~35 MiB to the main
+  // thread and its loader to every worker, which is not MewCode's memory.
+  const bundled = currentBundle(repo) !== undefined;
   const probe = spawnSync(
     process.execPath,
     [
@@ -265,6 +270,7 @@ function peakRss(root: string, workers: number) {
       root,
       String(workers),
       JSON.stringify(inputs),
+      ...(bundled ? ['--bundle', repo] : []),
     ],
     { encoding: 'utf8' },
   );
@@ -281,7 +287,12 @@ function peakRss(root: string, workers: number) {
     rg = Number(t.stderr.trim().split('\n').at(-1)) / 1024 || null;
   }
   const between = probed ? Math.max(...probed.afterMiB) : null;
-  return { 'mewcode warm grep (MiB)': ours, 'mewcode between calls, highest (MiB)': between, 'rg -uu (MiB)': rg };
+  const how = bundled ? 'bundle' : 'sources under tsx';
+  return {
+    [`mewcode warm grep, ${how} (MiB)`]: ours,
+    'mewcode between calls, highest (MiB)': between,
+    'rg -uu (MiB)': rg,
+  };
 }
 
 function countFiles(root: string): number {

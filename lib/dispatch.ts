@@ -15,6 +15,7 @@ import type { ExecConfig, WriteContext } from './lane/context.ts';
 import { WriteLane } from './lane/lane.ts';
 import type { Ledger } from './lane/ledger.ts';
 import type { SearchSkip } from './policy/read_deny.ts';
+import { callDeadline } from './pool/deadline.ts';
 import type { ReadPool } from './pool/pool.ts';
 import type { ToolTask } from './pool/protocol.ts';
 import type { SearchContext } from './search/context.ts';
@@ -54,7 +55,15 @@ export interface LaneContexts {
 export function createLanes(c: LaneConfig): LaneRunner {
   const writeLane = new WriteLane();
   const { pool } = c;
-  const deadline = (ctx: ToolContext) => AbortSignal.any([ctx.signal, AbortSignal.timeout(c.readTimeoutMs)]);
+  // Each call's deadline ends with the call (lib/pool/deadline.ts says why not AbortSignal.timeout).
+  const withDeadline = async <T>(ctx: ToolContext, run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    const d = callDeadline(ctx.signal, c.readTimeoutMs);
+    try {
+      return await run(d.signal);
+    } finally {
+      d.clear();
+    }
+  };
 
   const inPool = async (tool: AnyTool, args: unknown, ctx: ToolContext): Promise<ToolResult> => {
     if (!pool) return tool.invoke(args, ctx);
@@ -65,7 +74,7 @@ export function createLanes(c: LaneConfig): LaneRunner {
       root: ctx.root,
       paths: [...ctx.paths],
     };
-    const out = await pool.run<ToolResult>(task, deadline(ctx));
+    const out = await withDeadline(ctx, (signal) => pool.run<ToolResult>(task, signal));
     if (out.ok) return out.value;
     if (out.error.reason === 'timeout')
       return fail('timeout', `${tool.name} stopped at its deadline of ${c.readTimeoutMs / 1000} s.`);
@@ -85,13 +94,14 @@ export function createLanes(c: LaneConfig): LaneRunner {
         ...(readDeny ? { readDeny } : {}),
         ...(c.index ? { index: c.index } : {}),
       };
-      const signal = deadline(ctx);
-      if (pool) search.shards = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
-      else if (c.standby) {
-        const standby = c.standby;
-        search.isolated = { parallelism: 1, run: (task) => standby.run(task, signal) };
-      }
-      return tool.invoke(args, search);
+      return withDeadline(ctx, (signal) => {
+        if (pool) search.shards = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
+        else if (c.standby) {
+          const standby = c.standby;
+          search.isolated = { parallelism: 1, run: (task) => standby.run(task, signal) };
+        }
+        return tool.invoke(args, search);
+      });
     },
     main: (tool, args, ctx) => tool.invoke(args, { ...ctx, skills: c.skills } satisfies LaneContexts['main']),
     write: (tool, args, ctx) =>

@@ -10,8 +10,10 @@ import { runShard } from '../search/shards.ts';
 import { READ_TOOLS } from '../tools/read_tools.ts';
 import type { PoolResult, PoolTask } from './protocol.ts';
 
-// Lets V8 fall back to its linear engine when a regex backtracks excessively (not for /i, /u,
-// backreferences or lookarounds: for those the task deadline is what stops a runaway pattern).
+// Lets V8 fall back to its linear engine when a regex backtracks excessively: the globs' and ignore
+// rules' expressions. Not grep's patterns, compiled with /v, which that engine does not take (nor /i,
+// /u, backreferences, lookarounds): the task deadline stops those. Terminating the worker reaches the
+// linear engine as promptly as the backtracking one (measured on Node 20: 0.1–0.3 s into a 30 s run).
 v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
 const neverAborted = new AbortController().signal;

@@ -6,6 +6,7 @@ import { charPrefix, fmtInt, truncationMarker } from '../core/budget.ts';
 import { clipQuoted } from '../core/clip_inputs.ts';
 import { displayPath } from '../core/paths.ts';
 import { escapeControl, hasUnsafe, quote } from '../core/text.ts';
+import type { Listing } from './listing.ts';
 import type { GrepFileResult, GrepMode, SkipCounts } from './shards.ts';
 import type { SkipReason } from './walk.ts';
 
@@ -76,8 +77,10 @@ export function skipNotes(all: readonly SkipCounts[], include: string): string[]
 
 /** What a grep found, merged from its shards. */
 export interface GrepFound {
-  /** Files with matches, in path order. */
+  /** Content mode: files with matches and their lines, in path order. */
   files: readonly GrepFileResult[];
+  /** The other modes: the files with matches and their counts, in path order. */
+  listed: Listing;
   binary: number;
   unreadable: readonly { rel: string; error: string }[];
   skipped: readonly SkipCounts[];
@@ -116,18 +119,20 @@ export function printGrep(found: GrepFound, o: GrepPrintOptions): GrepPrinted {
   let more = false;
   let files = 0;
   let matches = 0;
-  outer: for (const f of found.files) {
-    if (o.mode !== 'content') {
-      if (results >= headLimit) {
-        more = true;
-        break;
-      }
-      out.push(o.mode === 'count' ? `${show(f.rel)}:${f.matches}` : show(f.rel));
-      results++;
-      files++;
-      matches += o.mode === 'count' ? f.matches : 1;
-      continue;
+  const { names, counts } = found.listed;
+  for (let i = 0; o.mode !== 'content' && i < names.length; i++) {
+    if (results >= headLimit) {
+      more = true;
+      break;
     }
+    const rel = names[i] as string;
+    const n = counts[i] as number;
+    out.push(o.mode === 'count' ? `${show(rel)}:${n}` : show(rel));
+    results++;
+    files++;
+    matches += o.mode === 'count' ? n : 1;
+  }
+  outer: for (const f of o.mode === 'content' ? found.files : []) {
     let prev = -1;
     for (const l of f.lines) {
       if (results >= headLimit) {
@@ -142,12 +147,10 @@ export function printGrep(found: GrepFound, o: GrepPrintOptions): GrepPrinted {
       results++;
     }
   }
-  const notes = grepNotes(found, o, more);
-  const text =
-    out.length === 0
-      ? [`No matches for ${quote(clipQuoted(o.pattern))} in ${quote(o.shown)}.`, ...notes].join('\n')
-      : [...out, ...notes].join('\n');
-  return { text, files, matches, results: out.length };
+  const shown = out.length;
+  if (shown === 0) out.push(`No matches for ${quote(clipQuoted(o.pattern))} in ${quote(o.shown)}.`);
+  out.push(...grepNotes(found, o, more));
+  return { text: out.join('\n'), files, matches, results: shown };
 }
 
 function grepNotes(found: GrepFound, o: GrepPrintOptions, more: boolean): string[] {

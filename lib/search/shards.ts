@@ -89,7 +89,14 @@ export interface GrepFileResult {
 }
 
 export interface GrepShardResult extends ShardStats {
+  /** Content mode: the files with matches and their lines. */
   files: GrepFileResult[];
+  /**
+   * The other modes: the files with matches as one NUL-separated string of paths in path order, and
+   * their match counts (count mode): a whole-tree listing crosses threads as two values, not an
+   * object per file (lib/search/listing.ts merges them).
+   */
+  listed?: { names: string; counts?: number[] };
   binary: number;
   unreadable: { rel: string; error: string }[];
   skipped: SkipCounts;
@@ -176,6 +183,8 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     stopped: false,
   };
   const count = counter();
+  const names: string[] = [];
+  const counts: number[] = [];
   const skip = skipperOf(t.prefilter);
   if (skip) out.unindexed = [];
   const visit = (e: Entry, at?: string): boolean => {
@@ -204,7 +213,11 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     if (r.kind === 'binary') out.binary++;
     else if (r.kind === 'unreadable') out.unreadable.push({ rel: e.rel, error: r.error });
     else if (r.matches > 0) {
-      out.files.push({ rel: e.rel, lines: r.lines, matches: r.matches });
+      if (t.mode === 'content') out.files.push({ rel: e.rel, lines: r.lines, matches: r.matches });
+      else {
+        names.push(e.rel);
+        if (t.mode === 'count') counts.push(r.matches);
+      }
       out.results += t.mode === 'content' ? r.lines.length : 1;
     }
     out.stopped = out.results >= t.maxResults;
@@ -222,6 +235,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
   const o = { ...t.walk, openFiles: true };
   if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
   out.skipped = count.skipped;
+  if (t.mode !== 'content') out.listed = { names: names.join('\0'), ...(t.mode === 'count' ? { counts } : {}) };
   return out;
 }
 

@@ -14,6 +14,7 @@ import type { SearchContext } from '../search/context.ts';
 import { badGlob, typeGlobs, typeNames } from '../search/file_types.ts';
 import { MAX_MATCH_LINE_CHARS, pathShower, printGrep } from '../search/format.ts';
 import { runDirect } from '../search/index/direct.ts';
+import { mergeListings } from '../search/listing.ts';
 import { compileRegex } from '../search/matcher.ts';
 import { INLINE_MAX_FILES, inlineRunner, runSharded, type SearchRun, type ShardRunner } from '../search/parallel.ts';
 import type { GrepShard, GrepShardResult } from '../search/shards.ts';
@@ -209,7 +210,11 @@ export const grep = defineTool({
     );
     const printed = printGrep(
       {
-        files: run.value.results.flatMap((r) => r.files).sort((x, y) => comparePaths(x.rel, y.rel)),
+        files:
+          mode === 'content'
+            ? run.value.results.flatMap((r) => r.files).sort((x, y) => comparePaths(x.rel, y.rel))
+            : [],
+        listed: mergeListings(mode === 'content' ? [] : run.value.results),
         binary: run.value.results.reduce((n, r) => n + r.binary, 0),
         unreadable: run.value.results.flatMap((r) => r.unreadable),
         skipped: [run.value.skipped, ...run.value.results.map((r) => r.skipped)],

@@ -103,13 +103,8 @@ for (const workers of [2, 0])
     },
   );
 
-// A worker killed at the deadline while V8 runs this pattern on its linear fallback engine may answer
-// only when that run ends (about 160 s measured on this pattern): the claim here is where it runs, so
-// the safety net is wider than the run. Prompt stopping is the next tests' claim.
 for (const workers of [2, 0])
-  test(`deadline: the reported pattern never runs on the main thread (workers: ${workers})`, {
-    timeout: 600_000,
-  }, async () => {
+  test(`deadline: the reported pattern never runs on the main thread (workers: ${workers})`, SAFETY, async () => {
     const root = tempDir();
     writeTree(root, { 'a.txt': LINE, 'b.txt': 'aaa!x\n' });
     const rt = runtimeAt(root, { workers, readTimeoutMs: 5_000 });
