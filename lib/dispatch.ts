@@ -15,7 +15,7 @@ import type { ExecConfig, WriteContext } from './lane/context.ts';
 import { WriteLane } from './lane/lane.ts';
 import type { Ledger } from './lane/ledger.ts';
 import type { SearchSkip } from './policy/read_deny.ts';
-import { callDeadline } from './pool/deadline.ts';
+import { callDeadline } from './core/deadline.ts';
 import type { ReadPool } from './pool/pool.ts';
 import type { ToolTask } from './pool/protocol.ts';
 import type { SearchContext } from './search/context.ts';
@@ -55,7 +55,7 @@ export interface LaneContexts {
 export function createLanes(c: LaneConfig): LaneRunner {
   const writeLane = new WriteLane();
   const { pool } = c;
-  // Each call's deadline ends with the call (lib/pool/deadline.ts says why not AbortSignal.timeout).
+  // Each call's deadline ends with the call (lib/core/deadline.ts says why not AbortSignal.timeout).
   const withDeadline = async <T>(ctx: ToolContext, run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const d = callDeadline(ctx.signal, c.readTimeoutMs);
     try {

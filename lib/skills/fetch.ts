@@ -6,6 +6,8 @@
  * the hosts the permission covered (guarded_fetch.ts): the raw URL's own host; the skills.sh host; for
  * GitHub, the API host and raw.githubusercontent.com. Main thread.
  */
+
+import { callDeadline } from '../core/deadline.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { fetchWithin } from './guarded_fetch.ts';
 
@@ -90,7 +92,9 @@ export async function fetchSkill(url: string, sources: SkillSources, signal: Abo
     return errValue(
       `${JSON.stringify(url)} is not a GitHub tree URL, a raw SKILL.md URL or skills.sh/<org>/<name>/<version>`,
     );
-  const deadline = AbortSignal.any([signal, AbortSignal.timeout(sources.timeoutMs ?? SKILL_LIMITS.timeoutMs)]);
+  // Not AbortSignal.any with AbortSignal.timeout: a garbage collection mid-download would drop the timer.
+  const call = callDeadline(signal, sources.timeoutMs ?? SKILL_LIMITS.timeoutMs);
+  const deadline = call.signal;
   const budget = { files: 0, bytes: 0 };
   try {
     if (src.kind === 'raw') {
@@ -162,6 +166,8 @@ export async function fetchSkill(url: string, sources: SkillSources, signal: Abo
         `the download took longer than ${Math.round((sources.timeoutMs ?? SKILL_LIMITS.timeoutMs) / 1000)} s`,
       );
     return errValue((e as Error).message);
+  } finally {
+    call.clear();
   }
 }
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { callDeadline } from '../../lib/pool/deadline.ts';
+import { callDeadline } from '../../lib/core/deadline.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
 
 v8.setFlagsFromString('--expose-gc');

@@ -4,6 +4,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { SKILL_LIMITS } from '../../lib/skills/fetch.ts';
 import { treeDigest } from '../../lib/skills/install_skill.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
@@ -261,6 +263,26 @@ test('install_skill: a source that never answers times out at the deadline, leav
     assert.match(r.content, /the download took longer than 1 s\. Nothing was installed\.$/);
     assert.deepEqual(left(), []);
   } finally {
+    for (const res of stalled) res.destroy();
+    stalled = undefined;
+  }
+});
+
+test('install_skill: the deadline survives garbage collection while the source holds the request', {
+  timeout: 60_000,
+}, async () => {
+  // A timer kept only weakly (AbortSignal.any over AbortSignal.timeout) vanished with a collection.
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const { rt, left } = setup(1000);
+  stalled = [];
+  const collecting = setInterval(gc, 20);
+  try {
+    const r = await rt.call('install_skill', { url: tree('review') });
+    assert.match(r.content, /the download took longer than 1 s\. Nothing was installed\.$/);
+    assert.deepEqual(left(), []);
+  } finally {
+    clearInterval(collecting);
     for (const res of stalled) res.destroy();
     stalled = undefined;
   }

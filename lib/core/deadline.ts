@@ -5,7 +5,7 @@
  * garbage-collected, so a collection before the deadline silently removed it — a runaway pattern in a
  * worker then ran until the process was killed (reproduced: test/pool/deadline_signal.test.ts). Here
  * the timer holds its controller strongly, and `clear()` ends both when the call ends, so no timer
- * or listener outlives its call. Main thread.
+ * or listener outlives its call. Any thread.
  */
 
 export interface CallDeadline {
