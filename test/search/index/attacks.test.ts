@@ -67,6 +67,18 @@ test('attack: a hard-linked file written through its other name', todo('no inoti
   assert.deepEqual((await diverging(t, { pattern: 'needle', path: '.', context: 1 })).diffs, [], 'after a walk');
 });
 
+test('attack: a hard-linked .gitignore edited through its other name', todo('stale ignore rules'), async () => {
+  const outside = tempDir('mewcode-attack-outside-');
+  const root = await agedTree({ '.gitignore': '*.log\n', 'a.txt': 'needle\n', 'b.txt': 'needle b\n' }, (r) =>
+    linkSync(path.join(r, '.gitignore'), path.join(outside, 'shared-ignore')),
+  );
+  const t = await trio(root);
+  await prime(t, 'needle');
+  writeFileSync(path.join(outside, 'shared-ignore'), '*.log\nb.txt\n');
+  assert.deepEqual(rgFiles(root, ['needle']), ['a.txt']);
+  assert.deepEqual((await diverging(t, { pattern: 'needle' })).diffs, [], 'a newly ignored file is reported');
+});
+
 const python = spawnSync('python3', ['-c', 'import mmap'], { stdio: 'ignore' }).status === 0;
 test('attack: a file written through a shared memory map', { skip: !python, ...todo('no inotify event') }, async () => {
   const root = await agedTree({ 'a.txt': 'needle here\n', 'mapped.txt': 'plain words here\n' });

@@ -1,8 +1,7 @@
 /**
- * The other half of the index attacks (attacks.test.ts has the breaks still open): attacks on the
- * promise — a search served through the index answers byte for byte as a full scan does, always
- * fresh — that did not work, kept so that they keep not working. Real trees, the real runtime and
- * CLI, each answer compared with a runtime without an index and, where it applies, with ripgrep.
+ * Attacks on the index's promise (a search served through it answers byte for byte as a full scan,
+ * always fresh) that did not work, kept so they keep not working; attacks.test.ts has the open breaks.
+ * Real trees, the real runtime and CLI, compared with a runtime without an index and with ripgrep.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -271,7 +270,7 @@ test('index attack held: CLI — symlinked root, two builds at once, a root path
   assert.match(reused.content, /hay\/f2\.txt:1:needle/);
 });
 
-test('index attack held: read denials differ between the build and the search; a warm runtime loads a CLI index', async () => {
+test('index attack held: read denials differ between build and search; a warm runtime loads a CLI index via a symlinked cache', async () => {
   const root = await agedTree({ 'a.txt': 'needle here\n', 'secret/s.txt': 'needle secret\n' });
   const cache = tempDir('mewcode-attack-cache-');
   const q = { pattern: 'needle' };
@@ -290,7 +289,10 @@ test('index attack held: read denials differ between the build and the search; a
   // The CLI builds; a file changes; a warm runtime then loads that index lazily and must see it.
   assert.equal(cli(root, cache, ['index', root]).code, 0);
   writeFileSync(path.join(root, 'hay/f5.txt'), 'needle after the CLI built\n');
-  const warm = runtimeAt(root, { workers: 1, index: 'build', indexCacheDir: path.join(cache, 'mewcode', 'index') });
+  // Through a symlinked cache directory.
+  const link = path.join(tempDir('mewcode-attack-link-'), 'cache');
+  symlinkSync(path.join(cache, 'mewcode', 'index'), link);
+  const warm = runtimeAt(root, { workers: 1, index: 'build', indexCacheDir: link });
   const plain = runtimeAt(root, { workers: 1, index: 'off' });
   const got = await warm.call('grep', q);
   assert.equal(got.content, (await plain.call('grep', q)).content);
