@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runtimeAt, TSX, tempDir, writeTree } from '../../helpers.ts';
@@ -77,6 +77,19 @@ test('attack: a hard-linked .gitignore edited through its other name', todo('sta
   writeFileSync(path.join(outside, 'shared-ignore'), '*.log\nb.txt\n');
   assert.deepEqual(rgFiles(root, ['needle']), ['a.txt']);
   assert.deepEqual((await diverging(t, { pattern: 'needle' })).diffs, [], 'a newly ignored file is reported');
+});
+
+test('attack: the root replaced by a copy (renamed away, copied back), then edited', todo('old watches'), async () => {
+  const root = await agedTree({ 'a.txt': 'needle here\n', 'b.txt': 'plain b\n', 'sub/c.txt': 'plain c\n' });
+  const t = await trio(root);
+  await prime(t, 'needle');
+  const away = path.join(tempDir('mewcode-attack-outside-'), 'old');
+  renameSync(root, away);
+  cpSync(away, root, { recursive: true, preserveTimestamps: true });
+  await prime(t, 'needle'); // still the same answers: the copy is identical
+  writeFileSync(path.join(root, 'b.txt'), 'needle b now\n');
+  writeFileSync(path.join(root, 'sub/c.txt'), 'needle c now\n');
+  assert.deepEqual((await diverging(t, { pattern: 'needle' })).diffs, [], 'the watches follow the old tree');
 });
 
 const python = spawnSync('python3', ['-c', 'import mmap'], { stdio: 'ignore' }).status === 0;
