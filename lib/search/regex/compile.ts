@@ -20,7 +20,7 @@ export interface RegexSpec {
   scan: RegExp;
   /** A substring every match contains, matched case-sensitively on raw UTF-8 bytes. */
   literal?: Buffer;
-  /** A pure-ASCII substring every match contains, for case-insensitive patterns (see hits.ts foldedRe). */
+  /** A pure-ASCII substring every match contains, for case-insensitive patterns (lib/search/folded_literal.ts). */
   literalFolded?: string;
   /** The pattern is exactly its literal: a line matches iff it contains the literal. */
   pure: boolean;
@@ -74,8 +74,13 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
       spec.pure = whole;
     } else if (/^[\x20-\x7e\t]+$/.test(lit)) {
       spec.literalFolded = lit.toLowerCase();
-      // The folded scan over-approximates k and s (hits.ts): such a literal's lines are confirmed.
-      spec.pure = whole && !/[ks]/.test(spec.literalFolded);
+      // Exact when the region's folded view is (lib/search/folded_literal.ts); hits.ts checks that.
+      spec.pure = whole;
+    } else {
+      // A non-ASCII literal: its longest ASCII run is required too (folded the same way), and the
+      // candidate lines it gives are confirmed by the line regex.
+      const run = (lit.match(/[\x20-\x7e\t]+/g) ?? []).reduce((a, b) => (b.length > a.length ? b : a), '');
+      if (run.length >= 3) spec.literalFolded = run.toLowerCase();
     }
   }
   return okValue(spec);
