@@ -25,11 +25,15 @@ const RETURN = 0x0f;
 const CALL = 0x10;
 const GET = 0x20;
 const SET = 0x21;
+const TEE = 0x22;
 const CONST = 0x41;
 const EQZ = 0x45;
+const EQ = 0x46;
 const NE = 0x47;
 const LT_U = 0x49;
 const GT_S = 0x4a;
+const LE_S = 0x4c;
+const GE_S = 0x4e;
 const GE_U = 0x4f;
 const CTZ = 0x68;
 const ADD = 0x6a;
@@ -111,6 +115,47 @@ const find = [
   ...[CONST, 0x7f, END],
 ];
 
+// isFoldAt(hay, q, len) -> 1 when ſ (C5 BF) or K (E2 84 AA) starts at hay+q, inside [hay, hay+len).
+// params: 0 hay, 1 q, 2 len. Both tests are computed in full: their reads stay below hay+len+16.
+const isFoldAt = [
+  ...[GET, 1, CONST, 2, ADD, GET, 2, LE_S],
+  ...[GET, 0, GET, 1, ADD, ...LOAD8(0), CONST, 0xc5, 0x01, EQ, AND],
+  ...[GET, 0, GET, 1, ADD, ...LOAD8(1), CONST, 0xbf, 0x01, EQ, AND],
+  ...[GET, 1, CONST, 3, ADD, GET, 2, LE_S],
+  ...[GET, 0, GET, 1, ADD, ...LOAD8(0), CONST, 0xe2, 0x01, EQ, AND],
+  ...[GET, 0, GET, 1, ADD, ...LOAD8(1), CONST, 0x84, 0x01, EQ, AND],
+  ...[GET, 0, GET, 1, ADD, ...LOAD8(2), CONST, 0xaa, 0x01, EQ, AND],
+  ...[OR, END],
+];
+
+// folds(hay, len) -> 1 when the region holds ſ or K: 16 bytes at a time, looking for their first bytes.
+// params: 0 hay, 1 len; i32 locals: 2 p, 3 mask, 4 q; v128 locals: 5 C5, 6 E2, 7 the block.
+const folds = [
+  ...[CONST, 0xc5, 0x01, ...SPLAT, SET, 5, CONST, 0xe2, 0x01, ...SPLAT, SET, 6, CONST, 0, SET, 2],
+  ...BLOCK,
+  ...LOOP,
+  ...[GET, 2, CONST, 16, ADD, GET, 1, GT_S, BR_IF, 1],
+  ...[GET, 0, GET, 2, ADD, ...V128_LOAD, TEE, 7, GET, 5, ...EQ8, GET, 7, GET, 6, ...EQ8, ...V_OR, ...BITMASK, SET, 3],
+  ...BLOCK,
+  ...LOOP,
+  ...[GET, 3, EQZ, BR_IF, 1],
+  ...[GET, 0, GET, 2, GET, 3, CTZ, ADD, GET, 1, CALL, 2, ...IF, CONST, 1, RETURN, END],
+  ...[GET, 3, GET, 3, CONST, 1, SUB, AND, SET, 3, BR, 0],
+  END,
+  END,
+  ...[GET, 2, CONST, 16, ADD, SET, 2, BR, 0],
+  END,
+  END,
+  ...BLOCK,
+  ...LOOP,
+  ...[GET, 2, GET, 1, GE_S, BR_IF, 1],
+  ...[GET, 0, GET, 2, GET, 1, CALL, 2, ...IF, CONST, 1, RETURN, END],
+  ...[GET, 2, CONST, 1, ADD, SET, 2, BR, 0],
+  END,
+  END,
+  ...[CONST, 0, END],
+];
+
 const I32 = 0x7f;
 const V128 = 0x7b;
 const body = (locals: number[][], code: number[]) => {
@@ -125,14 +170,17 @@ const moduleBytes = new Uint8Array([
     vec([
       [0x60, ...vec([[I32], [I32], [I32], [I32], [I32], [I32]]), 1, I32],
       [0x60, 2, I32, I32, 1, I32],
+      [0x60, 3, I32, I32, I32, 1, I32],
     ]),
   ),
-  ...section(3, vec([[1], [0]])), // func 0 = verify (type 1), func 1 = find (type 0)
+  // func 0 verify (type 1), 1 find (type 0), 2 isFoldAt (type 2), 3 folds (type 1)
+  ...section(3, vec([[1], [0], [2], [1]])),
   ...section(5, vec([[0x00, 1]])), // one memory, at least one page
   ...section(
     7,
     vec([
       [...str('find'), 0x00, 1],
+      [...str('folds'), 0x00, 3],
       [...str('mem'), 0x02, 0],
     ]),
   ),
@@ -147,12 +195,21 @@ const moduleBytes = new Uint8Array([
         ],
         find,
       ),
+      body([], isFoldAt),
+      body(
+        [
+          [3, I32],
+          [3, V128],
+        ],
+        folds,
+      ),
     ]),
   ),
 ]);
 
 // Compiled on first use: most processes that load the searcher never search case-insensitively.
 let wasmFind: (hay: number, len: number, from: number, litLen: number, i1: number, i2: number) => number;
+let wasmFolds: (hay: number, len: number) => number;
 let memory: WasmMemory | undefined;
 let mem = new Uint8Array(0);
 // The project's type libraries (no DOM) do not declare WebAssembly; this is the part used here.
@@ -168,12 +225,14 @@ function instantiate(): WasmMemory {
   const wasm = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
   const instance = new wasm.Instance(new wasm.Module(moduleBytes));
   wasmFind = instance.exports.find as typeof wasmFind;
+  wasmFolds = instance.exports.folds as typeof wasmFolds;
   memory = instance.exports.mem as WasmMemory;
   mem = new Uint8Array(memory.buffer);
   return memory;
 }
-/** Which haystack and literal the memory holds now: a haystack whose token is stale copies itself back. */
+/** Which haystack the memory holds now (a haystack whose token is stale copies itself back), and which literal. */
 let current = 0;
+let loadedLiteral: PreparedLiteral | undefined;
 
 /** A literal prepared for the search: lowercase bytes, masks, and the two positions compared first. */
 export interface PreparedLiteral {
@@ -181,22 +240,37 @@ export interface PreparedLiteral {
   masks: Uint8Array;
   i1: number;
   i2: number;
+  /** The search is exact for the pattern's literal (see folded_literal.ts). */
+  whole: boolean;
 }
 
-/** A region copied into the module's memory, searched from any offset. */
+/** A region copied into the module's memory, searched from any offset. No closures: one is made per file. */
 export class FoldedHaystack {
+  readonly exact: boolean;
   readonly #bytes: Uint8Array;
   readonly #lit: PreparedLiteral;
   #token = -1;
+  // The last answer: mayMatch's find(0) is literalHits' first question too.
+  #lastFrom = -1;
+  #lastAt = -1;
   constructor(bytes: Uint8Array, lit: PreparedLiteral) {
     this.#bytes = bytes;
     this.#lit = lit;
+    this.exact = lit.whole;
   }
   /** The first start >= from of the literal (ASCII case folded), or -1. */
   find(from: number): number {
-    if (this.#token !== current) this.#load();
+    if (from === this.#lastFrom) return this.#lastAt;
     const lit = this.#lit;
-    return wasmFind(HAY, this.#bytes.length, from, lit.lower.length, lit.i1, lit.i2);
+    if (this.#token !== current || loadedLiteral !== lit) this.#load();
+    this.#lastFrom = from;
+    this.#lastAt = wasmFind(HAY, this.#bytes.length, from, lit.lower.length, lit.i1, lit.i2);
+    return this.#lastAt;
+  }
+  /** Whether the region holds ſ (U+017F) or K (U+212A), which Unicode folds to s and k. */
+  holdsFolds(): boolean {
+    if (this.#token !== current) this.#load();
+    return wasmFolds(HAY, this.#bytes.length) === 1;
   }
   #load(): void {
     const m = memory ?? instantiate();
@@ -205,9 +279,14 @@ export class FoldedHaystack {
       m.grow(Math.ceil((need - mem.length) / 65536));
       mem = new Uint8Array(m.buffer);
     }
-    mem.set(this.#lit.lower, 0);
-    mem.set(this.#lit.masks, LIT_CAP);
-    mem.set(this.#bytes, HAY);
-    this.#token = ++current;
+    if (loadedLiteral !== this.#lit) {
+      mem.set(this.#lit.lower, 0);
+      mem.set(this.#lit.masks, LIT_CAP);
+      loadedLiteral = this.#lit;
+    }
+    if (this.#token !== current) {
+      mem.set(this.#bytes, HAY);
+      this.#token = ++current;
+    }
   }
 }

@@ -18,11 +18,10 @@ const MAX_HAYSTACK = 9 * 1024 * 1024;
  */
 const BY_FREQUENCY = ` etsrnoailcd'.phu,()mf;:g=w}{y/bxkv*[]\`-\\_0>?$1jq|+&"2!<z34865#9^7@~%\t`;
 
+/** `whole`: the byte search covers the whole literal (it is cut at LIT_CAP bytes). */
 export interface FoldedLiteral extends PreparedLiteral {
   /** The literal, lowercase ASCII. */
   text: string;
-  /** The byte search covers the whole literal (it is cut at LIT_CAP bytes). */
-  whole: boolean;
   /** It has k or s, which K and ſ fold to. */
   foldsNonAscii: boolean;
 }
@@ -67,25 +66,26 @@ export interface FoldedView {
   exact: boolean;
 }
 
-const KELVIN = Buffer.from('\u212a');
-const LONG_S = Buffer.from('\u017f');
-
 export function foldedView(bytes: Buffer, lit: FoldedLiteral): FoldedView {
-  const fallback =
-    bytes.length > MAX_HAYSTACK || (lit.foldsNonAscii && (bytes.includes(KELVIN) || bytes.includes(LONG_S)));
-  if (!fallback) {
+  if (bytes.length <= MAX_HAYSTACK) {
     const hay = new FoldedHaystack(bytes, lit);
-    return { find: (from) => hay.find(from), exact: lit.whole };
+    if (!(lit.foldsNonAscii && hay.holdsFolds())) return hay;
   }
-  const latin1 = bytes.toString('latin1');
-  const re = foldedRe(lit.text);
-  return {
-    find(from) {
-      re.lastIndex = from;
-      return re.exec(latin1)?.index ?? -1;
-    },
-    exact: false,
-  };
+  return new RegexView(bytes.toString('latin1'), foldedRe(lit.text));
+}
+
+class RegexView implements FoldedView {
+  readonly exact = false;
+  readonly #latin1: string;
+  readonly #re: RegExp;
+  constructor(latin1: string, re: RegExp) {
+    this.#latin1 = latin1;
+    this.#re = re;
+  }
+  find(from: number): number {
+    this.#re.lastIndex = from;
+    return this.#re.exec(this.#latin1)?.index ?? -1;
+  }
 }
 
 // The fallback's scanner, one per literal: ASCII folding is that of the `iv` regex (a latin1 string

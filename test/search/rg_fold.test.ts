@@ -76,6 +76,23 @@ test('folded byte search: a literal at both ends of large regions, and longer th
   }
 });
 
+test('folded byte search: K or ſ anywhere in a region sends a k/s literal to the confirmed path', () => {
+  const K = Buffer.from('\u212a');
+  const S = Buffer.from('\u017f');
+  for (const size of [0, 1, 15, 16, 17, 40, 100]) {
+    for (let at = 0; at <= size; at++) {
+      for (const sign of [K, S]) {
+        const hay = Buffer.concat([Buffer.alloc(at, 'x'), sign, Buffer.alloc(size - at, 'y')]);
+        assert.equal(foldedView(hay, foldedLiteral('ask')).exact, false, `${sign.toString()} at ${at} of ${size}`);
+        assert.equal(foldedView(hay, foldedLiteral('abc')).exact, true, 'no k or s: nothing to fold');
+        // A sequence cut by the region's end is not the character.
+        const cut = hay.subarray(0, at + sign.length - 1);
+        assert.equal(foldedView(cut, foldedLiteral('ask')).exact, true, `a cut ${sign.toString()} at ${at}`);
+      }
+    }
+  }
+});
+
 // The same searches through MewCode's grep and through rg on a tree of hand-made files.
 const root = tempDir();
 const big = Buffer.alloc(BUFFER_BYTES + 4096, 'filler line\n');
@@ -84,13 +101,20 @@ for (const at of [BUFFER_BYTES - 200, BUFFER_BYTES - 12, BUFFER_BYTES + 100]) bi
 writeTree(root, {
   'mixed.txt': 'Task one\ntask two\nTASK three\ntAsK four\nno match\nmultitasking\nTASKS\n',
   'kelvin.txt': 'ta\u017F\u212A with long s and kelvin\nTA\u017FK\n\u212Aiss\nKISS\nkiß\n',
-  'greek.txt': 'ΣΊΣΥΦΟΣ\nσίσυφος\nσίσυφοσ\nstraße STRASSE\nSTRAẞE\nÉcole école ÉCOLE\n',
+  'greek.txt': 'ΣΊΣΥΦΟΣ\nσίσυφος\nσίσυφοσ\nstraße STRASSE\nSTRAẞE\nstrategy STRAIGHT\nÉcole école ÉCOLE\nωMEGA\nmega only\n',
   'crlf.txt': 'Error here\r\nerror\r\nnone\r\nERROR: done\r\n',
   'start_end.txt': 'errorAtStart\nmiddle\nendsWithERROR',
   'one.txt': 'error',
   'words.txt': 'task tasks subtask TASK\nmultitask\n(task)\n',
   'big.log': big,
   'bits.txt': '@bc `BC [bc {bc abc ABC\nx@y X@Y x`y\n',
+  // With a real K in the region the latin1 fallback runs, whose \xE2 also matches \xC2 under `i`:
+  // the look-alike line (U+0084 and a stray byte) must be confirmed away.
+  'lookalike.txt': Buffer.concat([
+    Buffer.from('\u212Aiss real\n'),
+    Buffer.from([0xc2, 0x84, 0xaa]),
+    Buffer.from('iss fake\n'),
+  ]),
 });
 const rt = runtimeAt(root, { workers: 2 });
 
@@ -105,6 +129,7 @@ const cases: Case[] = [
   ['Greek sigma', { pattern: 'σίσυφος' }, ['σίσυφος']],
   ['non-ASCII around an ASCII run', { pattern: 'straße' }, ['straße']],
   ['É', { pattern: 'école' }, ['école']],
+  ['a non-ASCII first letter', { pattern: 'Ωmega' }, ['Ωmega']],
   ['CRLF', { pattern: 'error' }, ['error']],
   ['the file edges', { pattern: 'error', path: 'start_end.txt' }, ['--', 'error', 'start_end.txt']],
   ['a one-line file', { pattern: 'ERROR', path: 'one.txt' }, ['--', 'ERROR', 'one.txt']],
