@@ -101,7 +101,8 @@ for (const at of [BUFFER_BYTES - 200, BUFFER_BYTES - 12, BUFFER_BYTES + 100]) bi
 writeTree(root, {
   'mixed.txt': 'Task one\ntask two\nTASK three\ntAsK four\nno match\nmultitasking\nTASKS\n',
   'kelvin.txt': 'ta\u017F\u212A with long s and kelvin\nTA\u017FK\n\u212Aiss\nKISS\nkiß\n',
-  'greek.txt': 'ΣΊΣΥΦΟΣ\nσίσυφος\nσίσυφοσ\nstraße STRASSE\nSTRAẞE\nstrategy STRAIGHT\nÉcole école ÉCOLE\nωMEGA\nmega only\n',
+  'greek.txt':
+    'ΣΊΣΥΦΟΣ\nσίσυφος\nσίσυφοσ\nstraße STRASSE\nSTRAẞE\nstrategy STRAIGHT\nÉcole école ÉCOLE\nωMEGA\nmega only\n',
   'crlf.txt': 'Error here\r\nerror\r\nnone\r\nERROR: done\r\n',
   'start_end.txt': 'errorAtStart\nmiddle\nendsWithERROR',
   'one.txt': 'error',
