@@ -3,7 +3,9 @@
  * short literals, literals with k/s (which Unicode folding joins to non-ASCII letters) and non-ASCII
  * ones. Each row interleaves this checkout's warm runtime, optionally another checkout's (the before
  * figure), and `rg -c -i`, rotating the order every repetition; medians and ratios to rg are printed
- * and every result set must equal rg's (a mismatch is flagged, and makes the exit status 1).
+ * for wall time and for CPU time (a warm runtime's whole process, all its worker threads; rg's from
+ * /proc/self/stat as a waited-for child): on a loaded machine wall time is mostly waiting for a core.
+ * Every result set must equal rg's (a mismatch is flagged, and makes the exit status 1).
  *
  * Usage: node --import tsx bench/fold.bench.ts <tree> [--baseline DIR] [--reps N] [--workers N] [--only LIT,…]
  */
@@ -34,6 +36,8 @@ export const FOLD_LITERALS: readonly { pattern: string; why: string }[] = [
 interface Contender {
   label: string;
   run(pattern: string): Promise<string[]>;
+  /** CPU milliseconds spent so far by what runs the search. */
+  cpu(): number;
   close?(): Promise<void>;
 }
 
@@ -46,6 +50,10 @@ async function warm(checkout: string, label: string, root: string, workers: numb
   const rt: Runtime = made.value;
   return {
     label,
+    cpu: () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    },
     async run(pattern) {
       const r = await rt.call('grep', { pattern, output_mode: 'count', head_limit: 0, case_insensitive: true });
       if (r.isError) throw new Error(r.content);
@@ -62,6 +70,7 @@ function rg(root: string): Contender {
   const bin = which('rg');
   return {
     label: 'rg -i',
+    cpu: childCpuMs,
     run: (pattern) =>
       new Promise((resolve, reject) => {
         const child = spawn(bin, ['--no-config', '-c', '-i', pattern, '.'], {
@@ -84,6 +93,13 @@ function rg(root: string): Contender {
         );
       }),
   };
+}
+
+/** CPU of this process's waited-for children (user + system), one clock tick (10 ms) resolution. */
+function childCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state)
+  return ((Number(f[13]) + Number(f[14])) * 1000) / 100;
 }
 
 const median = (xs: number[]) => {
@@ -111,29 +127,36 @@ async function main(): Promise<number> {
   sides.push(rg(root));
   const load = () => loadavg()[0]?.toFixed(1);
   process.stdout.write(`${root}, ${workers} workers, ${reps} interleaved repetitions, load ${load()} at start\n`);
-  const head = sides.map((s) => `${s.label} ms`.padStart(11)).join('');
-  process.stdout.write(`${'literal'.padEnd(48)}${head}  this/rg${values.baseline ? '  before/rg' : ''}\n`);
+  const cols = (unit: string) => sides.map((s) => `${s.label} ${unit}`.padStart(13)).join('');
+  const ratioHead = values.baseline ? '  this/rg before/rg' : '  this/rg';
+  process.stdout.write(`${'literal'.padEnd(44)}${cols('wall')}${ratioHead}${cols('CPU')}${ratioHead}\n`);
   let mismatches = 0;
   for (const lit of FOLD_LITERALS) {
     if (only && !only.includes(lit.pattern)) continue;
     const digests = new Set<string>();
     for (const s of sides) digests.add([...(await s.run(lit.pattern))].sort().join('\n')); // warm-up + answer
     if (digests.size > 1) mismatches++;
-    const samples: number[][] = sides.map(() => []);
+    const wall: number[][] = sides.map(() => []);
+    const cpu: number[][] = sides.map(() => []);
     for (let r = 0; r < reps; r++) {
       for (let k = 0; k < sides.length; k++) {
         const i = (k + r) % sides.length;
+        const side = sides[i] as Contender;
+        const c0 = side.cpu();
         const t = process.hrtime.bigint();
-        await (sides[i] as Contender).run(lit.pattern);
-        (samples[i] as number[]).push(Number(process.hrtime.bigint() - t) / 1e6);
+        await side.run(lit.pattern);
+        (wall[i] as number[]).push(Number(process.hrtime.bigint() - t) / 1e6);
+        (cpu[i] as number[]).push(side.cpu() - c0);
       }
     }
-    const med = samples.map(median);
-    const rgMs = med.at(-1) as number;
-    const ratios = med.slice(0, -1).map((m) => (m / rgMs).toFixed(2).padStart(values.baseline ? 9 : 7));
-    const name = `${lit.pattern} (${lit.why})`.padEnd(48);
+    const row = (samples: number[][]) => {
+      const med = samples.map(median);
+      const ref = med.at(-1) as number;
+      const ratios = med.slice(0, -1).map((m, i) => `${(m / ref).toFixed(2)}×`.padStart(i === 0 ? 9 : 10));
+      return `${med.map((m) => m.toFixed(0).padStart(13)).join('')}${ratios.join('')}`;
+    };
     const flag = digests.size > 1 ? '  RESULTS DIFFER' : '';
-    process.stdout.write(`${name}${med.map((m) => m.toFixed(0).padStart(11)).join('')}${ratios.join('')}${flag}\n`);
+    process.stdout.write(`${`${lit.pattern} (${lit.why})`.padEnd(44)}${row(wall)}${row(cpu)}${flag}\n`);
   }
   process.stdout.write(`load ${load()} at end\n`);
   for (const s of sides) await s.close?.();
