@@ -7,7 +7,10 @@
  * /proc/self/stat as a waited-for child): on a loaded machine wall time is mostly waiting for a core.
  * Every result set must equal rg's (a mismatch is flagged, and makes the exit status 1).
  *
+ * `--case-sensitive` times the same literals without -i: the floor a folded search can reach.
+ *
  * Usage: node --import tsx bench/fold.bench.ts <tree> [--baseline DIR] [--reps N] [--workers N] [--only LIT,…]
+ *        [--case-sensitive]
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -41,7 +44,7 @@ interface Contender {
   close?(): Promise<void>;
 }
 
-async function warm(checkout: string, label: string, root: string, workers: number): Promise<Contender> {
+async function warm(checkout: string, label: string, root: string, workers: number, ci: boolean): Promise<Contender> {
   const { createRuntime } = (await import(path.join(checkout, 'lib/runtime.ts'))) as {
     createRuntime: typeof import('../lib/runtime.ts').createRuntime;
   };
@@ -55,7 +58,7 @@ async function warm(checkout: string, label: string, root: string, workers: numb
       return (u.user + u.system) / 1000;
     },
     async run(pattern) {
-      const r = await rt.call('grep', { pattern, output_mode: 'count', head_limit: 0, case_insensitive: true });
+      const r = await rt.call('grep', { pattern, output_mode: 'count', head_limit: 0, case_insensitive: ci });
       if (r.isError) throw new Error(r.content);
       const spill = r.meta?.truncated?.spillPath;
       const text = typeof spill === 'string' ? readFileSync(spill, 'utf8') : r.content;
@@ -66,14 +69,14 @@ async function warm(checkout: string, label: string, root: string, workers: numb
   };
 }
 
-function rg(root: string): Contender {
+function rg(root: string, ci: boolean): Contender {
   const bin = which('rg');
   return {
-    label: 'rg -i',
+    label: ci ? 'rg -i' : 'rg',
     cpu: childCpuMs,
     run: (pattern) =>
       new Promise((resolve, reject) => {
-        const child = spawn(bin, ['--no-config', '-c', '-i', pattern, '.'], {
+        const child = spawn(bin, ['--no-config', '-c', ...(ci ? ['-i'] : []), pattern, '.'], {
           cwd: root,
           stdio: ['ignore', 'pipe', 'ignore'],
         });
@@ -116,17 +119,21 @@ async function main(): Promise<number> {
       reps: { type: 'string' },
       workers: { type: 'string' },
       only: { type: 'string' },
+      'case-sensitive': { type: 'boolean' },
     },
   });
   const root = path.resolve(positionals[0] ?? path.join(repo, '.bench/tree-100000'));
   const reps = Number(values.reps ?? 5);
   const workers = Number(values.workers ?? availableParallelism());
   const only = values.only?.split(',');
-  const sides = [await warm(repo, 'this', root, workers)];
-  if (values.baseline) sides.push(await warm(path.resolve(values.baseline), 'before', root, workers));
-  sides.push(rg(root));
+  const ci = !values['case-sensitive'];
+  const sides = [await warm(repo, 'this', root, workers, ci)];
+  if (values.baseline) sides.push(await warm(path.resolve(values.baseline), 'before', root, workers, ci));
+  sides.push(rg(root, ci));
   const load = () => loadavg()[0]?.toFixed(1);
-  process.stdout.write(`${root}, ${workers} workers, ${reps} interleaved repetitions, load ${load()} at start\n`);
+  process.stdout.write(
+    `${root}, ${ci ? '-i' : 'case-sensitive'}, ${workers} workers, ${reps} interleaved repetitions, load ${load()} at start\n`,
+  );
   const cols = (unit: string) => sides.map((s) => `${s.label} ${unit}`.padStart(13)).join('');
   const ratioHead = values.baseline ? '  this/rg before/rg' : '  this/rg';
   process.stdout.write(`${'literal'.padEnd(44)}${cols('wall')}${ratioHead}${cols('CPU')}${ratioHead}\n`);

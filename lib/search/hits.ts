@@ -90,6 +90,7 @@ export function multilineHits(text: string, src: Source, spec: RegexSpec): Hit[]
 export function mayMatch(bytes: Buffer, spec: RegexSpec, folded?: FoldedView): boolean {
   if (spec.literal) return bytes.indexOf(spec.literal) !== -1;
   if (spec.literalFolded) return (folded ?? (regionView(bytes, spec) as FoldedView)).find(0) !== -1;
+  if (spec.literalAny) return spec.literalAny.some((b) => bytes.includes(b));
   return true;
 }
 

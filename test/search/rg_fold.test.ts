@@ -102,7 +102,11 @@ writeTree(root, {
   'mixed.txt': 'Task one\ntask two\nTASK three\ntAsK four\nno match\nmultitasking\nTASKS\n',
   'kelvin.txt': 'ta\u017F\u212A with long s and kelvin\nTA\u017FK\n\u212Aiss\nKISS\nkiß\n',
   'greek.txt':
-    'ΣΊΣΥΦΟΣ\nσίσυφος\nσίσυφοσ\nstraße STRASSE\nSTRAẞE\nstrategy STRAIGHT\nÉcole école ÉCOLE\nωMEGA\nmega only\n',
+    'ΣΊΣΥΦΟΣ\nσίσυφος\nσίσυφοσ\nstraße STRASSE\nSTRAẞE\nstrategy STRAIGHT\nÉcole école ÉCOLE\nωMEGA\nmega only\nǄ title ǅ\nǆ\nohm \u2126\nΩ ω\n',
+  // Each alone in its file: a region is ruled out on its bytes, so only there is a missing variant seen.
+  'upper_sigma.txt': 'ΣΊΣΥΦΟΣ only\n',
+  'ohm.txt': 'ohm \u2126 only\n',
+  'digraph.txt': 'Ǆ only\n',
   'crlf.txt': 'Error here\r\nerror\r\nnone\r\nERROR: done\r\n',
   'start_end.txt': 'errorAtStart\nmiddle\nendsWithERROR',
   'one.txt': 'error',
@@ -128,6 +132,10 @@ const cases: Case[] = [
   ['the Kelvin sign in the pattern', { pattern: '\u212Aiss' }, ['\u212Aiss']],
   ['the long s in the pattern', { pattern: 'ta\u017Fk' }, ['ta\u017Fk']],
   ['Greek sigma', { pattern: 'σίσυφος' }, ['σίσυφος']],
+  ['Greek, upper-case pattern', { pattern: 'ΣΊΣΥΦΟΣ' }, ['ΣΊΣΥΦΟΣ']],
+  ['a title-case digraph', { pattern: 'ǆ' }, ['ǆ']],
+  ['omega and the ohm sign', { pattern: 'ω' }, ['ω']],
+  ['the ohm sign in the pattern', { pattern: '\u2126', output_mode: 'count' }, ['-c', '\u2126']],
   ['non-ASCII around an ASCII run', { pattern: 'straße' }, ['straße']],
   ['É', { pattern: 'école' }, ['école']],
   ['a non-ASCII first letter', { pattern: 'Ωmega' }, ['Ωmega']],
