@@ -34,6 +34,7 @@ export const FOLD_LITERALS: readonly { pattern: string; why: string }[] = [
   { pattern: 'new', why: 'short, 3 letters' },
   { pattern: 'straße', why: 'non-ASCII' },
   { pattern: 'Ωmega', why: 'non-ASCII first letter' },
+  { pattern: 'σίσυφος', why: 'non-ASCII, no ASCII run' },
 ];
 
 interface Contender {
