@@ -1,10 +1,11 @@
 /**
  * Finding matching lines in a region. With a required literal the search stays on raw bytes: the
- * literal's occurrences (memchr-speed `Buffer.indexOf`, or a case-folded scan of a latin1 view) give
+ * literal's occurrences (memchr-speed `Buffer.indexOf`, or the case-folded byte search of folded_literal.ts) give
  * candidate lines, and only those are decoded and tested with the regex — or not even that when the
  * pattern is the literal itself. Without one, the region is decoded and scanned by the regex.
  */
 
+import { type FoldedView, foldedLiteral, foldedView } from './folded_literal.ts';
 import type { RegexSpec } from './matcher.ts';
 import { afterEmptyMatch } from './regex/compile.ts';
 import type { Source } from './source.ts';
@@ -16,22 +17,24 @@ export interface Hit {
 }
 
 /** Candidate lines from the literal, confirmed by the line regex unless the pattern is the literal. */
-export function literalHits(bytes: Buffer, src: Source, spec: RegexSpec, firstOnly: boolean, latin1?: string): Hit[] {
+export function literalHits(
+  bytes: Buffer,
+  src: Source,
+  spec: RegexSpec,
+  firstOnly: boolean,
+  folded?: FoldedView,
+): Hit[] {
   const hits: Hit[] = [];
-  const folded = spec.literalFolded ? foldedRe(spec.literalFolded) : undefined;
+  const view = spec.literal ? undefined : (folded ?? regionView(bytes, spec));
+  // A folded view that over-approximates (folded_literal.ts) has its lines confirmed.
+  const pure = spec.pure && (view?.exact ?? true);
   let from = 0;
   while (from < bytes.length) {
-    let at: number;
-    if (spec.literal) {
-      at = bytes.indexOf(spec.literal, from);
-    } else {
-      (folded as RegExp).lastIndex = from;
-      at = (folded as RegExp).exec(latin1 as string)?.index ?? -1;
-    }
+    const at = view ? view.find(from) : bytes.indexOf(spec.literal as Buffer, from);
     if (at === -1) break;
     const start = src.lineStart(at);
     const end = src.lineEnd(at);
-    if (spec.pure || spec.line.test(src.line(start))) {
+    if (pure || spec.line.test(src.line(start))) {
       hits.push({ start, lastStart: start });
       if (firstOnly) break;
     }
@@ -82,30 +85,16 @@ export function multilineHits(text: string, src: Source, spec: RegexSpec): Hit[]
 
 /**
  * Whether a region can hold a match at all, judged on raw bytes by the required literal. For a
- * case-insensitive literal, `latin1` is the region's one-byte view (made once, shared with literalHits).
+ * case-insensitive literal, `folded` is the region's view (made once by regionView, shared with literalHits).
  */
-export function mayMatch(bytes: Buffer, spec: RegexSpec, latin1?: string): boolean {
+export function mayMatch(bytes: Buffer, spec: RegexSpec, folded?: FoldedView): boolean {
   if (spec.literal) return bytes.indexOf(spec.literal) !== -1;
-  if (spec.literalFolded) return foldedRe(spec.literalFolded).test(latin1 ?? bytes.toString('latin1'));
+  if (spec.literalFolded) return (folded ?? (regionView(bytes, spec) as FoldedView)).find(0) !== -1;
+  if (spec.literalAny) return spec.literalAny.some((b) => bytes.includes(b));
   return true;
 }
 
-// One compiled case-insensitive scanner per literal; reset before each use. It runs on a latin1 view
-// (one character a byte), where ASCII folding is that of the `iv` regex and rg except for the two
-// non-ASCII characters Unicode simple case folding joins to ASCII letters: K (U+212A, bytes E2 84 AA)
-// to k and ſ (U+017F, bytes C5 BF) to s, whose bytes are added as alternatives. Under `i` those bytes
-// also match a few other latin1 bytes (\xE5 for \xC5): a superset, so a literal with k or s is never
-// `pure` (compile.ts) and its candidate lines are confirmed by the regex.
-const FOLDS: Record<string, string> = { k: '(?:k|\\xE2\\x84\\xAA)', s: '(?:s|\\xC5\\xBF)' };
-const foldedCache = new Map<string, RegExp>();
-function foldedRe(lit: string): RegExp {
-  let re = foldedCache.get(lit);
-  if (!re) {
-    const source = lit.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&').replace(/[ks]/g, (c) => FOLDS[c] as string);
-    re = new RegExp(source, 'gi');
-    if (foldedCache.size > 64) foldedCache.clear();
-    foldedCache.set(lit, re);
-  }
-  re.lastIndex = 0;
-  return re;
+/** The case-insensitive literal's view of a region, when the pattern has one. */
+export function regionView(bytes: Buffer, spec: RegexSpec): FoldedView | undefined {
+  return spec.literalFolded ? foldedView(bytes, foldedLiteral(spec.literalFolded)) : undefined;
 }

@@ -7,7 +7,7 @@
  */
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { bomKind, readUtf16 } from './bom.ts';
-import { type Hit, literalHits, mayMatch, multilineHits, textHits } from './hits.ts';
+import { type Hit, literalHits, mayMatch, multilineHits, regionView, textHits } from './hits.ts';
 import type { RegexSpec } from './matcher.ts';
 import { afterEmptyMatch } from './regex/compile.ts';
 import { ByteSource, countNewlines, type Source, TextSource } from './source.ts';
@@ -144,15 +144,15 @@ function searchRegion(
   const { spec } = o;
   const bytes = buf.subarray(0, end);
   // Bytes first: a required literal missing from the raw bytes rules the region out undecoded.
-  const latin1 = spec.literalFolded ? bytes.toString('latin1') : undefined;
-  const none = !mayMatch(bytes, spec, latin1);
+  const folded = regionView(bytes, spec);
+  const none = !mayMatch(bytes, spec, folded);
   if (none && !o.invert) return false;
   const firstOnly = o.firstOnly && !o.invert;
   let src: Source;
   let hits: Hit[];
   if (!o.multiline && (spec.literal || spec.literalFolded)) {
     src = new ByteSource(bytes);
-    hits = none ? [] : literalHits(bytes, src, spec, firstOnly, latin1);
+    hits = none ? [] : literalHits(bytes, src, spec, firstOnly, folded);
   } else {
     const text = bytes.toString('utf8');
     src = new TextSource(text);

@@ -9,7 +9,7 @@ import { errValue, okValue, type Result } from '../../core/result.ts';
 import type { ClassSet, Node } from './ast.ts';
 import { best, type RequiredLiterals, requiredLiteralsOf } from './literals.ts';
 import { parseRegex } from './parse.ts';
-import { TranslateFault, translate } from './translate.ts';
+import { caseVariants, TranslateFault, translate } from './translate.ts';
 
 export type { RequiredLiterals } from './literals.ts';
 
@@ -20,8 +20,13 @@ export interface RegexSpec {
   scan: RegExp;
   /** A substring every match contains, matched case-sensitively on raw UTF-8 bytes. */
   literal?: Buffer;
-  /** A pure-ASCII substring every match contains, for case-insensitive patterns (see hits.ts foldedRe). */
+  /** A pure-ASCII substring every match contains, for case-insensitive patterns (lib/search/folded_literal.ts). */
   literalFolded?: string;
+  /**
+   * Byte strings one of which every match contains: a non-ASCII character's case variants, for a
+   * case-insensitive literal with no ASCII run to fold. A region holding none is skipped undecoded.
+   */
+  literalAny?: Buffer[];
   /** The pattern is exactly its literal: a line matches iff it contains the literal. */
   pure: boolean;
   /**
@@ -74,11 +79,34 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
       spec.pure = whole;
     } else if (/^[\x20-\x7e\t]+$/.test(lit)) {
       spec.literalFolded = lit.toLowerCase();
-      // The folded scan over-approximates k and s (hits.ts): such a literal's lines are confirmed.
-      spec.pure = whole && !/[ks]/.test(spec.literalFolded);
+      // Exact when the region's folded view is (lib/search/folded_literal.ts); hits.ts checks that.
+      spec.pure = whole;
+    } else {
+      // A non-ASCII literal: its longest ASCII run is required too (folded the same way), and the
+      // candidate lines it gives are confirmed by the line regex.
+      const run = (lit.match(/[\x20-\x7e\t]+/g) ?? []).reduce((a, b) => (b.length > a.length ? b : a), '');
+      if (run.length >= 3) spec.literalFolded = run.toLowerCase();
+      else spec.literalAny = variantsOfRarest(lit);
     }
   }
   return okValue(spec);
+}
+
+/**
+ * The UTF-8 spellings of the case variants (Unicode simple case folding, as the `iv` regex matches) of
+ * the literal's most selective non-ASCII character: fewest variants, then longest. U+FFFD is skipped:
+ * invalid bytes decode to it, so its bytes need not be in the file.
+ */
+function variantsOfRarest(lit: string): Buffer[] | undefined {
+  let pick: Buffer[] | undefined;
+  const score = (v: Buffer[]) => Math.min(...v.map((b) => b.length)) / v.length;
+  for (const ch of lit) {
+    const cp = ch.codePointAt(0) as number;
+    if (cp < 0x80 || cp === 0xfffd) continue;
+    const v = caseVariants(cp).map((c) => Buffer.from(String.fromCodePoint(c)));
+    if (!pick || score(v) > score(pick)) pick = v;
+  }
+  return pick;
 }
 
 function literalNode(s: string, ci: boolean): Node {
