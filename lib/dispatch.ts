@@ -9,13 +9,14 @@
  * - `write`: here, inside the write lane, with the ledger and the command environment.
  * Every read record a result carries goes into the ledger. Main thread.
  */
+
+import { callDeadline } from './core/deadline.ts';
 import type { LaneRunner } from './core/registry.ts';
 import { type AnyTool, fail, type Lane, type ToolContext, type ToolResult } from './core/tool.ts';
 import type { ExecConfig, WriteContext } from './lane/context.ts';
 import { WriteLane } from './lane/lane.ts';
 import type { Ledger } from './lane/ledger.ts';
 import type { SearchSkip } from './policy/read_deny.ts';
-import { callDeadline } from './core/deadline.ts';
 import type { ReadPool } from './pool/pool.ts';
 import type { ToolTask } from './pool/protocol.ts';
 import type { SearchContext } from './search/context.ts';
