@@ -40,6 +40,19 @@ interface Cached {
 
 const cache = new Map<string, Cached>();
 
+let keepListings = true;
+/**
+ * For a process that searches once and exits (the CLI's grep and glob): no later search could be
+ * served a listing, so none is kept and no directory is fstat'ed for its key, and a names-only walk
+ * lists through its parents' descriptors too (`listingsKept`), with no stat or readlink per directory.
+ */
+export function searchOnce(): void {
+  keepListings = false;
+  cache.clear();
+}
+/** Whether listings are kept for later searches (false after `searchOnce`). */
+export const listingsKept = () => keepListings;
+
 /**
  * Opens the directory `abs` (a real path) and lists it through the descriptor; undefined when it is
  * gone, unreadable, or no longer that directory. Opened as the entry of `parentFd` (a directory
@@ -56,6 +69,7 @@ export function openListed(abs: string, parentFd?: number): OpenedDir | undefine
     return undefined; // vanished, unreadable or swapped while walking: carry on, as ripgrep does
   }
   const fd = opened.value;
+  if (!keepListings) return { fd, entries: read(fd) };
   const st = fstatSync(fd);
   const hit = cache.get(abs);
   if (hit && same(hit, st)) return { fd, entries: hit.entries };

@@ -22,6 +22,11 @@ export interface SearchOptions {
   after: number;
   /** Stop at the first matching line (files_with_matches). */
   firstOnly: boolean;
+  /**
+   * Only whether the file matches is wanted (files_with_matches): the first hit answers it, with no
+   * line numbered or decoded (`matches` is 1, `lines` empty).
+   */
+  namesOnly?: boolean;
   /** Stop after this many output lines. */
   maxLines: number;
   /** Count matching lines without keeping them (count mode). */
@@ -163,6 +168,10 @@ function searchRegion(
   if (head !== undefined && hits[0]?.start === 0 && out.lastMatch === base) hits.shift();
   const lastHit = hits.at(-1);
   if (lastHit === undefined) return false;
+  if (o.namesOnly) {
+    out.matches = 1;
+    return true;
+  }
   const maxCount = o.maxCount ?? Number.POSITIVE_INFINITY;
   if (o.countOnly) {
     for (const h of hits) out.matches += 1 + (h.lastStart === h.start ? 0 : src.newlines(h.start, h.lastStart));

@@ -195,6 +195,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
       before: t.before,
       after: t.after,
       firstOnly: t.mode === 'files_with_matches',
+      namesOnly: t.mode === 'files_with_matches',
       maxLines: t.mode === 'content' ? left : Number.POSITIVE_INFINITY,
       countOnly: t.mode === 'count',
       invert: t.invert ?? false,

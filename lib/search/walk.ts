@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fdPath } from '../core/descriptors.ts';
 import { type DenySpec, type DenyTest, denyTest } from './denied.ts';
 import { DirChain } from './dir_chain.ts';
-import { type DirEntry, listDir, openListed } from './dircache.ts';
+import { type DirEntry, listDir, listingsKept, openListed } from './dircache.ts';
 import { globNames, reincluded } from './hidden.ts';
 import { IgnoreRules, type IgnoreSource, type Layer } from './ignore.ts';
 
@@ -140,13 +140,17 @@ function walkDir(
   // An explicit stack keeps deep trees off the call stack; entries are pushed in reverse name order,
   // each with its parent directory, held open until the last of them is opened through it.
   const borrowed = parentFd === undefined ? undefined : { fd: parentFd, refs: Number.POSITIVE_INFINITY };
-  const stack: { dir: string; parent: Shared | undefined }[] = [{ dir: start, parent: borrowed }];
+  const stack: { dir: string; depth: number; parent: Shared | undefined }[] = [
+    { dir: start, depth: start === '' ? 0 : start.split('/').length, parent: borrowed },
+  ];
+  // Without kept listings (a one-shot), a names-only walk lists through descriptors as well: opening
+  // each directory through its parent's costs less than checking a path (stat, or open + readlink).
+  const viaFds = o.openFiles === true || !listingsKept();
   try {
     while (stack.length > 0) {
-      const { dir, parent } = stack.pop() as (typeof stack)[number];
-      const depth = dir === '' ? 0 : dir.split('/').length;
+      const { dir, depth, parent } = stack.pop() as (typeof stack)[number];
       const abs = absOf(o.root, dir);
-      const opened = o.openFiles ? openListed(abs, parent?.fd) : { fd: undefined, entries: listDir(abs) };
+      const opened = viaFds ? openListed(abs, parent?.fd) : { fd: undefined, entries: listDir(abs) };
       release(parent);
       if (!opened) continue; // gone, unreadable, or no longer the directory that was listed
       const { fd, entries } = opened;
@@ -170,11 +174,13 @@ function walkDir(
           while (subdirs.length > 0 && (subdirs[0] as string) < rel) {
             if (walkDir(o, subdirs.shift() as string, visitor, rules, denied, fd)) return true;
           }
-          if (visitor.file({ rel, kind }, fd === undefined ? undefined : fdPath(fd, e.name))) return true;
+          if (visitor.file({ rel, kind }, fd === undefined || !o.openFiles ? undefined : fdPath(fd, e.name)))
+            return true;
         }
         const shared = fd !== undefined && subdirs.length > 0 ? { fd, refs: subdirs.length } : undefined;
         handedOver = shared !== undefined;
-        for (let i = subdirs.length - 1; i >= 0; i--) stack.push({ dir: subdirs[i] as string, parent: shared });
+        for (let i = subdirs.length - 1; i >= 0; i--)
+          stack.push({ dir: subdirs[i] as string, depth: depth + 1, parent: shared });
       } finally {
         if (fd !== undefined && !handedOver) closeSync(fd);
       }
