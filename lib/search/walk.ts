@@ -16,7 +16,6 @@
  * directory it was read from through a checked descriptor).
  */
 import { closeSync } from 'node:fs';
-import path from 'node:path';
 import { fdPath } from '../core/descriptors.ts';
 import { type DenySpec, type DenyTest, denyTest } from './denied.ts';
 import { DirChain } from './dir_chain.ts';
@@ -150,7 +149,9 @@ function walkDir(
     while (stack.length > 0) {
       const { dir, depth, parent } = stack.pop() as (typeof stack)[number];
       const abs = absOf(o.root, dir);
-      const opened = viaFds ? openListed(abs, parent?.fd) : { fd: undefined, entries: listDir(abs) };
+      const opened = viaFds
+        ? openListed(abs, parent?.fd, dir.slice(dir.lastIndexOf('/') + 1))
+        : { fd: undefined, entries: listDir(abs) };
       release(parent);
       if (!opened) continue; // gone, unreadable, or no longer the directory that was listed
       const { fd, entries } = opened;
@@ -216,19 +217,16 @@ function admit(
   return undefined;
 }
 
-/** Names starting with a dot: where ignore files can be. */
-function dotNames(entries: readonly DirEntry[]): Set<string> {
-  const names = new Set<string>();
-  for (const e of entries) if (e.name.charCodeAt(0) === 46) names.add(e.name);
-  return names;
+const NO_NAMES: ReadonlySet<string> = new Set();
+/** Names starting with a dot: where ignore files can be (most directories have none: nothing allocated). */
+function dotNames(entries: readonly DirEntry[]): ReadonlySet<string> {
+  let names: Set<string> | undefined;
+  for (const e of entries) if (e.name.charCodeAt(0) === 46) (names ??= new Set()).add(e.name);
+  return names ?? NO_NAMES;
 }
 
-/** The absolute path of a directory of the walk: what its descriptor must really be. */
-const absOf = (root: string, dir: string) => (dir === '' ? root : path.join(root, dir));
-
-function readEntries(root: string, dir: string): DirEntry[] {
-  return listDir(absOf(root, dir));
-}
+/** The absolute path of a directory of the walk (`dir` is normalized): what its descriptor must really be. */
+const absOf = (root: string, dir: string) => (dir === '' ? root : root.endsWith('/') ? root + dir : `${root}/${dir}`);
 
 export interface ShardPlan {
   /** Files met while planning, in walk order. */
@@ -265,7 +263,7 @@ export function planShards(
         break;
       }
       const depth = dir === '' ? 0 : dir.split('/').length;
-      const entries = readEntries(o.root, dir);
+      const entries = listDir(absOf(o.root, dir));
       seen += entries.length;
       const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
       for (const e of entries) {
