@@ -12,8 +12,9 @@
  * descriptor, and each file is handed to the visitor as a path through it (`/proc/<pid>/fd/N/name`),
  * to be opened with O_NOFOLLOW. A checked directory cannot lead out, its entry cannot be a symlink,
  * so neither can the leaf: no check per file, no readlink per directory. A walk that needs names only
- * (glob) opens nothing it has a listing for (`listDir`: a cached listing is served only for the very
- * directory it was read from through a checked descriptor).
+ * (glob) in a warm runtime opens nothing it has a listing for (`listDir`: a cached listing is served
+ * only for the very directory it was read from through a checked descriptor); in a process that
+ * searches once (`searchOnce`, nothing cached) it walks through descriptors as grep does.
  */
 import { closeSync } from 'node:fs';
 import { fdPath } from '../core/descriptors.ts';
