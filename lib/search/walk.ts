@@ -150,9 +150,8 @@ function walkDir(
     while (stack.length > 0) {
       const { dir, depth, parent } = stack.pop() as (typeof stack)[number];
       const abs = absOf(o.root, dir);
-      const opened = viaFds
-        ? openListed(abs, parent?.fd, dir.slice(dir.lastIndexOf('/') + 1))
-        : { fd: undefined, entries: listDir(abs) };
+      const name = dir.slice(dir.lastIndexOf('/') + 1);
+      const opened = viaFds ? openListed(abs, parent?.fd, name) : { fd: undefined, entries: listDir(abs) };
       release(parent);
       if (!opened) continue; // gone, unreadable, or no longer the directory that was listed
       const { fd, entries } = opened;
@@ -222,7 +221,11 @@ const NO_NAMES: ReadonlySet<string> = new Set();
 /** Names starting with a dot: where ignore files can be (most directories have none: nothing allocated). */
 function dotNames(entries: readonly DirEntry[]): ReadonlySet<string> {
   let names: Set<string> | undefined;
-  for (const e of entries) if (e.name.charCodeAt(0) === 46) (names ??= new Set()).add(e.name);
+  for (const e of entries) {
+    if (e.name.charCodeAt(0) !== 46) continue;
+    names ??= new Set();
+    names.add(e.name);
+  }
   return names ?? NO_NAMES;
 }
 
