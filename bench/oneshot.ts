@@ -3,7 +3,9 @@
  * them (spawn, read all output, exit), MewCode's bundle and `npx tsx mewcode.ts` beside rg, fd and the
  * bare start of node and tsx. Commands of a group are interleaved over the repetitions with the order
  * rotating; each row is a median and a ratio to its group's reference. Result sets are compared by
- * their number of result lines (notes and markers aside).
+ * their number of result lines (notes and markers aside). The "node floor" rows (bench/node_floor.mjs)
+ * walk the same tree with nothing but node:fs and no ignore rules (so their counts differ): what any
+ * Node program pays for that walk, checked through descriptors as MewCode's is, or by plain paths.
  *
  * Standalone: node --import tsx bench/oneshot.ts <10k tree> <100k tree> [--reps N] [--baseline DIR]
  * (DIR: another checkout with its dist/ built, for before/after rows in the same run).
@@ -145,6 +147,14 @@ export function oneShotGroups(o: {
         ]
       : []),
   ];
+  // Node's floor (bench/node_floor.mjs): the same walk with nothing but node:fs, no ignore rules.
+  const floor = (label: string, args: string[], cwd: string): Shot[] =>
+    (['checked', 'paths'] as const).map((how) => ({
+      name: `  node floor, ${how === 'checked' ? 'checked walk' : 'plain paths'}: ${label}`,
+      cmd: node,
+      args: [path.join(repo, 'bench/node_floor.mjs'), how, ...args],
+      cwd,
+    }));
   const groups: ShotGroup[] = [
     {
       name: 'start',
@@ -165,6 +175,7 @@ export function oneShotGroups(o: {
         shots: [
           { name: 'rg -l TODO', cmd: rg, args: ['-l', 'TODO'], cwd: tree },
           ...ours('grep TODO -l', ['grep', 'TODO', '-l', '--head-limit', '0'], tree),
+          ...floor('grep TODO', ['grep', 'TODO'], tree),
         ],
       });
   }
@@ -174,6 +185,7 @@ export function oneShotGroups(o: {
       shots: [
         { name: `${path.basename(fd)} -g '*.ts'`, cmd: fd, args: ['-t', 'f', '-g', '*.ts'], cwd: o.tree10k },
         ...ours("glob '**/*.ts'", ['glob', '**/*.ts', '--limit', '100000'], o.tree10k),
+        ...floor('glob .ts', ['glob', '.ts'], o.tree10k),
       ],
     });
   if (rg)

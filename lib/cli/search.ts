@@ -4,6 +4,7 @@
  * on stdout and notes on stderr, exit 0 found, 1 nothing found, 2 an error. Main thread.
  */
 import type { Runtime } from '../runtime.ts';
+import { searchOnce } from '../search/dircache.ts';
 import { typeGlobs, typeNames } from '../search/file_types.ts';
 import { compileRegex } from '../search/matcher.ts';
 import { linearPattern } from '../tools/_linear_pattern.ts';
@@ -15,6 +16,7 @@ const escapeRegex = (s: string) => s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
 
 export async function search(runtime: Runtime, args: ParsedArgs, tool: 'grep' | 'glob', signal: AbortSignal) {
   const input = tool === 'grep' ? grepInput(args) : globInput(args);
+  searchOnce(); // this process searches once and exits: no listing is kept for a later search
   const result = await runtime.call(tool, input, { signal, unbudgeted: true });
   const painter =
     tool === 'grep' && !args.values.json && colorEnabled(args.values.color) ? grepPainterFor(input) : undefined;

@@ -5,8 +5,8 @@
  * its directories) opens each directory once and checks no real path but the root's. A directory
  * reached this way is the real one, whatever was swapped for a symlink meanwhile (see walk.ts).
  */
-import { closeSync, constants } from 'node:fs';
-import { openExactDir, openIn } from '../core/descriptors.ts';
+import { closeSync } from 'node:fs';
+import { DIR_ONLY, openExactDir, openIn } from '../core/descriptors.ts';
 
 export class DirChain {
   readonly #root: string;
@@ -39,7 +39,7 @@ export class DirChain {
     while (at !== rel) {
       const rest = at === '' ? rel : rel.slice(at.length + 1);
       const name = rest.slice(0, rest.indexOf('/') === -1 ? rest.length : rest.indexOf('/'));
-      const next = openIn(this.#fds[this.#fds.length - 1] as number, name, constants.O_RDONLY | constants.O_DIRECTORY);
+      const next = openIn(this.#fds[this.#fds.length - 1] as number, name, DIR_ONLY);
       if (!next.ok) return undefined;
       at = at === '' ? name : `${at}/${name}`;
       this.#rels.push(at);

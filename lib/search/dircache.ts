@@ -9,9 +9,9 @@
  * read within RACY_MS of its directory's last change is not kept — the same-timestamp race git calls
  * "racy git": an entry added within the timestamp granularity would not move the mtime.
  */
-import { closeSync, constants, type Dirent, fstatSync, readdirSync, type Stats, statSync } from 'node:fs';
+import { closeSync, type Dirent, fstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
-import { fdPath, openExactDir, openIn } from '../core/descriptors.ts';
+import { DIR_ONLY, fdPath, openExactDir, openIn } from '../core/descriptors.ts';
 
 export type EntryKind = 'dir' | 'file' | 'symlink' | 'other';
 export interface DirEntry {
@@ -40,22 +40,34 @@ interface Cached {
 
 const cache = new Map<string, Cached>();
 
+let keepListings = true;
+/**
+ * For a process that searches once and exits (the CLI's grep and glob): no later search could be
+ * served a listing, so none is kept and no directory is fstat'ed for its key, and a names-only walk
+ * lists through its parents' descriptors too (`listingsKept`), with no stat or readlink per directory.
+ */
+export function searchOnce(): void {
+  keepListings = false;
+  cache.clear();
+}
+/** Whether listings are kept for later searches (false after `searchOnce`). */
+export const listingsKept = () => keepListings;
+
 /**
  * Opens the directory `abs` (a real path) and lists it through the descriptor; undefined when it is
  * gone, unreadable, or no longer that directory. Opened as the entry of `parentFd` (a directory
  * opened this way, `abs`'s parent) with O_NOFOLLOW when given — the real child, by induction — or
- * else by path and checked to be exactly `abs` (`openExactDir`). The caller closes `fd`.
+ * else by path and checked to be exactly `abs` (`openExactDir`). `name` is `abs`'s last component.
+ * The caller closes `fd`.
  */
-export function openListed(abs: string, parentFd?: number): OpenedDir | undefined {
-  const opened =
-    parentFd === undefined
-      ? openExactDir(abs)
-      : openIn(parentFd, path.basename(abs), constants.O_RDONLY | constants.O_DIRECTORY);
+export function openListed(abs: string, parentFd?: number, name = path.basename(abs)): OpenedDir | undefined {
+  const opened = parentFd === undefined ? openExactDir(abs) : openIn(parentFd, name, DIR_ONLY);
   if (!opened.ok) {
     cache.delete(abs);
     return undefined; // vanished, unreadable or swapped while walking: carry on, as ripgrep does
   }
   const fd = opened.value;
+  if (!keepListings) return { fd, entries: read(fd) };
   const st = fstatSync(fd);
   const hit = cache.get(abs);
   if (hit && same(hit, st)) return { fd, entries: hit.entries };

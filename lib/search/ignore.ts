@@ -29,6 +29,8 @@ export interface Layer {
 export class IgnoreRules {
   readonly #root: string;
   readonly #layers = new Map<string, Layer[]>();
+  /** `stackFor` of each directory asked about: a directory's stack is its own layers on its parent's. */
+  readonly #stacks = new Map<string, Layer[]>();
 
   constructor(root: string, base: string = root) {
     this.#root = root;
@@ -84,21 +86,26 @@ export class IgnoreRules {
    * even when `sub/.gitignore` says `!keep.log`, because no `.gitignore` outranks an `.ignore`.
    */
   stackFor(dir: string, present?: ReadonlySet<string>): Layer[] {
-    const dirs = [''];
-    if (dir !== '') {
-      const parts = dir.split('/');
-      for (let i = 1; i <= parts.length; i++) dirs.push(parts.slice(0, i).join('/'));
+    const known = this.#stacks.get(dir);
+    if (known !== undefined) return known;
+    const parent = dir === '' ? undefined : this.stackFor(dir.slice(0, Math.max(0, dir.lastIndexOf('/'))));
+    const own = this.layersOf(dir, present);
+    // Most directories hold no ignore file: they share their parent's stack, with nothing allocated.
+    let stack: Layer[];
+    if (parent !== undefined && own.length === 0) stack = parent;
+    else {
+      // One bucket per kind; this directory's layers go before its ancestors' (deepest first).
+      const byKind: Layer[][] = [[], [], [], []];
+      const add = (l: Layer) => {
+        const k = l.source === '.git/info/exclude' ? IGNORE_FILES.length : IGNORE_FILES.indexOf(l.source);
+        (byKind[k] as Layer[]).push(l);
+      };
+      for (const l of own) add(l);
+      for (const l of parent ?? (this.#layers.get('\0outer') as Layer[])) add(l);
+      stack = byKind.flat();
     }
-    // One bucket per kind, each filled deepest first (this runs once per directory walked).
-    const byKind: Layer[][] = [[], [], [], []];
-    const add = (l: Layer) => {
-      const k = l.source === '.git/info/exclude' ? IGNORE_FILES.length : IGNORE_FILES.indexOf(l.source);
-      (byKind[k] as Layer[]).push(l);
-    };
-    for (let i = dirs.length - 1; i >= 0; i--)
-      for (const l of this.layersOf(dirs[i] ?? '', i === dirs.length - 1 ? present : undefined)) add(l);
-    for (const l of this.#layers.get('\0outer') ?? []) add(l);
-    return byKind.flat();
+    this.#stacks.set(dir, stack);
+    return stack;
   }
 
   /**

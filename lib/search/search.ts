@@ -22,6 +22,11 @@ export interface SearchOptions {
   after: number;
   /** Stop at the first matching line (files_with_matches). */
   firstOnly: boolean;
+  /**
+   * Only whether the file matches is wanted (files_with_matches): the first hit answers it, with no
+   * line numbered or decoded (`matches` is 1, `lines` empty).
+   */
+  namesOnly?: boolean;
   /** Stop after this many output lines. */
   maxLines: number;
   /** Count matching lines without keeping them (count mode). */
@@ -99,9 +104,10 @@ export function searchFile(at: string, o: SearchOptions): FileOutcome {
         buf.copy(buf, 0, 3, end); // the BOM is not part of the first line
         end -= 3;
       }
-      if (buf.subarray(0, end).indexOf(0, carry) !== -1) {
+      const filled = buf.subarray(0, end);
+      if (filled.indexOf(0, carry) !== -1) {
         // Binary: skipped. Counted only when it could have matched, so the note is about real hits.
-        const may = o.invert || mayMatch(buf.subarray(0, end), o.spec);
+        const may = o.invert || mayMatch(filled, o.spec);
         return may ? { kind: 'binary' } : { kind: 'ok', lines: [], matches: 0 };
       }
       const eof = got < want;
@@ -109,7 +115,7 @@ export function searchFile(at: string, o: SearchOptions): FileOutcome {
       let cut = eof ? end : buf.lastIndexOf(10, end - 1) + 1;
       const piece = cut <= 0;
       if (piece) cut = end;
-      const done = searchRegion(buf, cut, base, o, out, head);
+      const done = searchRegion(cut === end ? filled : buf.subarray(0, cut), base, o, out, head);
       if (done || eof) return { kind: 'ok', lines: out.lines, matches: out.matches };
       if (piece) head ??= buf.toString('utf8', 0, Math.min(end, 4 * MAX_HEAD_CHARS)).slice(0, MAX_HEAD_CHARS);
       else head = undefined;
@@ -128,21 +134,19 @@ export function searchFile(at: string, o: SearchOptions): FileOutcome {
 function searchDecoded(bytes: Buffer, o: SearchOptions, out: Collected): FileOutcome {
   if (bytes.indexOf(0) !== -1)
     return mayMatch(bytes, o.spec) ? { kind: 'binary' } : { kind: 'ok', lines: [], matches: 0 };
-  searchRegion(bytes, bytes.length, 1, o, out, undefined);
+  searchRegion(bytes, 1, o, out, undefined);
   return { kind: 'ok', lines: out.lines, matches: out.matches };
 }
 
-/** Searches buf[0, end) whose first line is number `base`; returns true when no more is wanted. */
+/** Searches `bytes` whose first line is number `base`; returns true when no more is wanted. */
 function searchRegion(
-  buf: Buffer,
-  end: number,
+  bytes: Buffer,
   base: number,
   o: SearchOptions,
   out: Collected,
   head: string | undefined,
 ): boolean {
   const { spec } = o;
-  const bytes = buf.subarray(0, end);
   // Bytes first: a required literal missing from the raw bytes rules the region out undecoded.
   const folded = regionView(bytes, spec);
   const none = !mayMatch(bytes, spec, folded);
@@ -163,6 +167,10 @@ function searchRegion(
   if (head !== undefined && hits[0]?.start === 0 && out.lastMatch === base) hits.shift();
   const lastHit = hits.at(-1);
   if (lastHit === undefined) return false;
+  if (o.namesOnly) {
+    out.matches = 1;
+    return true;
+  }
   const maxCount = o.maxCount ?? Number.POSITIVE_INFINITY;
   if (o.countOnly) {
     for (const h of hits) out.matches += 1 + (h.lastStart === h.start ? 0 : src.newlines(h.start, h.lastStart));

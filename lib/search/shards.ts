@@ -9,7 +9,7 @@ import { compileFileFilter, type FileFilterSpec } from './file_types.ts';
 import { IgnoreRules } from './ignore.ts';
 import { type GrepPrefilter, skipperOf } from './index/skip.ts';
 import { compileGlob, compileRegex } from './matcher.ts';
-import { type Line, searchFile } from './search.ts';
+import { type Line, type SearchOptions, searchFile } from './search.ts';
 import { comparePaths, type Entry, type SkipReason, type Visitor, visitFiles, type WalkOptions, walk } from './walk.ts';
 
 export interface SkipCount {
@@ -187,6 +187,19 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
   const counts: number[] = [];
   const skip = skipperOf(t.prefilter);
   if (skip) out.unindexed = [];
+  const options: SearchOptions = {
+    spec: spec.value,
+    multiline: t.multiline,
+    before: t.before,
+    after: t.after,
+    firstOnly: t.mode === 'files_with_matches',
+    namesOnly: t.mode === 'files_with_matches',
+    maxLines: Number.POSITIVE_INFINITY,
+    countOnly: t.mode === 'count',
+    invert: t.invert ?? false,
+    onlyMatching: t.onlyMatching ?? false,
+    maxCount: t.maxCount ?? Number.POSITIVE_INFINITY,
+  };
   const visit = (e: Entry, at?: string): boolean => {
     checkDeadline(t);
     out.visited++;
@@ -197,19 +210,9 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     }
     if (filter && !filter(e.rel)) return false;
     if (skip?.skip(e.rel, at)) return false;
-    const left = t.maxResults - out.results;
-    const r = searchFile(at, {
-      spec: spec.value,
-      multiline: t.multiline,
-      before: t.before,
-      after: t.after,
-      firstOnly: t.mode === 'files_with_matches',
-      maxLines: t.mode === 'content' ? left : Number.POSITIVE_INFINITY,
-      countOnly: t.mode === 'count',
-      invert: t.invert ?? false,
-      onlyMatching: t.onlyMatching ?? false,
-      maxCount: t.maxCount ?? Number.POSITIVE_INFINITY,
-    });
+    // One options object for the shard; only content mode's line budget changes from file to file.
+    if (t.mode === 'content') options.maxLines = t.maxResults - out.results;
+    const r = searchFile(at, options);
     if (r.kind === 'binary') out.binary++;
     else if (r.kind === 'unreadable') out.unreadable.push({ rel: e.rel, error: r.error });
     else if (r.matches > 0) {

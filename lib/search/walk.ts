@@ -12,15 +12,15 @@
  * descriptor, and each file is handed to the visitor as a path through it (`/proc/<pid>/fd/N/name`),
  * to be opened with O_NOFOLLOW. A checked directory cannot lead out, its entry cannot be a symlink,
  * so neither can the leaf: no check per file, no readlink per directory. A walk that needs names only
- * (glob) opens nothing it has a listing for (`listDir`: a cached listing is served only for the very
- * directory it was read from through a checked descriptor).
+ * (glob) in a warm runtime opens nothing it has a listing for (`listDir`: a cached listing is served
+ * only for the very directory it was read from through a checked descriptor); in a process that
+ * searches once (`searchOnce`, nothing cached) it walks through descriptors as grep does.
  */
 import { closeSync } from 'node:fs';
-import path from 'node:path';
 import { fdPath } from '../core/descriptors.ts';
 import { type DenySpec, type DenyTest, denyTest } from './denied.ts';
 import { DirChain } from './dir_chain.ts';
-import { type DirEntry, listDir, openListed } from './dircache.ts';
+import { type DirEntry, listDir, listingsKept, openListed } from './dircache.ts';
 import { globNames, reincluded } from './hidden.ts';
 import { IgnoreRules, type IgnoreSource, type Layer } from './ignore.ts';
 
@@ -140,13 +140,18 @@ function walkDir(
   // An explicit stack keeps deep trees off the call stack; entries are pushed in reverse name order,
   // each with its parent directory, held open until the last of them is opened through it.
   const borrowed = parentFd === undefined ? undefined : { fd: parentFd, refs: Number.POSITIVE_INFINITY };
-  const stack: { dir: string; parent: Shared | undefined }[] = [{ dir: start, parent: borrowed }];
+  const stack: { dir: string; depth: number; parent: Shared | undefined }[] = [
+    { dir: start, depth: start === '' ? 0 : start.split('/').length, parent: borrowed },
+  ];
+  // Without kept listings (a one-shot), a names-only walk lists through descriptors as well: opening
+  // each directory through its parent's costs less than checking a path (stat, or open + readlink).
+  const viaFds = o.openFiles === true || !listingsKept();
   try {
     while (stack.length > 0) {
-      const { dir, parent } = stack.pop() as (typeof stack)[number];
-      const depth = dir === '' ? 0 : dir.split('/').length;
+      const { dir, depth, parent } = stack.pop() as (typeof stack)[number];
       const abs = absOf(o.root, dir);
-      const opened = o.openFiles ? openListed(abs, parent?.fd) : { fd: undefined, entries: listDir(abs) };
+      const name = dir.slice(dir.lastIndexOf('/') + 1);
+      const opened = viaFds ? openListed(abs, parent?.fd, name) : { fd: undefined, entries: listDir(abs) };
       release(parent);
       if (!opened) continue; // gone, unreadable, or no longer the directory that was listed
       const { fd, entries } = opened;
@@ -170,11 +175,13 @@ function walkDir(
           while (subdirs.length > 0 && (subdirs[0] as string) < rel) {
             if (walkDir(o, subdirs.shift() as string, visitor, rules, denied, fd)) return true;
           }
-          if (visitor.file({ rel, kind }, fd === undefined ? undefined : fdPath(fd, e.name))) return true;
+          if (visitor.file({ rel, kind }, fd === undefined || !o.openFiles ? undefined : fdPath(fd, e.name)))
+            return true;
         }
         const shared = fd !== undefined && subdirs.length > 0 ? { fd, refs: subdirs.length } : undefined;
         handedOver = shared !== undefined;
-        for (let i = subdirs.length - 1; i >= 0; i--) stack.push({ dir: subdirs[i] as string, parent: shared });
+        for (let i = subdirs.length - 1; i >= 0; i--)
+          stack.push({ dir: subdirs[i] as string, depth: depth + 1, parent: shared });
       } finally {
         if (fd !== undefined && !handedOver) closeSync(fd);
       }
@@ -210,19 +217,20 @@ function admit(
   return undefined;
 }
 
-/** Names starting with a dot: where ignore files can be. */
-function dotNames(entries: readonly DirEntry[]): Set<string> {
-  const names = new Set<string>();
-  for (const e of entries) if (e.name.charCodeAt(0) === 46) names.add(e.name);
-  return names;
+const NO_NAMES: ReadonlySet<string> = new Set();
+/** Names starting with a dot: where ignore files can be (most directories have none: nothing allocated). */
+function dotNames(entries: readonly DirEntry[]): ReadonlySet<string> {
+  let names: Set<string> | undefined;
+  for (const e of entries) {
+    if (e.name.charCodeAt(0) !== 46) continue;
+    names ??= new Set();
+    names.add(e.name);
+  }
+  return names ?? NO_NAMES;
 }
 
-/** The absolute path of a directory of the walk: what its descriptor must really be. */
-const absOf = (root: string, dir: string) => (dir === '' ? root : path.join(root, dir));
-
-function readEntries(root: string, dir: string): DirEntry[] {
-  return listDir(absOf(root, dir));
-}
+/** The absolute path of a directory of the walk (`dir` is normalized): what its descriptor must really be. */
+const absOf = (root: string, dir: string) => (dir === '' ? root : root.endsWith('/') ? root + dir : `${root}/${dir}`);
 
 export interface ShardPlan {
   /** Files met while planning, in walk order. */
@@ -259,7 +267,7 @@ export function planShards(
         break;
       }
       const depth = dir === '' ? 0 : dir.split('/').length;
-      const entries = readEntries(o.root, dir);
+      const entries = listDir(absOf(o.root, dir));
       seen += entries.length;
       const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
       for (const e of entries) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { applyBudget, charPrefix, utf8Prefix } from '../../lib/core/budget.ts';
+import { applyBudget, charPrefix, fmtInt, utf8Prefix } from '../../lib/core/budget.ts';
 import { tempDir } from '../helpers.ts';
 
 const strictDecode = (b: Buffer) => new TextDecoder('utf-8', { fatal: true }).decode(b);
@@ -74,4 +74,11 @@ test('budget: when the spill cannot be written the marker says so instead of fai
     /\[truncated: showing [\d,]+ of 10,000 bytes; the rest could not be saved \(\/nonexistent\/dir\/\S+\.txt cannot be written: ENOENT\); narrow the request\]$/,
   );
   assert.equal(r.meta?.truncated?.spillPath, undefined);
+});
+
+test('fmtInt writes what toLocaleString("en-US") writes, for any number', () => {
+  const xs = [0, -0, 1, -1, 999, 1000, -1000, 123456, 1234567, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
+  xs.push(1e21, 1.5, -2.25, Number.NaN, Number.POSITIVE_INFINITY);
+  for (let bits = 0; bits <= 53; bits++) xs.push(2 ** bits - 1, -(2 ** bits) + 7, Math.floor(2 ** bits / 3));
+  for (const x of xs) assert.equal(fmtInt(x), x.toLocaleString('en-US'), String(x));
 });
