@@ -1,12 +1,12 @@
 /**
  * The read lane's worker pool (Piscina), created on first use. Every task runs under a deadline: past
  * it Piscina terminates the worker (the only way to stop a runaway regex) and starts a fresh one, so
- * the pool keeps serving. Workers get a heap limit. Main thread.
+ * the pool keeps serving. Workers get a heap limit. Piscina itself loads with the first task. Main thread.
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { IN_BUNDLE } from '../build_info.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { SHARD_DEADLINE } from '../search/shards.ts';
@@ -54,7 +54,9 @@ export const cliWorkers = (command: string | undefined) => (command === 'mcp' ||
 export function createReadPool(options: { workers?: number; heapMb?: number } = {}): ReadPool {
   const size = Math.max(1, options.workers ?? defaultWorkers());
   let piscina: Piscina | undefined;
-  const get = () => {
+  // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
+  const get = async () => {
+    const { Piscina } = await import('piscina');
     piscina ??= new Piscina({
       filename: workerFile,
       minThreads: size,
@@ -73,7 +75,7 @@ export function createReadPool(options: { workers?: number; heapMb?: number } = 
     size,
     async run<T extends PoolResult>(task: PoolTask, signal: AbortSignal): Promise<TaskOutcome<T>> {
       try {
-        return okValue((await get().run(task, { signal })) as T);
+        return okValue((await (await get()).run(task, { signal })) as T);
       } catch (e) {
         if (signal.aborted) {
           const timedOut = (signal.reason as Error)?.name === 'TimeoutError';
