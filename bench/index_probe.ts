@@ -2,9 +2,17 @@
  * Child process of the index benchmark, so each figure is one process's peak RSS (main thread and
  * workers together): `build` indexes the root into the cache directory; `serve` loads that index in a
  * warm runtime and runs the given grep inputs. Prints JSON: elapsed ms and peak RSS.
+ * With MEWCODE_PROBE_BUNDLE=1 it runs the built bundle (dist/lib.mjs, as an installed MewCode runs)
+ * instead of the sources under tsx, whose transform costs every thread memory of its own.
  * Usage: node --import tsx bench/index_probe.ts build|serve <root> <cacheDir> <workers> ['<json inputs>']
  */
-import { createRuntime } from '../lib/runtime.ts';
+import type { createRuntime as CreateRuntime } from '../lib/runtime.ts';
+
+const { createRuntime } = (
+  process.env.MEWCODE_PROBE_BUNDLE === '1'
+    ? await import(new URL('../dist/lib.mjs', import.meta.url).href)
+    : await import('../lib/runtime.ts')
+) as { createRuntime: typeof CreateRuntime };
 
 const [mode, root, cacheDir, workers, inputs] = process.argv.slice(2);
 const made = createRuntime({
