@@ -43,7 +43,7 @@ export interface IndexReport {
      * Builds on the warm indexed runtime's started workers, interleaved with unindexed full searches
      * (the selective literal, whose scan reads every file) in one loop: medians of each.
      */
-    interleaved: { buildMs: number; fullSearchMs: number; reps: number };
+    interleaved: { buildMs: number; fullSearchMs: number; buildCpuMs: number; fullSearchCpuMs: number; reps: number };
     files: number;
     textBytes: number;
     indexBytes: number;
@@ -118,15 +118,27 @@ export async function indexBench(root: string, workers: number, reps: number): P
     const scan = mewcodeWarm('unindexed', plain, INDEX_CASES[0] as GrepCase);
     const builds: number[] = [];
     const scans: number[] = [];
+    // CPU of all threads (both runtimes' workers, which run one at a time here): far steadier than
+    // wall time on a loaded machine.
+    const cpu = { build: [] as number[], scan: [] as number[] };
     for (let r = 0; r < reps; r++) {
       for (const which of r % 2 === 0 ? ['scan', 'build'] : ['build', 'scan']) {
+        const c = process.cpuUsage();
         const t = performance.now();
         if (which === 'scan') await scan.run(root);
         else if (!(await indexed.searchIndex?.build())?.ok) throw new Error('the rebuild failed');
         (which === 'scan' ? scans : builds).push(performance.now() - t);
+        const used = process.cpuUsage(c);
+        cpu[which === 'scan' ? 'scan' : 'build'].push((used.user + used.system) / 1000);
       }
     }
-    const interleaved = { buildMs: median(builds), fullSearchMs: median(scans), reps };
+    const interleaved = {
+      buildMs: median(builds),
+      fullSearchMs: median(scans),
+      buildCpuMs: median(cpu.build),
+      fullSearchCpuMs: median(cpu.scan),
+      reps,
+    };
     // The write lane's update: what the hook costs, timed around a real write_file.
     const target = path.join(root, 'README.md');
     const before = readFileSync(target);
@@ -194,7 +206,7 @@ export function formatIndexReport(r: IndexReport): string {
   const b = r.build;
   const i = b.interleaved;
   out.push(
-    `  build on started workers, interleaved with unindexed full searches (${i.reps}×, medians): ${i.buildMs.toFixed(0)} ms = ${(i.buildMs / i.fullSearchMs).toFixed(2)}× one search (${i.fullSearchMs.toFixed(0)} ms)`,
+    `  build on started workers, interleaved with unindexed full searches (${i.reps}×, medians): ${i.buildMs.toFixed(0)} ms = ${(i.buildMs / i.fullSearchMs).toFixed(2)}× one search (${i.fullSearchMs.toFixed(0)} ms); CPU ${i.buildCpuMs.toFixed(0)} ms = ${(i.buildCpuMs / i.fullSearchCpuMs).toFixed(2)}× (${i.fullSearchCpuMs.toFixed(0)} ms)`,
     `  build: ${b.ms.toFixed(0)} ms = ${(b.ms / b.fullSearchMs).toFixed(2)}× one unindexed full search (${b.fullSearchMs.toFixed(0)} ms), ` +
       `${b.warmMs.toFixed(0)} ms = ${(b.warmMs / b.fullSearchMs).toFixed(2)}× on started workers; ` +
       `${b.files} files, index ${(b.indexBytes / 1e6).toFixed(1)} MB = ${((100 * b.indexBytes) / b.textBytes).toFixed(1)}% of ${(b.textBytes / 1e6).toFixed(1)} MB of text; peak RSS building ${b.peakRssMiB.toFixed(0)} MiB`,
