@@ -2,15 +2,26 @@
  * Child process of the index benchmark, so each figure is one process's peak RSS (main thread and
  * workers together): `build` indexes the root into the cache directory; `serve` loads that index in a
  * warm runtime and runs the given grep inputs. Prints JSON: elapsed ms and peak RSS.
- * Usage: node --import tsx bench/index_probe.ts build|serve <root> <cacheDir> <workers> ['<json inputs>']
+ * With MEWCODE_PROBE_BUNDLE=1 it runs the built bundle (dist/lib.mjs, as an installed MewCode runs)
+ * instead of the sources under tsx, whose transform costs every thread memory of its own.
+ * `scan` times one unindexed full search on started workers (after a first one), the reference of
+ * the build's time. CPU times (all threads) are printed beside wall times: on a loaded machine they
+ * move far less than wall times.
+ * Usage: node --import tsx bench/index_probe.ts build|serve|scan <root> <cacheDir> <workers> ['<json inputs>']
  */
-import { createRuntime } from '../lib/runtime.ts';
+import type { createRuntime as CreateRuntime } from '../lib/runtime.ts';
+
+const { createRuntime } = (
+  process.env.MEWCODE_PROBE_BUNDLE === '1'
+    ? await import(new URL('../dist/lib.mjs', import.meta.url).href)
+    : await import('../lib/runtime.ts')
+) as { createRuntime: typeof CreateRuntime };
 
 const [mode, root, cacheDir, workers, inputs] = process.argv.slice(2);
 const made = createRuntime({
   root: root ?? '.',
   workers: Number(workers ?? 2),
-  index: 'build',
+  index: mode === 'scan' ? 'off' : 'build',
   indexCacheDir: cacheDir ?? '',
   home: null,
   readTimeoutMs: 600_000,
@@ -20,14 +31,29 @@ const rt = made.value;
 const started = performance.now();
 let served = 0;
 let rebuildMs: number | undefined;
-if (mode === 'build') {
+let rebuildCpuMs: number | undefined;
+const cpuMs = (since?: NodeJS.CpuUsage) => {
+  const c = process.cpuUsage(since);
+  return (c.user + c.system) / 1000;
+};
+if (mode === 'scan') {
+  const input = { pattern: 'ERROR 777', output_mode: 'count', head_limit: 0 };
+  await rt.call('grep', input); // starts the workers
+  const c = process.cpuUsage();
+  const t = performance.now();
+  await rt.call('grep', input);
+  rebuildMs = performance.now() - t;
+  rebuildCpuMs = cpuMs(c);
+} else if (mode === 'build') {
   const r = await rt.searchIndex?.build();
   if (!r?.ok) throw new Error(r ? r.message : 'no index');
   // A warm runtime's build runs on workers already started (it follows a first search): time a
   // second build in the same process too — the first one includes starting the workers.
+  const c = process.cpuUsage();
   const t = performance.now();
   await rt.searchIndex?.build();
   rebuildMs = performance.now() - t;
+  rebuildCpuMs = cpuMs(c);
 } else {
   for (const input of JSON.parse(inputs ?? '[]') as unknown[]) {
     const r = await rt.call('grep', input);
@@ -37,4 +63,5 @@ if (mode === 'build') {
 }
 const ms = performance.now() - started - (rebuildMs ?? 0);
 await rt.close();
-process.stdout.write(`${JSON.stringify({ ms, rebuildMs, served, maxRssKiB: process.resourceUsage().maxRSS })}\n`);
+const maxRssKiB = process.resourceUsage().maxRSS;
+process.stdout.write(`${JSON.stringify({ ms, rebuildMs, rebuildCpuMs, served, maxRssKiB })}\n`);

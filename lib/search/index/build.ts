@@ -84,8 +84,12 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
     sigs.set(s, at);
     at += s.length;
   }
-  writeIndex(o.file, { root: o.root, builtAt, rels, segments: meta, bytes }, sigs, segments);
-  const loaded = readIndex(o.file, o.root);
+  const header = { root: o.root, builtAt, rels, segments: meta, bytes };
+  writeIndex(o.file, header, sigs, segments);
+  // The segments were written: only their key tables are read back (postings stay on disk).
+  segments.length = 0;
+  outcomes.length = 0;
+  const loaded = readIndex(o.file, o.root, header);
   if (!loaded)
     return { ok: false, error: { reason: 'failed', message: `the index written to ${o.file} did not read back` } };
   return { ok: true, value: loaded };

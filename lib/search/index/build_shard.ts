@@ -10,12 +10,17 @@ import { bomKind } from '../bom.ts';
 import { RACY_MS } from '../dircache.ts';
 import { IgnoreRules } from '../ignore.ts';
 import { comparePaths, type Entry, type Visitor, visitFiles, type WalkOptions, walk } from '../walk.ts';
+import { clearTrigramBits, setTrigramBits } from './ngrams.ts';
 import { encodeSegment, PairBuffer } from './segment.ts';
 
 /** Larger files are not indexed (always searched): their trigrams would say little. */
 export const MAX_INDEXED_BYTES = 32 * 1024 * 1024;
 /** Pairs per segment: bounds a worker's memory while building (~8 bytes a pair, twice). */
-const PAIRS_PER_SEGMENT = 1_000_000;
+const PAIRS_PER_SEGMENT = 512 * 1024;
+/** Room of the pair buffer: a segment's pairs plus a file that starts one. */
+const PAIR_CAPACITY = PAIRS_PER_SEGMENT + (1 << 16);
+/** Files up to this size are read whole; larger ones are read through the buffer a piece at a time. */
+const READ_BUFFER_BYTES = 1 << 20;
 
 export interface IndexShard {
   kind: 'index';
@@ -42,36 +47,36 @@ export interface IndexShardResult {
   visited: number;
 }
 
-let buffer = Buffer.allocUnsafe(1 << 20);
+// One read buffer per thread, never grown: a large file streams through it.
+const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
 
 export function runIndexShard(t: IndexShard): IndexShardResult {
   const racy = t.racyMs ?? RACY_MS;
   const out: IndexShardResult = { kind: 'index', rels: [], sigs: [], segments: [], bytes: 0, visited: 0 };
-  const pairs = new PairBuffer(PAIRS_PER_SEGMENT + (1 << 16));
+  let pairs = new PairBuffer(PAIR_CAPACITY);
   let first = 0;
   const flush = () => {
     if (out.rels.length === first) return;
     out.segments.push({ files: out.rels.length - first, bytes: encodeSegment(pairs, out.rels.length - first) });
     first = out.rels.length;
     pairs.length = 0;
+    // Grown for a large file: back to its usual size rather than keep the largest file's worth.
+    if (pairs.keys.length > PAIR_CAPACITY) pairs = new PairBuffer(PAIR_CAPACITY);
   };
   const visit = (e: Entry, at?: string): boolean => {
     out.visited++;
     if (e.kind !== 'file' || at === undefined) return false;
-    const read = readWhole(at);
+    const read = readFile(at, racy);
     if (!read) return false;
     const { bytes, sig } = read;
-    // The searcher decodes a UTF-16 file (bom.ts); its raw bytes hold no trigram of its text. A file
-    // the index does not hold is always searched.
-    if (bomKind(bytes, bytes.length) === 'utf-16') return false;
-    const now = Date.now();
-    if (now - sig[2] < racy || now - sig[3] < racy) return false;
     // A file that may not fit what is left starts a new segment: the buffer keeps its size.
-    if (pairs.length > 0 && pairs.length + bytes.length > pairs.keys.length) flush();
-    pairs.addFile(bytes, out.rels.length - first);
+    if (pairs.length > 0 && pairs.length + (bytes?.length ?? sig[1]) > pairs.keys.length) flush();
+    // A large file's keys were set in the bitset as it was read.
+    if (bytes) pairs.addFile(bytes, out.rels.length - first);
+    else pairs.addBits(out.rels.length - first);
     out.rels.push(e.rel);
-    out.sigs.push(...sig);
-    out.bytes += bytes.length;
+    out.sigs.push(sig[0], sig[1], sig[2], sig[3]);
+    out.bytes += sig[1];
     if (pairs.length >= PAIRS_PER_SEGMENT) flush();
     return false;
   };
@@ -83,31 +88,54 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
   return out;
 }
 
-/** The whole file at `at` (opened as the checked directory's entry, never followed) and its state. */
-function readWhole(at: string): { bytes: Buffer; sig: FileSig } | undefined {
+/**
+ * The file at `at` (opened as the checked directory's entry, never followed) and its state, when it
+ * can be indexed: its bytes when it fits the read buffer; a larger file is read a piece at a time and
+ * its trigrams are left set in the bitset (no bytes returned). Undefined — bitset clear — when it
+ * cannot be read, is too large, is UTF-16 (the searcher decodes it; its raw bytes hold no trigram of
+ * its text), changed while read, or changed within `racy` ms (a change in the same tick would not show).
+ */
+function readFile(at: string, racy: number): { bytes?: Buffer; sig: FileSig } | undefined {
   let fd: number;
   try {
     fd = openSync(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return undefined;
   }
+  let streamed = false;
   try {
     const st = fstatSync(fd);
     if (!st.isFile() || st.size > MAX_INDEXED_BYTES) return undefined;
-    if (buffer.length < st.size + 1) buffer = Buffer.allocUnsafe(Math.max(st.size + 1, buffer.length * 2));
+    const now = Date.now();
+    if (now - st.mtimeMs < racy || now - st.ctimeMs < racy) return undefined;
+    const sig: FileSig = [st.ino, st.size, st.mtimeMs, st.ctimeMs];
     let got = 0;
+    let fill = 0;
+    const carry = { k: 0, seen: 0 };
     for (;;) {
-      const n = readSync(fd, buffer, got, buffer.length - got, got);
+      const n = readSync(fd, buffer, fill, buffer.length - fill, got);
       if (n === 0) break;
       got += n;
-      if (got === buffer.length) return undefined; // grew while read: leave it to the search
+      fill += n;
+      if (fill < buffer.length) continue;
+      // The buffer is full: the file streams through it from here on, its trigrams set as it goes.
+      if (!streamed && bomKind(buffer, fill) === 'utf-16') return undefined;
+      streamed = true;
+      setTrigramBits(buffer, carry);
+      fill = 0;
     }
+    if (streamed) setTrigramBits(buffer.subarray(0, fill), carry);
+    else if (bomKind(buffer, fill) === 'utf-16') return undefined;
     const after = fstatSync(fd);
     if (after.mtimeMs !== st.mtimeMs || after.ctimeMs !== st.ctimeMs || after.size !== got) return undefined;
-    return { bytes: buffer.subarray(0, got), sig: [st.ino, st.size, st.mtimeMs, st.ctimeMs] };
+    if (got !== st.size) return undefined;
+    if (!streamed) return { bytes: buffer.subarray(0, got), sig };
+    streamed = false; // the bits stay set: the caller drains them
+    return { sig };
   } catch {
     return undefined;
   } finally {
+    if (streamed) clearTrigramBits();
     closeSync(fd);
   }
 }

@@ -33,36 +33,78 @@ export function trigramsInto(bytes: Uint8Array, out: Uint32Array, at: number): n
   for (let i = 2; i < n; i++) {
     k = ((k << 8) | (fold[bytes[i] as number] as number)) & 0xffffff;
     const w = k >>> 5;
-    const m = 1 << (k & 31);
+    const bit = k & 31;
     const word = bits[w] as number;
-    if (word & m) continue;
-    bits[w] = word | m;
-    out[at++] = k;
+    // Branch-free: the key is always written and kept only when its bit was clear (whether a
+    // trigram is new is unpredictable; a mispredicted branch per byte cost ~20% here).
+    bits[w] = word | (1 << bit);
+    out[at] = k;
+    at += ((word >>> bit) & 1) ^ 1;
   }
   for (let i = from; i < at; i++) bits[(out[i] as number) >>> 5] = 0;
   return at;
 }
 
-/** How many distinct trigram keys `bytes` holds (to size a buffer exactly for a large file). */
-export function trigramCount(bytes: Uint8Array): number {
+/**
+ * The distinct trigram keys of a large file, in ascending order: its keys are set in the bitset,
+ * counted, then `room(count)` gives the array (and the offset) they are written to. One pass over
+ * the bytes; the bitset is read twice (2 MiB each).
+ */
+export function trigramsSorted(bytes: Uint8Array, room: (count: number) => { out: Uint32Array; at: number }): number {
+  const carry = { k: 0, seen: 0 };
+  setTrigramBits(bytes, carry);
+  return drainTrigramBits(room);
+}
+
+/**
+ * Sets the bits of the trigrams of one piece of a file read in pieces; `carry` holds the last two
+ * bytes (and how many were seen) across pieces, starting at { k: 0, seen: 0 }. Then drain (or clear).
+ */
+export function setTrigramBits(bytes: Uint8Array, carry: { k: number; seen: number }): void {
   seen ??= new Uint32Array(1 << 19);
   const bits = seen;
-  const n = bytes.length;
-  if (n < 3) return 0;
+  const fold = FOLD;
+  let k = carry.k;
+  let i = 0;
+  for (; i < bytes.length && carry.seen + i < 2; i++) k = ((k << 8) | (fold[bytes[i] as number] as number)) & 0xffff;
+  for (; i < bytes.length; i++) {
+    k = ((k << 8) | (fold[bytes[i] as number] as number)) & 0xffffff;
+    bits[k >>> 5] = (bits[k >>> 5] as number) | (1 << (k & 31));
+  }
+  carry.k = k;
+  carry.seen += bytes.length;
+}
+
+/** Writes the keys set by setTrigramBits, ascending, where `room(count)` says, and clears them. */
+export function drainTrigramBits(room: (count: number) => { out: Uint32Array; at: number }): number {
+  seen ??= new Uint32Array(1 << 19);
+  const bits = seen;
   let count = 0;
-  for (let pass = 0; pass < 2; pass++) {
-    let k = (foldByte(bytes[0] as number) << 8) | foldByte(bytes[1] as number);
-    for (let i = 2; i < n; i++) {
-      k = ((k << 8) | (FOLD[bytes[i] as number] as number)) & 0xffffff;
-      const m = 1 << (k & 31);
-      if (pass === 1) bits[k >>> 5] = 0;
-      else if (!((bits[k >>> 5] as number) & m)) {
-        bits[k >>> 5] = (bits[k >>> 5] as number) | m;
-        count++;
-      }
+  for (let w = 0; w < bits.length; w++) if (bits[w] !== 0) count += popcount(bits[w] as number);
+  const { out, at } = room(count);
+  let o = at;
+  for (let w = 0; w < bits.length; w++) {
+    let x = bits[w] as number;
+    if (x === 0) continue;
+    bits[w] = 0;
+    while (x !== 0) {
+      const low = x & -x;
+      out[o++] = (w << 5) | (31 - Math.clz32(low));
+      x ^= low;
     }
   }
-  return count;
+  return o;
+}
+
+/** Forgets the keys set by setTrigramBits (a file that changed while it was read). */
+export function clearTrigramBits(): void {
+  seen?.fill(0);
+}
+
+function popcount(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 /**

@@ -6,7 +6,7 @@
  * as a bitmap of the segment's files when that is smaller (a common trigram). Built in workers from
  * (key, file) pairs; read on the main thread.
  */
-import { trigramCount, trigramsInto } from './ngrams.ts';
+import { drainTrigramBits, trigramsInto, trigramsSorted } from './ngrams.ts';
 
 /** Grows a pair list of (key, file) as two parallel u32 arrays; reused segment after segment. */
 export class PairBuffer {
@@ -33,10 +33,26 @@ export class PairBuffer {
 
   /** Adds the pairs of every distinct trigram of `bytes` with `file`. */
   addFile(bytes: Uint8Array, file: number): void {
-    // Room for every position is the common case; a large file is counted first, sized exactly.
     const bound = Math.max(0, bytes.length - 2);
-    this.#reserve(this.length + bound <= this.keys.length ? bound : trigramCount(bytes));
-    const end = trigramsInto(bytes, this.keys, this.length);
+    // Room for every position is the common case; a file that does not fit is counted first
+    // (in the same pass that finds its keys), and the buffer grows by what it needs.
+    const end =
+      this.length + bound <= this.keys.length
+        ? trigramsInto(bytes, this.keys, this.length)
+        : trigramsSorted(bytes, (count) => {
+            this.#reserve(count);
+            return { out: this.keys, at: this.length };
+          });
+    this.files.fill(file, this.length, end);
+    this.length = end;
+  }
+
+  /** Adds the pairs of the keys set by setTrigramBits (a large file read in pieces) with `file`. */
+  addBits(file: number): void {
+    const end = drainTrigramBits((count) => {
+      this.#reserve(count);
+      return { out: this.keys, at: this.length };
+    });
     this.files.fill(file, this.length, end);
     this.length = end;
   }
@@ -44,17 +60,20 @@ export class PairBuffer {
   #reserve(more: number): void {
     const need = this.length + more;
     if (need <= this.keys.length) return;
-    const k = new Uint32Array(need * 2);
+    // Exactly what is needed: a large file is rare, and the builder drops a grown buffer after flushing.
+    const k = new Uint32Array(need);
     k.set(this.keys.subarray(0, this.length));
-    const f = new Uint32Array(need * 2);
+    const f = new Uint32Array(need);
     f.set(this.files.subarray(0, this.length));
     this.keys = k;
     this.files = f;
   }
 }
 
-// Scratch arrays of the radix sort and the postings, kept between segments (one set per thread).
-let scratch = { keys: new Uint32Array(0), files: new Uint32Array(0), post: new Uint8Array(0) };
+// Scratch arrays of the radix sort and the postings, kept between segments (one set per thread) up
+// to this many pairs; a larger segment (a large file's) gets scratch of its own, dropped after it.
+const KEEP_SCRATCH_PAIRS = 1 << 20;
+let kept = { keys: new Uint32Array(0), files: new Uint32Array(0), post: new Uint8Array(0) };
 
 /**
  * Encodes the pairs (added in ascending file order) as a segment of `nFiles` files: a stable
@@ -62,8 +81,11 @@ let scratch = { keys: new Uint32Array(0), files: new Uint32Array(0), post: new U
  */
 export function encodeSegment(p: PairBuffer, nFiles: number): Uint8Array {
   const n = p.length;
-  if (scratch.keys.length < n)
+  let scratch = kept;
+  if (scratch.keys.length < n) {
     scratch = { keys: new Uint32Array(n), files: new Uint32Array(n), post: new Uint8Array(n * 5 + 16) };
+    if (n <= KEEP_SCRATCH_PAIRS) kept = scratch;
+  }
   const count = new Uint32Array(4097);
   radixPass(p.keys, p.files, scratch.keys, scratch.files, n, 0, count);
   count.fill(0);

@@ -213,7 +213,7 @@ export class SearchIndex {
   }
 
   #use(idx: LoadedIndex): void {
-    this.#watch?.close();
+    const watching = this.#watch; // kept across a rebuild, updated below; the sweep finds what changed
     this.#watch = undefined;
     if (this.#idx !== idx) this.#idx?.close();
     this.#idx = idx;
@@ -228,7 +228,8 @@ export class SearchIndex {
     this.#changed = new Set();
     if (!this.o.watch) return;
     this.#shape++;
-    this.#watch = watchDirs(this.o.root, this.#dirs, (rel, named) => this.#event(rel, named));
+    const event = (rel: string, named: boolean) => this.#event(rel, named);
+    this.#watch = watching?.update(this.#dirs) ? watching : watchDirs(this.o.root, this.#dirs, event);
     // Whatever changed since each file was read (during the build, or since the file was written):
     // the watches see only what comes after this.
     if (!this.#watch) return;

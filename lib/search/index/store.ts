@@ -97,8 +97,11 @@ export function writeIndex(file: string, header: IndexHeader, sigs: Float64Array
 
 export const indexExists = (file: string) => statSync(file, { throwIfNoEntry: false })?.isFile() === true;
 
-/** The index in `file`, or undefined when there is none or it is not one this version reads. */
-export function readIndex(file: string, root: string): LoadedIndex | undefined {
+/**
+ * The index in `file`, or undefined when there is none or it is not one this version reads. `known`:
+ * the header just written (a build's), so its file list is not parsed back into a second copy.
+ */
+export function readIndex(file: string, root: string, known?: IndexHeader): LoadedIndex | undefined {
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -111,7 +114,7 @@ export function readIndex(file: string, root: string): LoadedIndex | undefined {
     open = false;
   };
   try {
-    const idx = readOpen(fd, file, root, () => open);
+    const idx = readOpen(fd, file, root, () => open, known);
     if (!idx) close();
     return idx && { ...idx, close };
   } catch {
@@ -125,11 +128,12 @@ function readOpen(
   file: string,
   root: string,
   isOpen: () => boolean,
+  known: IndexHeader | undefined,
 ): Omit<LoadedIndex, 'close'> | undefined {
   const size = fstatSync(fd).size;
-  const readAt = (at: number, length: number): Buffer => {
+  const readAt = (at: number, length: number, into?: Uint8Array): Buffer => {
     if (!isOpen()) throw new Error(`the index ${file} was closed`);
-    const b = Buffer.allocUnsafe(length);
+    const b = into ? Buffer.from(into.buffer, into.byteOffset, length) : Buffer.allocUnsafe(length);
     let got = 0;
     while (got < length) {
       const n = readSync(fd, b, got, length - got, at + got);
@@ -145,7 +149,7 @@ function readOpen(
   if (MAGIC.length + 4 + len > size) return undefined;
   let header: IndexHeader;
   try {
-    header = JSON.parse(readAt(MAGIC.length + 4, len).toString('utf8')) as IndexHeader;
+    header = known ?? (JSON.parse(readAt(MAGIC.length + 4, len).toString('utf8')) as IndexHeader);
   } catch {
     return undefined;
   }
@@ -154,7 +158,7 @@ function readOpen(
   const n = header.rels.length;
   if (headEnd + n * 32 > size) return undefined;
   const sigs = new Float64Array(n * 4);
-  new Uint8Array(sigs.buffer).set(readAt(headEnd, n * 32));
+  readAt(headEnd, n * 32, new Uint8Array(sigs.buffer));
   const parts: Segment[] = [];
   let at = headEnd + n * 32;
   let base = 0;

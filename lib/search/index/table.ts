@@ -17,11 +17,19 @@ export interface FileTable {
 /** Packs `rels` (file number order) and their signatures into one shared buffer. */
 export function shareTable(rels: readonly string[], sigs: Float64Array): SharedArrayBuffer {
   const n = rels.length;
-  const bytes = rels.map((r) => Buffer.from(r, 'utf8'));
+  // All paths encoded into one buffer, compared in place: no Buffer object per path.
+  let text = 0;
+  for (const r of rels) text += Buffer.byteLength(r, 'utf8');
+  const all = Buffer.allocUnsafe(text);
+  const from = new Int32Array(n + 1);
+  for (let i = 0, at = 0; i < n; i++) {
+    from[i] = at;
+    at += all.write(rels[i] as string, at, 'utf8');
+    from[i + 1] = at;
+  }
   const order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) =>
-    Buffer.compare(bytes[a] as Buffer, bytes[b] as Buffer),
+    all.compare(all, from[b] as number, from[b + 1] as number, from[a] as number, from[a + 1] as number),
   );
-  const text = bytes.reduce((s, b) => s + b.length, 0);
   const { ints, blobAt } = layout(n);
   const sab = new SharedArrayBuffer(blobAt + text);
   new Int32Array(sab, 0, 1)[0] = n;
@@ -32,11 +40,9 @@ export function shareTable(rels: readonly string[], sigs: Float64Array): SharedA
   let at = 0;
   for (let i = 0; i < n; i++) {
     const id = order[i] as number;
-    const b = bytes[id] as Buffer;
     numbers[i] = id;
     offsets[i] = at;
-    b.copy(blob, at);
-    at += b.length;
+    at += all.copy(blob, at, from[id] as number, from[id + 1] as number);
   }
   offsets[n] = at;
   return sab;

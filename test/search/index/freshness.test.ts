@@ -140,3 +140,29 @@ test('index freshness: every search after every kind of change answers as a full
   assert.ok((served.get('warm: served') ?? 0) > 0, JSON.stringify([...served]));
   assert.ok((served.get('cold: served') ?? 0) > 0, JSON.stringify([...served]));
 });
+
+test('index freshness: a rebuild keeps its watches only on directories that are still the ones watched', async () => {
+  const root = tempDir();
+  const tree: Record<string, string> = {};
+  for (let i = 0; i < 20; i++) tree[`d/f${i}.txt`] = `hay ${i}\n`;
+  tree['e/g.txt'] = 'hay\n';
+  writeTree(root, tree);
+  const written = Date.now();
+  await waitFor(() => Date.now() - written > RACY_MS + 100, 'the tree to leave the racy window', { everyMs: 100 });
+  const warm = runtimeAt(root, { workers: 2, index: 'build' });
+  assert.ok((await warm.searchIndex?.build())?.ok, 'built');
+  // The directory is replaced under its name: moved away, made anew with the same files.
+  renameSync(path.join(root, 'd'), path.join(root, 'd_old'));
+  mkdirSync(path.join(root, 'd'));
+  for (let i = 0; i < 20; i++) writeFileSync(path.join(root, 'd', `f${i}.txt`), `hay ${i}\n`);
+  rmSync(path.join(root, 'd_old'), { recursive: true });
+  const remade = Date.now();
+  await waitFor(() => Date.now() - remade > RACY_MS + 100, 'the new files to leave the racy window', { everyMs: 100 });
+  const rebuilt = await warm.searchIndex?.build();
+  assert.ok(rebuilt?.ok, 'rebuilt');
+  // Changed after the rebuild, by another process: only a watch on the new directory can tell.
+  writeFileSync(path.join(root, 'd', 'f3.txt'), 'hay and a needle\n');
+  const q = { pattern: 'needle', output_mode: 'files_with_matches' };
+  const got = await warm.call('grep', q);
+  assert.equal(got.content.trim(), 'd/f3.txt', `meta.index: ${got.meta?.index}`);
+});

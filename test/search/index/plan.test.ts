@@ -58,3 +58,28 @@ test('index plan: segments decode to the files encoded, sparse and dense, and ca
   const both = texts.flatMap((t, f) => (t.includes('rar') && t.includes('com') ? [f] : []));
   assert.deepEqual(candidates(plan, [seg], files), both);
 });
+
+test('index build: a file larger than the pair buffer yields the same pairs, sorted, as a small one', () => {
+  // Random-ish bytes with upper case: many distinct trigrams, folded.
+  let x = 12345;
+  const big = Buffer.alloc(50_000, 0);
+  for (let i = 0; i < big.length; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    big[i] = 65 + ((x >>> 16) % 40);
+  }
+  const want = [...new Set(trigramsOf(big))].sort((a, b) => a - b);
+  const roomy = new PairBuffer(big.length);
+  roomy.addFile(big, 3);
+  assert.deepEqual(
+    [...roomy.keys.subarray(0, roomy.length)].sort((a, b) => a - b),
+    want,
+  );
+  const tight = new PairBuffer(16);
+  tight.addFile(Buffer.from('abcd'), 0);
+  tight.addFile(big, 1);
+  assert.deepEqual([...tight.keys.subarray(2, tight.length)], want, 'counted, grown, written in key order');
+  assert.deepEqual([...new Set(tight.files.subarray(2, tight.length))], [1]);
+  const seg = new Segment(encodeSegment(tight, 2), 0);
+  assert.equal(seg.count(key('abc')), want.includes(key('abc')) ? 2 : 1);
+  assert.equal(seg.count(want[0] as number), (want[0] as number) === key('abc') || want[0] === key('bcd') ? 2 : 1);
+});

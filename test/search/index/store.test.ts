@@ -5,7 +5,7 @@
  * Also the shared file table the shards look paths up in.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -78,4 +78,31 @@ test('index store: the shared file table finds every path, and only those', () =
   for (const r of ['', 'b', 'a.t', 'a.tsx', 'é', 'e/x', 'zz']) assert.equal(table.idOf(r), -1, r);
   assert.equal(readTable(shareTable([], new Float64Array(0))).idOf('a'), -1);
   assert.deepEqual(trigramsOf(Buffer.from('ab')), []);
+});
+
+test('index build: a file larger than the read buffer is read in pieces; a literal across a piece boundary is found', async (t) => {
+  const { buildIndex, inlineIndexRunner } = await import('../../../lib/search/index/build.ts');
+  const root = mkdtempSync(path.join(tmpdir(), 'mewcode-index-big-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const mib = 1 << 20;
+  // 'NeedleX' straddles the first 1 MiB piece's end; 'tailword' ends the file; one small file beside.
+  const big = Buffer.alloc(3 * mib + 123, 'ab ');
+  big.write('NeedleX', mib - 3, 'latin1');
+  big.write('tailword', big.length - 8, 'latin1');
+  writeFileSync(path.join(root, 'big.txt'), big);
+  writeFileSync(path.join(root, 'small.txt'), 'needlex and more\n');
+  // A UTF-16 file larger than the buffer is not indexed (so always searched).
+  writeFileSync(path.join(root, 'wide.txt'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.alloc(2 * mib, 'a\0')]));
+  const file = path.join(root, '..', `${path.basename(root)}.idx`);
+  t.after(() => rmSync(file, { force: true }));
+  const built = await buildIndex({ root, file, runner: inlineIndexRunner, racyMs: 0 });
+  assert.ok(built.ok);
+  const idx = built.value;
+  t.after(() => idx.close());
+  assert.deepEqual([...idx.rels].sort(), ['big.txt', 'small.txt']);
+  const relsOf = (lit: string) => find(idx, lit).map((f) => idx.rels[f]);
+  assert.deepEqual(relsOf('NeedleX'), ['big.txt', 'small.txt'], 'folded: both');
+  assert.deepEqual(relsOf('tailword'), ['big.txt']);
+  assert.deepEqual(relsOf('zzz'), []);
+  assert.equal(idx.bytes, big.length + 17);
 });
