@@ -19,6 +19,7 @@ import { candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
 import type { GrepPrefilter } from './skip.ts';
 import { indexExists, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
 import { directFiles, excludeState, summarise, type WalkSummary } from './summary.ts';
+import { dirChangedSince, unlikeIndexed } from './sweep.ts';
 import { type FileTable, readTable, shareTable } from './table.ts';
 import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
 
@@ -55,8 +56,8 @@ export interface PrefilterAnswer {
 }
 
 const IGNORE_NAMES = new Set<string>(IGNORE_FILES);
-/** The name of the write lane's temporary file (lib/lane/atomic.ts). */
-const WRITE_TEMP = /^\..*\.\d+\.[0-9a-f]{8}\.mewcode-tmp$/;
+/** The name of this process's write-lane temporary file (lib/lane/atomic.ts puts the pid in it). */
+const WRITE_TEMP = new RegExp(`^\\..*\\.${process.pid}\\.[0-9a-f]{8}\\.mewcode-tmp$`);
 
 export class SearchIndex {
   readonly file: string;
@@ -125,10 +126,15 @@ export class SearchIndex {
     ignoreCase: boolean;
     fixedStrings: boolean;
     multiline?: boolean;
-    walk: { useIgnore: boolean; hidden: boolean; deny?: DenySpec };
+    /** Inverted: the files that do not hold the pattern match — the index cannot rule any out. */
+    invert?: boolean;
+    /** The search's glob and type filter: part of a walk summary's key. */
+    filter?: unknown;
+    walk: { useIgnore: boolean; hidden: boolean; deny?: DenySpec; fileGlobs?: readonly string[] };
   }): Promise<PrefilterAnswer> {
     const rel = path.relative(this.o.root, q.dir);
     if (rel.startsWith('..') || path.isAbsolute(rel)) return { index: 'outside the indexed root' };
+    if (q.invert) return { index: 'inverted: scanned' };
     const plan = planQuery(requiredLiteralsOf(q.pattern, q));
     if (!plan) return { index: 'no literal of 3+ bytes to look up: scanned' };
     // Without watches the shards compare each file's state before skipping it (in parallel).
@@ -156,8 +162,11 @@ export class SearchIndex {
     // Only a warm runtime's default walk of a directory the index covers can be summarised: its
     // directories are watched, and everything it may skip is decided inside them.
     const summarised = at === '' || this.#dirs.has(at);
+    // A positive file glob is an override: its walk also meets ignored and hidden files, so it is
+    // never learned as (nor served from) the directory's summary.
     if (!this.#watch || this.#unwatched || !q.walk.useIgnore || q.walk.hidden || !summarised) return answer;
-    const key = `${at}\0${JSON.stringify(q.walk.deny ?? null)}\0${excludeState(this.o.root)}`;
+    if (q.walk.fileGlobs?.length) return answer;
+    const key = `${at}\0${JSON.stringify(q.walk.deny ?? null)}\0${JSON.stringify(q.filter ?? null)}\0${excludeState(this.o.root)}`;
     const known = this.#summaries.get(key);
     if (known && known.shape === this.#shape) {
       const direct = { files: directFiles(cands, prefix, known), skipped: known.skipped };
@@ -234,15 +243,7 @@ export class SearchIndex {
     if (!this.#watch) return;
     this.#sweep(idx);
     // A directory changed since the build began may hold a directory the build never met.
-    this.#unwatched = false;
-    const since = idx.builtAt - RACY_MS;
-    for (const d of this.#dirs) {
-      const st = lstatSync(path.join(this.o.root, d), { throwIfNoEntry: false });
-      if (!st || st.mtimeMs >= since || st.ctimeMs >= since) {
-        this.#unwatched = true;
-        break;
-      }
-    }
+    this.#unwatched = dirChangedSince(this.o.root, this.#dirs, idx.builtAt - RACY_MS);
   }
 
   /**
@@ -261,7 +262,8 @@ export class SearchIndex {
     if (st?.isDirectory() && !this.#dirs.has(rel)) this.#unwatched = true;
     if (st?.isFile() && (this.#table?.idOf(rel) ?? -1) >= 0) this.#mark(rel);
     // Any other entry that came or went may be one a walk met or counted as skipped (an ignored or
-    // hidden file) — except the write lane's own temporary file, gone again by the time its event is read.
+    // hidden file) — except this process's write lane temporary file, gone again by the time its event
+    // is read (another's, or a file named like one, may have been met by a walk).
     else if (st || !WRITE_TEMP.test(base)) {
       this.#shape++;
       this.#mark(rel);
@@ -278,21 +280,9 @@ export class SearchIndex {
 
   /** Marks every indexed file whose inode, size, mtime or ctime is not what was indexed. */
   #sweep(idx: LoadedIndex): void {
-    const s = idx.sigs;
-    for (let i = 0; i < idx.rels.length; i++) {
-      const rel = idx.rels[i] as string;
-      if (this.#changed.has(rel)) continue;
-      const st = lstatSync(path.join(this.o.root, rel), { throwIfNoEntry: false });
-      if (
-        !st ||
-        st.ino !== s[4 * i] ||
-        st.size !== s[4 * i + 1] ||
-        st.mtimeMs !== s[4 * i + 2] ||
-        st.ctimeMs !== s[4 * i + 3]
-      ) {
-        if (!st?.isFile()) this.#shape++;
-        this.#mark(rel);
-      }
+    for (const { rel, file } of unlikeIndexed(this.o.root, idx, this.#changed)) {
+      if (!file) this.#shape++;
+      this.#mark(rel);
     }
   }
 }

@@ -1,0 +1,41 @@
+/**
+ * What a warm runtime checks once when it starts using an index, before its watches see anything:
+ * which indexed files are no longer as indexed, and whether a directory changed since the build
+ * began (it may hold a directory the build never met). Main thread.
+ */
+import { lstatSync } from 'node:fs';
+import path from 'node:path';
+import type { LoadedIndex } from './store.ts';
+
+/** The indexed files whose inode, size, mtime or ctime is not what was indexed (gone: not a file). */
+export function unlikeIndexed(
+  root: string,
+  idx: LoadedIndex,
+  known: ReadonlySet<string>,
+): { rel: string; file: boolean }[] {
+  const s = idx.sigs;
+  const out: { rel: string; file: boolean }[] = [];
+  for (let i = 0; i < idx.rels.length; i++) {
+    const rel = idx.rels[i] as string;
+    if (known.has(rel)) continue;
+    const st = lstatSync(path.join(root, rel), { throwIfNoEntry: false });
+    if (
+      !st ||
+      st.ino !== s[4 * i] ||
+      st.size !== s[4 * i + 1] ||
+      st.mtimeMs !== s[4 * i + 2] ||
+      st.ctimeMs !== s[4 * i + 3]
+    )
+      out.push({ rel, file: st?.isFile() === true });
+  }
+  return out;
+}
+
+/** Some directory of `dirs` is gone, or changed at or after `since` (ms). */
+export function dirChangedSince(root: string, dirs: Iterable<string>, since: number): boolean {
+  for (const d of dirs) {
+    const st = lstatSync(path.join(root, d), { throwIfNoEntry: false });
+    if (!st || st.mtimeMs >= since || st.ctimeMs >= since) return true;
+  }
+  return false;
+}
