@@ -84,7 +84,12 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
     sigs.set(s, at);
     at += s.length;
   }
-  writeIndex(o.file, { root: o.root, builtAt, rels, segments: meta, bytes }, sigs, segments);
+  try {
+    writeIndex(o.file, { root: o.root, builtAt, rels, segments: meta, bytes }, sigs, segments);
+  } catch (e) {
+    const message = `could not write the index ${o.file}: ${(e as Error).message}; set indexCacheDir (or XDG_CACHE_HOME) to a writable directory`;
+    return { ok: false, error: { reason: 'failed', message } };
+  }
   const loaded = readIndex(o.file, o.root);
   if (!loaded)
     return { ok: false, error: { reason: 'failed', message: `the index written to ${o.file} did not read back` } };

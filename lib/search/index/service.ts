@@ -14,7 +14,8 @@ import { RACY_MS } from '../dircache.ts';
 import { IGNORE_FILES } from '../ignore.ts';
 import type { GrepShardResult, SkipCounts } from '../shards.ts';
 import type { Entry } from '../walk.ts';
-import { buildIndex, type IndexRunner } from './build.ts';
+import type { IndexRunner } from './build.ts';
+import { buildIndexSafely } from './build_safe.ts';
 import { candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
 import type { GrepPrefilter } from './skip.ts';
 import { indexExists, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
@@ -98,7 +99,7 @@ export class SearchIndex {
   /** Builds (or rebuilds) the index now and starts using it. */
   async build(): Promise<{ ok: true; index: LoadedIndex } | { ok: false; message: string }> {
     const started = Date.now();
-    const r = await buildIndex({
+    const r = await buildIndexSafely({
       root: this.o.root,
       file: this.file,
       runner: this.o.runner,
@@ -196,9 +197,12 @@ export class SearchIndex {
   #rebuild(): void {
     if (this.o.use !== 'build' || this.#building || this.#closed) return;
     if (Date.now() - this.#lastBuild.at < 10 * this.#lastBuild.ms) return;
-    this.#building = this.build().finally(() => {
-      this.#building = undefined;
-    });
+    // A build answers its failures; anything else it throws must not end the process.
+    this.#building = this.build()
+      .catch(() => undefined)
+      .finally(() => {
+        this.#building = undefined;
+      });
   }
 
   /** Resolves when a build running in the background is done. */

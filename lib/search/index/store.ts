@@ -95,7 +95,13 @@ export function writeIndex(file: string, header: IndexHeader, sigs: Float64Array
   return size;
 }
 
-export const indexExists = (file: string) => statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+export function indexExists(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false; // an unusable cache directory (ENOTDIR, EACCES): there is no index
+  }
+}
 
 /** The index in `file`, or undefined when there is none or it is not one this version reads. */
 export function readIndex(file: string, root: string): LoadedIndex | undefined {
