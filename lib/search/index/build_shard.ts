@@ -64,6 +64,8 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
     // The searcher decodes a UTF-16 file (bom.ts); its raw bytes hold no trigram of its text. A file
     // the index does not hold is always searched.
     if (bomKind(bytes, bytes.length) === 'utf-16') return false;
+    // A binary file is counted in a search's note when the pattern has no single literal: searched always.
+    if (bytes.indexOf(0) !== -1) return false;
     const now = Date.now();
     if (now - sig[2] < racy || now - sig[3] < racy) return false;
     // A file that may not fit what is left starts a new segment: the buffer keeps its size.
