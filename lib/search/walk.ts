@@ -58,6 +58,8 @@ export interface Visitor {
    */
   file(entry: Entry, at?: string): boolean | undefined;
   skipped?(rel: string, isDir: boolean, reason: SkipReason): void;
+  /** A directory the walk entered (listed). */
+  dir?(rel: string): void;
   /** A loose file whose directory could not be opened as itself (gone, unreadable, or swapped). */
   unreachable?(entry: Entry): void;
 }
@@ -149,6 +151,7 @@ function walkDir(
       const opened = o.openFiles ? openListed(abs, parent?.fd) : { fd: undefined, entries: listDir(abs) };
       release(parent);
       if (!opened) continue; // gone, unreadable, or no longer the directory that was listed
+      visitor.dir?.(dir);
       const { fd, entries } = opened;
       const subdirs: string[] = [];
       let handedOver = false;
@@ -241,7 +244,7 @@ export function planShards(
   start: string,
   target: number,
   budget: number,
-  visitor: Pick<Visitor, 'skipped'>,
+  visitor: Pick<Visitor, 'skipped' | 'dir'>,
   rules: IgnoreRules,
 ): ShardPlan {
   const files: Entry[] = [];
@@ -260,6 +263,7 @@ export function planShards(
       }
       const depth = dir === '' ? 0 : dir.split('/').length;
       const entries = readEntries(o.root, dir);
+      visitor.dir?.(dir);
       seen += entries.length;
       const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
       for (const e of entries) {

@@ -40,13 +40,15 @@ export interface IndexShardResult {
   /** Bytes of text indexed. */
   bytes: number;
   visited: number;
+  /** Every directory the walk entered: a new file may appear in one that holds no indexed file. */
+  dirs: string[];
 }
 
 let buffer = Buffer.allocUnsafe(1 << 20);
 
 export function runIndexShard(t: IndexShard): IndexShardResult {
   const racy = t.racyMs ?? RACY_MS;
-  const out: IndexShardResult = { kind: 'index', rels: [], sigs: [], segments: [], bytes: 0, visited: 0 };
+  const out: IndexShardResult = { kind: 'index', rels: [], sigs: [], segments: [], bytes: 0, visited: 0, dirs: [] };
   const pairs = new PairBuffer(PAIRS_PER_SEGMENT + (1 << 16));
   let first = 0;
   const flush = () => {
@@ -77,7 +79,7 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
     if (pairs.length >= PAIRS_PER_SEGMENT) flush();
     return false;
   };
-  const visitor: Visitor = { file: visit };
+  const visitor: Visitor = { file: visit, dir: (d) => out.dirs.push(d) };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
   const o = { ...t.walk, openFiles: true };
   if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));

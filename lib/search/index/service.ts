@@ -234,7 +234,8 @@ export class SearchIndex {
     this.#shared = shareTable(idx.rels, idx.sigs);
     this.#table = readTable(this.#shared);
     idx.sigs = this.#table.sigs; // one copy: the shared one
-    this.#dirs = new Set(['']);
+    // Watched: every directory the build's walk entered, even one holding no indexed file.
+    this.#dirs = new Set(['', ...(idx.dirs ?? [])]);
     for (const r of idx.rels) {
       for (let d = path.posix.dirname(r); d !== '.' && !this.#dirs.has(d); d = path.posix.dirname(d)) this.#dirs.add(d);
     }

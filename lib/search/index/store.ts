@@ -27,6 +27,8 @@ export interface IndexHeader {
   root: string;
   builtAt: number;
   rels: string[];
+  /** Every directory the build's walk entered (an older index may lack it). */
+  dirs?: string[];
   /** Files per segment, in order. */
   segments: { files: number; byteLength: number }[];
   /** Bytes of text the index covers. */
