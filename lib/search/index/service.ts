@@ -20,7 +20,7 @@ import { candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
 import type { GrepPrefilter } from './skip.ts';
 import { indexExists, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
 import { directFiles, excludeState, summarise, type WalkSummary } from './summary.ts';
-import { dirChangedSince, unlikeIndexed } from './sweep.ts';
+import { dirChangedSince, linkedIgnoreFiles, statesOf, unlikeIndexed } from './sweep.ts';
 import { type FileTable, readTable, shareTable } from './table.ts';
 import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
 
@@ -73,6 +73,8 @@ export class SearchIndex {
   #summaries = new Map<string, WalkSummary>();
   /** A directory exists that no watch covers (made since the build): walks cannot be summarised. */
   #unwatched = false;
+  /** Ignore files with another hard link, whose writes no watch may see (sweep.ts). */
+  #linkedIgnores: string[] = [];
   /** When the last build ended and how long it took: rebuilds keep to a tenth of the time. */
   #lastBuild = { at: 0, ms: 0 };
   #watch: DirWatch | undefined;
@@ -167,7 +169,7 @@ export class SearchIndex {
     // never learned as (nor served from) the directory's summary.
     if (!this.#watch || this.#unwatched || !q.walk.useIgnore || q.walk.hidden || !summarised) return answer;
     if (q.walk.fileGlobs?.length) return answer;
-    const key = `${at}\0${JSON.stringify(q.walk.deny ?? null)}\0${JSON.stringify(q.filter ?? null)}\0${excludeState(this.o.root)}`;
+    const key = `${at}\0${JSON.stringify(q.walk.deny ?? null)}\0${JSON.stringify(q.filter ?? null)}\0${excludeState(this.o.root)}\0${statesOf(this.#linkedIgnores)}`;
     const known = this.#summaries.get(key);
     if (known && known.shape === this.#shape) {
       const direct = { files: directFiles(cands, prefix, known), skipped: known.skipped };
@@ -249,6 +251,7 @@ export class SearchIndex {
     this.#sweep(idx);
     // A directory changed since the build began may hold a directory the build never met.
     this.#unwatched = dirChangedSince(this.o.root, this.#dirs, idx.builtAt - RACY_MS);
+    this.#linkedIgnores = linkedIgnoreFiles(this.o.root, this.#dirs, IGNORE_FILES);
   }
 
   /**

@@ -39,3 +39,28 @@ export function dirChangedSince(root: string, dirs: Iterable<string>, since: num
   }
   return false;
 }
+
+/**
+ * The ignore files under `dirs` with another hard link: a write through that other name changes the
+ * rules without an event in any watched directory, so their states are part of a walk summary's key.
+ */
+export function linkedIgnoreFiles(root: string, dirs: Iterable<string>, names: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const d of dirs)
+    for (const n of names) {
+      const file = path.join(root, d, n);
+      const st = lstatSync(file, { throwIfNoEntry: false });
+      if (st?.isFile() && st.nlink > 1) out.push(file);
+    }
+  return out;
+}
+
+/** The files' inode, size, mtime and ctime, as one string. */
+export function statesOf(files: readonly string[]): string {
+  return files
+    .map((f) => {
+      const st = lstatSync(f, { throwIfNoEntry: false });
+      return st ? `${st.ino}:${st.nlink}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '-';
+    })
+    .join(',');
+}
