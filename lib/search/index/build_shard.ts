@@ -97,7 +97,8 @@ function readWhole(at: string): { bytes: Buffer; sig: FileSig } | undefined {
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_INDEXED_BYTES) return undefined;
+    // A file with another hard link can be written through a name no watch covers: searched always.
+    if (!st.isFile() || st.size > MAX_INDEXED_BYTES || st.nlink > 1) return undefined;
     if (buffer.length < st.size + 1) buffer = Buffer.allocUnsafe(Math.max(st.size + 1, buffer.length * 2));
     let got = 0;
     for (;;) {
