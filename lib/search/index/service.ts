@@ -12,15 +12,12 @@ import path from 'node:path';
 import type { DenySpec } from '../denied.ts';
 import { RACY_MS } from '../dircache.ts';
 import { IGNORE_FILES } from '../ignore.ts';
-import type { GrepShardResult, SkipCounts } from '../shards.ts';
-import type { Entry } from '../walk.ts';
 import type { IndexRunner } from './build.ts';
 import { buildIndexSafely } from './build_safe.ts';
 import { candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
-import type { GrepPrefilter } from './skip.ts';
 import { indexExists, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
-import { directFiles, excludeState, summarise, type WalkSummary } from './summary.ts';
-import { dirChangedSince, linkedIgnoreFiles, statesOf, unlikeIndexed } from './sweep.ts';
+import { directFiles, excludeState, type PrefilterAnswer, summarise, type WalkSummary } from './summary.ts';
+import { dirChangedSince, linkedIgnoreFiles, rootIdentity, statesOf, unlikeIndexed } from './sweep.ts';
 import { type FileTable, readTable, shareTable } from './table.ts';
 import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
 
@@ -42,19 +39,7 @@ export interface IndexOptions {
   racyMs?: number;
 }
 
-export interface PrefilterAnswer {
-  prefilter?: GrepPrefilter;
-  /** What the answer's meta says: 'served', or why the index was not used. */
-  index: string;
-  /**
-   * No walk needed: nothing was added, removed or renamed, and no ignore file changed, since the last
-   * full walk of this directory, so its files are the candidates plus the files it met that the index
-   * does not hold, and it skipped what it skipped then.
-   */
-  direct?: { files: Entry[]; skipped: SkipCounts };
-  /** Give it the results of the full walk this answer led to: the next search may then skip walking. */
-  learn?: (results: readonly GrepShardResult[], planned: SkipCounts) => void;
-}
+export type { PrefilterAnswer } from './summary.ts';
 
 const IGNORE_NAMES = new Set<string>(IGNORE_FILES);
 /** The name of this process's write-lane temporary file (lib/lane/atomic.ts puts the pid in it). */
@@ -75,6 +60,8 @@ export class SearchIndex {
   #unwatched = false;
   /** Ignore files with another hard link, whose writes no watch may see (sweep.ts). */
   #linkedIgnores: string[] = [];
+  /** The watched root's identity (sweep.ts `rootIdentity`). */
+  #rootId = '';
   /** When the last build ended and how long it took: rebuilds keep to a tenth of the time. */
   #lastBuild = { at: 0, ms: 0 };
   #watch: DirWatch | undefined;
@@ -142,6 +129,13 @@ export class SearchIndex {
     if (!plan) return { index: 'no literal of 3+ bytes to look up: scanned' };
     // Without watches the shards compare each file's state before skipping it (in parallel).
     if (this.#ensure() && this.#watch) await drainEvents();
+    // The root renamed away (a copy put in its place): the watches follow the old tree. Without them
+    // the shards check every file's state, until a rebuild watches the new tree.
+    if (this.#watch && rootIdentity(this.o.root) !== this.#rootId) {
+      this.#watch.close();
+      this.#watch = undefined;
+      this.#rebuild();
+    }
     // Taken after the wait: a build finishing meanwhile closes the index it replaces.
     const idx = this.#idx;
     if (!idx || this.#closed) return { index: this.#building ? 'building: scanned' : 'no index: scanned' };
@@ -244,6 +238,7 @@ export class SearchIndex {
     this.#changed = new Set();
     if (!this.o.watch) return;
     this.#shape++;
+    this.#rootId = rootIdentity(this.o.root);
     this.#watch = watchDirs(this.o.root, this.#dirs, (rel, named) => this.#event(rel, named));
     // Whatever changed since each file was read (during the build, or since the file was written):
     // the watches see only what comes after this.

@@ -64,3 +64,9 @@ export function statesOf(files: readonly string[]): string {
     })
     .join(',');
 }
+
+/** The root directory's identity: a root renamed away and replaced by a copy is another one. */
+export function rootIdentity(root: string): string {
+  const st = lstatSync(root, { throwIfNoEntry: false });
+  return st ? `${st.dev}:${st.ino}` : '-';
+}
