@@ -18,6 +18,7 @@
  */
 import { closeSync } from 'node:fs';
 import { fdPath } from '../core/descriptors.ts';
+import { comparePaths } from './compare_paths.ts';
 import { type DenySpec, type DenyTest, denyTest } from './denied.ts';
 import { DirChain } from './dir_chain.ts';
 import { type DirEntry, listDir, listingsKept, openListed } from './dircache.ts';
@@ -58,6 +59,8 @@ export interface Visitor {
    */
   file(entry: Entry, at?: string): boolean | undefined;
   skipped?(rel: string, isDir: boolean, reason: SkipReason): void;
+  /** A directory the walk entered (listed). */
+  dir?(rel: string): void;
   /** A loose file whose directory could not be opened as itself (gone, unreadable, or swapped). */
   unreachable?(entry: Entry): void;
 }
@@ -154,6 +157,7 @@ function walkDir(
       const opened = viaFds ? openListed(abs, parent?.fd, name) : { fd: undefined, entries: listDir(abs) };
       release(parent);
       if (!opened) continue; // gone, unreadable, or no longer the directory that was listed
+      visitor.dir?.(dir);
       const { fd, entries } = opened;
       const subdirs: string[] = [];
       let handedOver = false;
@@ -232,6 +236,8 @@ function dotNames(entries: readonly DirEntry[]): ReadonlySet<string> {
 /** The absolute path of a directory of the walk (`dir` is normalized): what its descriptor must really be. */
 const absOf = (root: string, dir: string) => (dir === '' ? root : root.endsWith('/') ? root + dir : `${root}/${dir}`);
 
+export { comparePaths };
+
 export interface ShardPlan {
   /** Files met while planning, in walk order. */
   files: Entry[];
@@ -249,7 +255,7 @@ export function planShards(
   start: string,
   target: number,
   budget: number,
-  visitor: Pick<Visitor, 'skipped'>,
+  visitor: Pick<Visitor, 'skipped' | 'dir'>,
   rules: IgnoreRules,
 ): ShardPlan {
   const files: Entry[] = [];
@@ -268,6 +274,7 @@ export function planShards(
       }
       const depth = dir === '' ? 0 : dir.split('/').length;
       const entries = listDir(absOf(o.root, dir));
+      visitor.dir?.(dir);
       seen += entries.length;
       const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
       for (const e of entries) {
@@ -283,18 +290,4 @@ export function planShards(
     frontier = next;
   }
   return { files, dirs: [...frontier, ...unexpanded].sort(comparePaths) };
-}
-
-/** Orders paths the way a name-ordered walk visits them: component by component. */
-export function comparePaths(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x === 47) return -1; // '/' ends a component: the shorter name sorts first
-    if (y === 47) return 1;
-    return x - y;
-  }
-  return a.length - b.length;
 }

@@ -41,7 +41,10 @@ export interface BuildOptions {
 export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedIndex>> {
   const builtAt = Date.now();
   const walk = indexWalk(o.root, o.deny);
-  const plan = planShards(walk, '', o.runner.parallelism * 8, 3000, {}, new IgnoreRules(o.root, o.root));
+  // Every directory the walk enters is watched, even one that holds no indexed file (store.ts).
+  const entered: string[] = [];
+  const enter = { dir: (d: string) => void entered.push(d) };
+  const plan = planShards(walk, '', o.runner.parallelism * 8, 3000, enter, new IgnoreRules(o.root, o.root));
   const make = (dirs: string[], files: IndexShard['files']): IndexShard => ({
     kind: 'index',
     root: o.root,
@@ -71,6 +74,7 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
   for (const r of outcomes) {
     if (!r.ok) return r;
     for (const rel of r.value.rels) rels.push(rel);
+    for (const d of r.value.dirs) entered.push(d);
     sigList.push(r.value.sigs);
     for (const s of r.value.segments) {
       segments.push(s.bytes);
@@ -84,8 +88,13 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
     sigs.set(s, at);
     at += s.length;
   }
-  const header = { root: o.root, builtAt, rels, segments: meta, bytes };
-  writeIndex(o.file, header, sigs, segments);
+  const header = { root: o.root, builtAt, rels, dirs: entered, segments: meta, bytes };
+  try {
+    writeIndex(o.file, header, sigs, segments);
+  } catch (e) {
+    const message = `could not write the index ${o.file}: ${(e as Error).message}; set indexCacheDir (or XDG_CACHE_HOME) to a writable directory`;
+    return { ok: false, error: { reason: 'failed', message } };
+  }
   // The segments were written: only their key tables are read back (postings stay on disk).
   segments.length = 0;
   outcomes.length = 0;

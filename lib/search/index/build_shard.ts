@@ -45,6 +45,8 @@ export interface IndexShardResult {
   /** Bytes of text indexed. */
   bytes: number;
   visited: number;
+  /** Every directory the walk entered: a new file may appear in one that holds no indexed file. */
+  dirs: string[];
 }
 
 // One read buffer per thread, never grown: a large file streams through it.
@@ -52,7 +54,7 @@ const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
 
 export function runIndexShard(t: IndexShard): IndexShardResult {
   const racy = t.racyMs ?? RACY_MS;
-  const out: IndexShardResult = { kind: 'index', rels: [], sigs: [], segments: [], bytes: 0, visited: 0 };
+  const out: IndexShardResult = { kind: 'index', rels: [], sigs: [], segments: [], bytes: 0, visited: 0, dirs: [] };
   let pairs = new PairBuffer(PAIR_CAPACITY);
   let first = 0;
   const flush = () => {
@@ -80,7 +82,7 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
     if (pairs.length >= PAIRS_PER_SEGMENT) flush();
     return false;
   };
-  const visitor: Visitor = { file: visit };
+  const visitor: Visitor = { file: visit, dir: (d) => out.dirs.push(d) };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
   const o = { ...t.walk, openFiles: true };
   if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
@@ -93,7 +95,7 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
  * can be indexed: its bytes when it fits the read buffer; a larger file is read a piece at a time and
  * its trigrams are left set in the bitset (no bytes returned). Undefined — bitset clear — when it
  * cannot be read, is too large, is UTF-16 (the searcher decodes it; its raw bytes hold no trigram of
- * its text), changed while read, or changed within `racy` ms (a change in the same tick would not show).
+ * its text), holds a NUL byte, has another hard link, changed while read, or changed within `racy` ms (a change in the same tick would not show).
  */
 function readFile(at: string, racy: number): { bytes?: Buffer; sig: FileSig } | undefined {
   let fd: number;
@@ -105,7 +107,8 @@ function readFile(at: string, racy: number): { bytes?: Buffer; sig: FileSig } | 
   let streamed = false;
   try {
     const st = fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_INDEXED_BYTES) return undefined;
+    // A file with another hard link can be written through a name no watch covers: searched always.
+    if (!st.isFile() || st.size > MAX_INDEXED_BYTES || st.nlink > 1) return undefined;
     const now = Date.now();
     if (now - st.mtimeMs < racy || now - st.ctimeMs < racy) return undefined;
     const sig: FileSig = [st.ino, st.size, st.mtimeMs, st.ctimeMs];
@@ -121,9 +124,13 @@ function readFile(at: string, racy: number): { bytes?: Buffer; sig: FileSig } | 
       // The buffer is full: the file streams through it from here on, its trigrams set as it goes.
       if (!streamed && bomKind(buffer, fill) === 'utf-16') return undefined;
       streamed = true;
+      if (buffer.indexOf(0) !== -1) return undefined; // binary: see below
       setTrigramBits(buffer, carry);
       fill = 0;
     }
+    // A binary file is counted in a search's note when the pattern has no single literal: never
+    // indexed, so always searched.
+    if (buffer.subarray(0, fill).indexOf(0) !== -1) return undefined;
     if (streamed) setTrigramBits(buffer.subarray(0, fill), carry);
     else if (bomKind(buffer, fill) === 'utf-16') return undefined;
     const after = fstatSync(fd);

@@ -12,13 +12,12 @@ import path from 'node:path';
 import type { DenySpec } from '../denied.ts';
 import { RACY_MS } from '../dircache.ts';
 import { IGNORE_FILES } from '../ignore.ts';
-import type { GrepShardResult, SkipCounts } from '../shards.ts';
-import type { Entry } from '../walk.ts';
-import { buildIndex, type IndexRunner } from './build.ts';
+import type { IndexRunner } from './build.ts';
+import { buildIndexSafely } from './build_safe.ts';
 import { candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
-import type { GrepPrefilter } from './skip.ts';
 import { indexExists, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
-import { directFiles, excludeState, summarise, type WalkSummary } from './summary.ts';
+import { directFiles, excludeState, type PrefilterAnswer, summarise, type WalkSummary } from './summary.ts';
+import { dirChangedSince, linkedIgnoreFiles, rootIdentity, statesOf, unlikeIndexed } from './sweep.ts';
 import { type FileTable, readTable, shareTable } from './table.ts';
 import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
 
@@ -40,23 +39,11 @@ export interface IndexOptions {
   racyMs?: number;
 }
 
-export interface PrefilterAnswer {
-  prefilter?: GrepPrefilter;
-  /** What the answer's meta says: 'served', or why the index was not used. */
-  index: string;
-  /**
-   * No walk needed: nothing was added, removed or renamed, and no ignore file changed, since the last
-   * full walk of this directory, so its files are the candidates plus the files it met that the index
-   * does not hold, and it skipped what it skipped then.
-   */
-  direct?: { files: Entry[]; skipped: SkipCounts };
-  /** Give it the results of the full walk this answer led to: the next search may then skip walking. */
-  learn?: (results: readonly GrepShardResult[], planned: SkipCounts) => void;
-}
+export type { PrefilterAnswer } from './summary.ts';
 
 const IGNORE_NAMES = new Set<string>(IGNORE_FILES);
-/** The name of the write lane's temporary file (lib/lane/atomic.ts). */
-const WRITE_TEMP = /^\..*\.\d+\.[0-9a-f]{8}\.mewcode-tmp$/;
+/** The name of this process's write-lane temporary file (lib/lane/atomic.ts puts the pid in it). */
+const WRITE_TEMP = new RegExp(`^\\..*\\.${process.pid}\\.[0-9a-f]{8}\\.mewcode-tmp$`);
 
 export class SearchIndex {
   readonly file: string;
@@ -71,6 +58,10 @@ export class SearchIndex {
   #summaries = new Map<string, WalkSummary>();
   /** A directory exists that no watch covers (made since the build): walks cannot be summarised. */
   #unwatched = false;
+  /** Ignore files with another hard link, whose writes no watch may see (sweep.ts). */
+  #linkedIgnores: string[] = [];
+  /** The watched root's identity (sweep.ts `rootIdentity`). */
+  #rootId = '';
   /** When the last build ended and how long it took: rebuilds keep to a tenth of the time. */
   #lastBuild = { at: 0, ms: 0 };
   #watch: DirWatch | undefined;
@@ -97,7 +88,7 @@ export class SearchIndex {
   /** Builds (or rebuilds) the index now and starts using it. */
   async build(): Promise<{ ok: true; index: LoadedIndex } | { ok: false; message: string }> {
     const started = Date.now();
-    const r = await buildIndex({
+    const r = await buildIndexSafely({
       root: this.o.root,
       file: this.file,
       runner: this.o.runner,
@@ -125,14 +116,26 @@ export class SearchIndex {
     ignoreCase: boolean;
     fixedStrings: boolean;
     multiline?: boolean;
-    walk: { useIgnore: boolean; hidden: boolean; deny?: DenySpec };
+    /** Inverted: the files that do not hold the pattern match — the index cannot rule any out. */
+    invert?: boolean;
+    /** The search's glob and type filter: part of a walk summary's key. */
+    filter?: unknown;
+    walk: { useIgnore: boolean; hidden: boolean; deny?: DenySpec; fileGlobs?: readonly string[] };
   }): Promise<PrefilterAnswer> {
     const rel = path.relative(this.o.root, q.dir);
     if (rel.startsWith('..') || path.isAbsolute(rel)) return { index: 'outside the indexed root' };
+    if (q.invert) return { index: 'inverted: scanned' };
     const plan = planQuery(requiredLiteralsOf(q.pattern, q));
     if (!plan) return { index: 'no literal of 3+ bytes to look up: scanned' };
     // Without watches the shards compare each file's state before skipping it (in parallel).
     if (this.#ensure() && this.#watch) await drainEvents();
+    // The root renamed away (a copy put in its place): the watches follow the old tree. Without them
+    // the shards check every file's state, until a rebuild watches the new tree.
+    if (this.#watch && rootIdentity(this.o.root) !== this.#rootId) {
+      this.#watch.close();
+      this.#watch = undefined;
+      this.#rebuild();
+    }
     // Taken after the wait: a build finishing meanwhile closes the index it replaces.
     const idx = this.#idx;
     if (!idx || this.#closed) return { index: this.#building ? 'building: scanned' : 'no index: scanned' };
@@ -156,8 +159,11 @@ export class SearchIndex {
     // Only a warm runtime's default walk of a directory the index covers can be summarised: its
     // directories are watched, and everything it may skip is decided inside them.
     const summarised = at === '' || this.#dirs.has(at);
+    // A positive file glob is an override: its walk also meets ignored and hidden files, so it is
+    // never learned as (nor served from) the directory's summary.
     if (!this.#watch || this.#unwatched || !q.walk.useIgnore || q.walk.hidden || !summarised) return answer;
-    const key = `${at}\0${JSON.stringify(q.walk.deny ?? null)}\0${excludeState(this.o.root)}`;
+    if (q.walk.fileGlobs?.length) return answer;
+    const key = `${at}\0${JSON.stringify(q.walk.deny ?? null)}\0${JSON.stringify(q.filter ?? null)}\0${excludeState(this.o.root)}\0${statesOf(this.#linkedIgnores)}`;
     const known = this.#summaries.get(key);
     if (known && known.shape === this.#shape) {
       const direct = { files: directFiles(cands, prefix, known), skipped: known.skipped };
@@ -187,9 +193,12 @@ export class SearchIndex {
   #rebuild(): void {
     if (this.o.use !== 'build' || this.#building || this.#closed) return;
     if (Date.now() - this.#lastBuild.at < 10 * this.#lastBuild.ms) return;
-    this.#building = this.build().finally(() => {
-      this.#building = undefined;
-    });
+    // A build answers its failures; anything else it throws must not end the process.
+    this.#building = this.build()
+      .catch(() => undefined)
+      .finally(() => {
+        this.#building = undefined;
+      });
   }
 
   /** Resolves when a build running in the background is done. */
@@ -221,13 +230,15 @@ export class SearchIndex {
     this.#shared = shareTable(idx.rels, idx.sigs);
     this.#table = readTable(this.#shared);
     idx.sigs = this.#table.sigs; // one copy: the shared one
-    this.#dirs = new Set(['']);
+    // Watched: every directory the build's walk entered, even one holding no indexed file.
+    this.#dirs = new Set(['', ...(idx.dirs ?? [])]);
     for (const r of idx.rels) {
       for (let d = path.posix.dirname(r); d !== '.' && !this.#dirs.has(d); d = path.posix.dirname(d)) this.#dirs.add(d);
     }
     this.#changed = new Set();
     if (!this.o.watch) return;
     this.#shape++;
+    this.#rootId = rootIdentity(this.o.root);
     const event = (rel: string, named: boolean) => this.#event(rel, named);
     this.#watch = watching?.update(this.#dirs) ? watching : watchDirs(this.o.root, this.#dirs, event);
     // Whatever changed since each file was read (during the build, or since the file was written):
@@ -235,15 +246,8 @@ export class SearchIndex {
     if (!this.#watch) return;
     this.#sweep(idx);
     // A directory changed since the build began may hold a directory the build never met.
-    this.#unwatched = false;
-    const since = idx.builtAt - RACY_MS;
-    for (const d of this.#dirs) {
-      const st = lstatSync(path.join(this.o.root, d), { throwIfNoEntry: false });
-      if (!st || st.mtimeMs >= since || st.ctimeMs >= since) {
-        this.#unwatched = true;
-        break;
-      }
-    }
+    this.#unwatched = dirChangedSince(this.o.root, this.#dirs, idx.builtAt - RACY_MS);
+    this.#linkedIgnores = linkedIgnoreFiles(this.o.root, this.#dirs, IGNORE_FILES);
   }
 
   /**
@@ -262,7 +266,8 @@ export class SearchIndex {
     if (st?.isDirectory() && !this.#dirs.has(rel)) this.#unwatched = true;
     if (st?.isFile() && (this.#table?.idOf(rel) ?? -1) >= 0) this.#mark(rel);
     // Any other entry that came or went may be one a walk met or counted as skipped (an ignored or
-    // hidden file) — except the write lane's own temporary file, gone again by the time its event is read.
+    // hidden file) — except this process's write lane temporary file, gone again by the time its event
+    // is read (another's, or a file named like one, may have been met by a walk).
     else if (st || !WRITE_TEMP.test(base)) {
       this.#shape++;
       this.#mark(rel);
@@ -279,21 +284,9 @@ export class SearchIndex {
 
   /** Marks every indexed file whose inode, size, mtime or ctime is not what was indexed. */
   #sweep(idx: LoadedIndex): void {
-    const s = idx.sigs;
-    for (let i = 0; i < idx.rels.length; i++) {
-      const rel = idx.rels[i] as string;
-      if (this.#changed.has(rel)) continue;
-      const st = lstatSync(path.join(this.o.root, rel), { throwIfNoEntry: false });
-      if (
-        !st ||
-        st.ino !== s[4 * i] ||
-        st.size !== s[4 * i + 1] ||
-        st.mtimeMs !== s[4 * i + 2] ||
-        st.ctimeMs !== s[4 * i + 3]
-      ) {
-        if (!st?.isFile()) this.#shape++;
-        this.#mark(rel);
-      }
+    for (const { rel, file } of unlikeIndexed(this.o.root, idx, this.#changed)) {
+      if (!file) this.#shape++;
+      this.#mark(rel);
     }
   }
 }

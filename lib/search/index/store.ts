@@ -27,6 +27,8 @@ export interface IndexHeader {
   root: string;
   builtAt: number;
   rels: string[];
+  /** Every directory the build's walk entered (an older index may lack it). */
+  dirs?: string[];
   /** Files per segment, in order. */
   segments: { files: number; byteLength: number }[];
   /** Bytes of text the index covers. */
@@ -95,7 +97,13 @@ export function writeIndex(file: string, header: IndexHeader, sigs: Float64Array
   return size;
 }
 
-export const indexExists = (file: string) => statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+export function indexExists(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false; // an unusable cache directory (ENOTDIR, EACCES): there is no index
+  }
+}
 
 /**
  * The index in `file`, or undefined when there is none or it is not one this version reads. `known`:

@@ -8,6 +8,22 @@ import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { GrepShardResult, SkipCounts } from '../shards.ts';
 import { comparePaths, type Entry } from '../walk.ts';
+import type { GrepPrefilter } from './skip.ts';
+
+/** What the index says to a grep (service.ts `SearchIndex.prefilter`). */
+export interface PrefilterAnswer {
+  prefilter?: GrepPrefilter;
+  /** What the answer's meta says: 'served', or why the index was not used. */
+  index: string;
+  /**
+   * No walk needed: nothing was added, removed or renamed, and no ignore file changed, since the last
+   * full walk of this directory, so its files are the candidates plus the files it met that the index
+   * does not hold, and it skipped what it skipped then.
+   */
+  direct?: { files: Entry[]; skipped: SkipCounts };
+  /** Give it the results of the full walk this answer led to: the next search may then skip walking. */
+  learn?: (results: readonly GrepShardResult[], planned: SkipCounts) => void;
+}
 
 export interface WalkSummary {
   /** The tree's shape (a counter bumped on every change of shape) when the walk began. */

@@ -50,10 +50,12 @@ test('index freshness: every search after every kind of change answers as a full
   await waitFor(() => Date.now() - written > RACY_MS + 100, 'the tree to leave the racy window', {
     everyMs: 100,
   });
-  const warm = runtimeAt(root, { workers: 2, index: 'build', allowWrite: true });
+  // A private cache directory (removed with the test): never the user's ~/.cache.
+  const cache = tempDir('mewcode-cache-');
+  const warm = runtimeAt(root, { workers: 2, index: 'build', indexCacheDir: cache, allowWrite: true });
   const built = await warm.searchIndex?.build();
   assert.ok(built?.ok, 'built');
-  const cold = runtimeAt(root, { workers: 2, index: 'existing' });
+  const cold = runtimeAt(root, { workers: 2, index: 'existing', indexCacheDir: cache });
   const plain = runtimeAt(root, { workers: 2, index: 'off' });
   const served = new Map<string, number>();
 

@@ -1,0 +1,72 @@
+/**
+ * What a warm runtime checks once when it starts using an index, before its watches see anything:
+ * which indexed files are no longer as indexed, and whether a directory changed since the build
+ * began (it may hold a directory the build never met). Main thread.
+ */
+import { lstatSync } from 'node:fs';
+import path from 'node:path';
+import type { LoadedIndex } from './store.ts';
+
+/** The indexed files whose inode, size, mtime or ctime is not what was indexed (gone: not a file). */
+export function unlikeIndexed(
+  root: string,
+  idx: LoadedIndex,
+  known: ReadonlySet<string>,
+): { rel: string; file: boolean }[] {
+  const s = idx.sigs;
+  const out: { rel: string; file: boolean }[] = [];
+  for (let i = 0; i < idx.rels.length; i++) {
+    const rel = idx.rels[i] as string;
+    if (known.has(rel)) continue;
+    const st = lstatSync(path.join(root, rel), { throwIfNoEntry: false });
+    if (
+      !st ||
+      st.ino !== s[4 * i] ||
+      st.size !== s[4 * i + 1] ||
+      st.mtimeMs !== s[4 * i + 2] ||
+      st.ctimeMs !== s[4 * i + 3]
+    )
+      out.push({ rel, file: st?.isFile() === true });
+  }
+  return out;
+}
+
+/** Some directory of `dirs` is gone, or changed at or after `since` (ms). */
+export function dirChangedSince(root: string, dirs: Iterable<string>, since: number): boolean {
+  for (const d of dirs) {
+    const st = lstatSync(path.join(root, d), { throwIfNoEntry: false });
+    if (!st || st.mtimeMs >= since || st.ctimeMs >= since) return true;
+  }
+  return false;
+}
+
+/**
+ * The ignore files under `dirs` with another hard link: a write through that other name changes the
+ * rules without an event in any watched directory, so their states are part of a walk summary's key.
+ */
+export function linkedIgnoreFiles(root: string, dirs: Iterable<string>, names: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const d of dirs)
+    for (const n of names) {
+      const file = path.join(root, d, n);
+      const st = lstatSync(file, { throwIfNoEntry: false });
+      if (st?.isFile() && st.nlink > 1) out.push(file);
+    }
+  return out;
+}
+
+/** The files' inode, size, mtime and ctime, as one string. */
+export function statesOf(files: readonly string[]): string {
+  return files
+    .map((f) => {
+      const st = lstatSync(f, { throwIfNoEntry: false });
+      return st ? `${st.ino}:${st.nlink}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '-';
+    })
+    .join(',');
+}
+
+/** The root directory's identity: a root renamed away and replaced by a copy is another one. */
+export function rootIdentity(root: string): string {
+  const st = lstatSync(root, { throwIfNoEntry: false });
+  return st ? `${st.dev}:${st.ino}` : '-';
+}
