@@ -24,7 +24,7 @@ const FIELDS = 4;
 export class CompactListings {
   private readonly slots = new Map<string, number>();
   private texts: string[] = [];
-  private keys = new Float64Array(FIELDS * 1024);
+  private keys = new Float64Array(0); // allocated with the first listing: a one-shot keeps none
   /** Slots of deleted listings, reused before the arrays grow. */
   private free: number[] = [];
 
@@ -50,7 +50,7 @@ export class CompactListings {
       this.slots.set(abs, slot);
     }
     if ((slot + 1) * FIELDS > this.keys.length) {
-      const grown = new Float64Array(this.keys.length * 2);
+      const grown = new Float64Array(Math.max(FIELDS * 1024, this.keys.length * 2));
       grown.set(this.keys);
       this.keys = grown;
     }
@@ -73,7 +73,7 @@ export class CompactListings {
   clear(): void {
     this.slots.clear();
     this.texts = [];
-    this.keys = new Float64Array(FIELDS * 1024);
+    this.keys = new Float64Array(0);
     this.free = [];
   }
 }
