@@ -12,12 +12,9 @@
 import { closeSync, type Dirent, fstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 import { DIR_ONLY, fdPath, openExactDir, openIn } from '../core/descriptors.ts';
+import { CompactListings, type DirEntry, type EntryKind } from './compact_listings.ts';
 
-export type EntryKind = 'dir' | 'file' | 'symlink' | 'other';
-export interface DirEntry {
-  name: string;
-  kind: EntryKind;
-}
+export type { DirEntry, EntryKind } from './compact_listings.ts';
 
 /** A directory open for a walk: its checked descriptor (the caller closes it) and its entries by name. */
 export interface OpenedDir {
@@ -30,15 +27,9 @@ export const RACY_MS = 2000;
 /** Directories remembered per thread; past this the cache starts over. */
 export const MAX_CACHED_DIRS = 250_000;
 
-interface Cached {
-  dev: number;
-  ino: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  entries: DirEntry[];
-}
-
-const cache = new Map<string, Cached>();
+// Kept compactly (compact_listings.ts): the whole bench tree's listings are ~22k directories and
+// ~122k entries in each thread that walks it, and an object per entry cost ~16 MiB per thread.
+const cache = new CompactListings();
 
 let keepListings = true;
 /**
@@ -69,12 +60,12 @@ export function openListed(abs: string, parentFd?: number, name = path.basename(
   const fd = opened.value;
   if (!keepListings) return { fd, entries: read(fd) };
   const st = fstatSync(fd);
-  const hit = cache.get(abs);
-  if (hit && same(hit, st)) return { fd, entries: hit.entries };
+  const hit = cache.get(abs, st);
+  if (hit) return { fd, entries: hit };
   const entries = read(fd);
   if (Date.now() - st.mtimeMs > RACY_MS && Date.now() - st.ctimeMs > RACY_MS) {
     if (cache.size >= MAX_CACHED_DIRS) cache.clear();
-    cache.set(abs, { dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, entries });
+    cache.set(abs, st, entries);
   } else {
     cache.delete(abs);
   }
@@ -96,16 +87,13 @@ export function listDir(abs: string): DirEntry[] {
     cache.delete(abs);
     return [];
   }
-  const hit = cache.get(abs);
-  if (hit && same(hit, st)) return hit.entries;
+  const hit = cache.get(abs, st);
+  if (hit) return hit;
   const opened = openListed(abs);
   if (!opened) return [];
   closeSync(opened.fd);
   return opened.entries;
 }
-
-const same = (c: Cached, st: Stats) =>
-  c.ino === st.ino && c.dev === st.dev && c.mtimeMs === st.mtimeMs && c.ctimeMs === st.ctimeMs;
 
 function read(fd: number): DirEntry[] {
   let dirents: Dirent[];

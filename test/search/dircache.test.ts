@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -65,4 +66,21 @@ test('dircache: a cached listing is never served for a directory swapped for a s
   rmSync(path.join(root, 'd'));
   renameSync(path.join(root, 'd.real'), path.join(root, 'd'));
   assert.deepEqual(names(path.join(root, 'd')), ['inside.txt:file'], 'the real directory is back');
+});
+
+test('dircache: a listing served from the cache has every name and kind of the one read', () => {
+  const dir = tempDir();
+  const odd = ['é.txt', '日本.md', 'emoji-😀', 'new\nline', 'back\\slash', 'd', 'f', ' ', '-'];
+  for (const n of odd) writeFileSync(path.join(dir, n), '');
+  mkdirSync(path.join(dir, 'sub'));
+  mkdirSync(path.join(dir, 'empty'));
+  symlinkSync('sub', path.join(dir, 'link'));
+  execFileSync('mkfifo', [path.join(dir, 'fifo')]);
+  for (const d of [dir, path.join(dir, 'empty')]) utimesSync(d, old, old);
+  const read = names(dir);
+  assert.equal(read.length, odd.length + 4);
+  assert.ok(read.includes('link:symlink') && read.includes('fifo:other') && read.includes('sub:dir'));
+  assert.deepEqual(names(dir), read, 'served from the cache, the same');
+  assert.deepEqual(names(path.join(dir, 'empty')), []);
+  assert.deepEqual(names(path.join(dir, 'empty')), [], 'an empty listing served from the cache');
 });
