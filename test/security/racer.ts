@@ -5,10 +5,40 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { REPO, TSX } from '../helpers.ts';
+import type { ToolResult } from '../../lib/core/tool.ts';
+import { REPO, TSX, tempDir, writeTree } from '../helpers.ts';
 
 /** Something a test must never see in any output: the marker every file outside the root carries. */
 export const SECRET = 'SECRET-7f3a9c';
+/** Calls per race test. */
+export const TRIES = 1000;
+export const leaked = (r: ToolResult) => `${r.content}\n${JSON.stringify(r.meta ?? {})}`.includes(SECRET);
+export const outcome = (r: ToolResult) => (r.isError ? (r.code ?? 'error') : 'ok');
+
+/**
+ * A root whose `d` holds innocent files, and an outside directory with the same names holding
+ * secrets; `deeper` adds a third level on both sides.
+ */
+export function scene({ deeper = false } = {}) {
+  const root = tempDir();
+  const outside = tempDir();
+  writeTree(root, {
+    'top.txt': 'needle at the top\n',
+    'd/a.txt': 'needle inside\n',
+    'd/sub/b.txt': 'needle deeper\n',
+    ...(deeper ? { 'd/sub/deeper/c.txt': 'needle deepest\n' } : {}),
+    'd/.gitignore': 'ignored.txt\n',
+  });
+  writeTree(outside, {
+    'a.txt': `needle ${SECRET}\n`,
+    [`${SECRET}.txt`]: 'needle\n',
+    'sub/b.txt': `needle ${SECRET}\n`,
+    [`sub/${SECRET}-deep.txt`]: 'needle\n',
+    ...(deeper ? { [`sub/deeper/${SECRET}-deepest.txt`]: 'needle\n' } : {}),
+    '.gitignore': `${SECRET}\n`,
+  });
+  return { root, outside, d: path.join(root, 'd') };
+}
 
 const exited = (c: ChildProcess) =>
   new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r())));

@@ -7,34 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import type { ToolResult } from '../../lib/core/tool.ts';
 import { inlineRunner, runSharded, type ShardRunner } from '../../lib/search/parallel.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
-import { SECRET, tally, whileRacing } from './racer.ts';
-
-const TRIES = 1000;
-const leaked = (r: ToolResult) => `${r.content}\n${JSON.stringify(r.meta ?? {})}`.includes(SECRET);
-const outcome = (r: ToolResult) => (r.isError ? (r.code ?? 'error') : 'ok');
-
-/** A root whose `d` holds innocent files, and an outside directory with the same names holding secrets. */
-function scene() {
-  const root = tempDir();
-  const outside = tempDir();
-  writeTree(root, {
-    'top.txt': 'needle at the top\n',
-    'd/a.txt': 'needle inside\n',
-    'd/sub/b.txt': 'needle deeper\n',
-    'd/.gitignore': 'ignored.txt\n',
-  });
-  writeTree(outside, {
-    'a.txt': `needle ${SECRET}\n`,
-    [`${SECRET}.txt`]: 'needle\n',
-    'sub/b.txt': `needle ${SECRET}\n`,
-    [`sub/${SECRET}-deep.txt`]: 'needle\n',
-    '.gitignore': `${SECRET}\n`,
-  });
-  return { root, outside, d: path.join(root, 'd') };
-}
+import { leaked, outcome, SECRET, scene, TRIES, tally, whileRacing } from './racer.ts';
 
 test('read races: read_file never returns a byte from outside the root (1,000 reads, parent swapped)', async () => {
   const { root, outside, d } = scene();

@@ -6,41 +6,14 @@
  * Its own file: `searchOnce` holds for the rest of the process.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { test } from 'node:test';
-import type { ToolResult } from '../../lib/core/tool.ts';
 import { searchOnce } from '../../lib/search/dircache.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
-import { SECRET, tally, whileRacing } from './racer.ts';
-
-const TRIES = 1000;
-const leaked = (r: ToolResult) => `${r.content}\n${JSON.stringify(r.meta ?? {})}`.includes(SECRET);
-const outcome = (r: ToolResult) => (r.isError ? (r.code ?? 'error') : 'ok');
-
-function scene() {
-  const root = tempDir();
-  const outside = tempDir();
-  writeTree(root, {
-    'top.txt': 'needle at the top\n',
-    'd/a.txt': 'needle inside\n',
-    'd/sub/b.txt': 'needle deeper\n',
-    'd/sub/deeper/c.txt': 'needle deepest\n',
-    'd/.gitignore': 'ignored.txt\n',
-  });
-  writeTree(outside, {
-    'a.txt': `needle ${SECRET}\n`,
-    [`${SECRET}.txt`]: 'needle\n',
-    'sub/b.txt': `needle ${SECRET}\n`,
-    [`sub/${SECRET}-deep.txt`]: 'needle\n',
-    [`sub/deeper/${SECRET}-deepest.txt`]: 'needle\n',
-    '.gitignore': `${SECRET}\n`,
-  });
-  return { root, outside, d: path.join(root, 'd') };
-}
+import { runtimeAt } from '../helpers.ts';
+import { leaked, outcome, scene, TRIES, tally, whileRacing } from './racer.ts';
 
 test('read races, searching once: glob and grep never return a name or a line from outside the root', async () => {
   searchOnce();
-  const { root, outside, d } = scene();
+  const { root, outside, d } = scene({ deeper: true });
   const rt = runtimeAt(root, { workers: 0 });
   const calls: [string, Record<string, unknown>][] = [
     ['glob', { pattern: '**/*', limit: 0 }],
