@@ -30,6 +30,18 @@ test('attack: a binary file the byte prefilter cannot rule out', async () => {
   assert.deepEqual((await diverging(t, { pattern: 'needle|omega' })).diffs, []);
 });
 
+for (const [where, before, after] of [
+  ['in a full piece', 1536, 1024],
+  ['in the last piece', 1536, 0],
+] as const)
+  test(`attack: a binary file larger than the read buffer, its NUL ${where}`, async () => {
+    // A file over 1 MiB streams through the build's read buffer: the NUL rule must see every piece.
+    const text = (kib: number) => Buffer.alloc(kib * 1024, 'text line\n');
+    const big = Buffer.concat([text(before), Buffer.from('zzz\0yyy\n'), text(after)]);
+    const t = await trio(await agedTree({ 'a.txt': 'needle here\n', 'big.dat': big }));
+    assert.deepEqual((await diverging(t, { pattern: 'needle|omega' })).diffs, []);
+  });
+
 test('attack: a new file in a directory the index holds no file of', async () => {
   const root = await agedTree({ 'a.txt': 'needle here\n', 'only_hidden/.h': 'x\n' }, (r) =>
     mkdirSync(path.join(r, 'empty')),
