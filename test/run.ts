@@ -43,8 +43,9 @@ const cache = mkdtempSync(path.join(tmpdir(), 'mewcode-test-cache-'));
 process.env.XDG_CACHE_HOME = cache;
 let passed = 0;
 const stream = run({ files, concurrency: 2, timeout: FILE_TIMEOUT_MS });
-stream.on('test:fail', () => {
-  process.exitCode = 1;
+stream.on('test:fail', (data) => {
+  // A failing `todo` test is a known gap, reported but not a failure (node --test counts it so too).
+  if (data.todo === undefined || data.todo === false) process.exitCode = 1;
 });
 stream.on('test:pass', () => {
   passed++;
