@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a command (default: the tests, `node --import tsx test/run.ts`) with a fresh, private TMPDIR and
 # reports what it left behind: anything in that TMPDIR but tsx's compile cache and the runtime's
-# shared (empty) mewcode-spill, -locks and -journal directories; processes still alive that carry
+# shared mewcode-spill (empty roots), -locks, -journal and -sandbox (seccomp filter) directories; processes still alive that carry
 # that TMPDIR or name a path in it (the bash tool passes TMPDIR on, in and out of the sandbox; the
 # tests' children get roots in it); and new entries in /tmp itself, for anything that ignores TMPDIR
 # (on a shared machine, other users' files show up there too).
@@ -17,8 +17,13 @@ TMPDIR=$run_tmp "$@"
 status=$?
 
 left=0
-files=$(cd "$run_tmp" && find . -mindepth 1 \
-  -not -path './tsx-*' -not -path './tsx-*/*' -not -path './mewcode-spill' -not -path './mewcode-locks' -not -path './mewcode-journal')
+# The runtime's per-user directories are shared by design and stay: the spill directory (a root's own
+# is empty once its files are removed, and swept a day after its last spill), locks, the journal, and
+# the sandbox's seccomp filter cache (one file per filter). Anything else in them is a leftover.
+files=$(cd "$run_tmp" && find . -mindepth 1 -not -path './tsx-*' -not -path './tsx-*/*' \
+  -not \( -type d -path './mewcode-*' \( -name 'mewcode-spill*' -o -name 'mewcode-locks*' -o -name 'mewcode-journal*' -o -name 'mewcode-sandbox-*' \) \) \
+  -not \( -type d -empty -path './mewcode-spill*/*' \) \
+  -not \( -type f -path './mewcode-sandbox-*/unix-socket-filter-*.bpf' \))
 if [[ -n $files ]]; then
   echo "leftovers: files in the run's TMPDIR:" >&2
   echo "$files" | head -50 >&2
