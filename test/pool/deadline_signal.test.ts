@@ -42,9 +42,14 @@ test(
     assert.equal((followed.signal.reason as Error).message, 'stop');
     followed.clear();
 
+    // Timers of the same length fire in the order they were set: once a later 1 ms deadline has
+    // fired, the cleared one would have fired before it.
     const cleared = callDeadline(new AbortController().signal, 1);
     cleared.clear();
-    await new Promise((r) => setTimeout(r, 20));
+    const later = callDeadline(new AbortController().signal, 1);
+    const alive = setTimeout(() => {}, 60_000); // deadlines are unref'd: keep the loop running meanwhile
+    await new Promise((resolve) => later.signal.addEventListener('abort', resolve));
+    clearTimeout(alive);
     assert.equal(cleared.signal.aborted, false);
   },
 );
