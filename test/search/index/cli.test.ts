@@ -4,12 +4,12 @@
  * are the same either way.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { RACY_MS } from '../../../lib/search/dircache.ts';
-import { REPO, TSX, tempDir, waitFor, writeTree } from '../../helpers.ts';
+import { runCli } from '../../cli_run.ts';
+import { tempDir, waitFor, writeTree } from '../../helpers.ts';
 
 test('cli index: builds in the cache directory, one-shot grep uses it, --no-index scans', async () => {
   const root = tempDir();
@@ -19,22 +19,15 @@ test('cli index: builds in the cache directory, one-shot grep uses it, --no-inde
   writeTree(root, files);
   const written = Date.now();
   await waitFor(() => Date.now() - written > RACY_MS + 100, 'the tree to leave the racy window', { everyMs: 100 });
-  const cli = (args: string[]) => {
-    const r = spawnSync(process.execPath, ['--import', TSX, path.join(REPO, 'mewcode.ts'), ...args], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, XDG_CACHE_HOME: cache },
-    });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  };
-  const built = cli(['index', root]);
+  const cli = (args: string[]) => runCli(args, { cwd: root, env: { XDG_CACHE_HOME: cache } });
+  const built = await cli(['index', root]);
   assert.equal(built.code, 0, built.err);
   assert.match(built.out, /^indexed 30 files /);
   assert.deepEqual(readdirSync(path.join(cache, 'mewcode', 'index')).length, 1);
   assert.deepEqual(readdirSync(root).sort(), ['.gitignore', 'd0', 'd1', 'd2', 'skip'], 'nothing written in the tree');
 
-  const indexed = cli(['grep', 'needle', '--json']);
-  const scanned = cli(['grep', 'needle', '--json', '--no-index']);
+  const indexed = await cli(['grep', 'needle', '--json']);
+  const scanned = await cli(['grep', 'needle', '--json', '--no-index']);
   assert.equal(indexed.code, 0, indexed.err);
   const a = JSON.parse(indexed.out);
   const b = JSON.parse(scanned.out);
@@ -44,7 +37,7 @@ test('cli index: builds in the cache directory, one-shot grep uses it, --no-inde
   assert.match(a.content, /d0\/f0\.txt:1:a needle 0/);
   assert.match(a.content, /1 directory by \.gitignore/);
 
-  const bad = cli(['index', root, '--no-index']);
+  const bad = await cli(['index', root, '--no-index']);
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--no-index/);
 });

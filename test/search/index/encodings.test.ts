@@ -5,12 +5,12 @@
  * literal spanning a line break, and an alternation planned from the parsed pattern.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { RACY_MS } from '../../../lib/search/dircache.ts';
-import { REPO, TSX, tempDir, waitFor, writeTree } from '../../helpers.ts';
+import { runCli } from '../../cli_run.ts';
+import { tempDir, waitFor, writeTree } from '../../helpers.ts';
 
 test('index: UTF-16 files, Unicode case folding, multiline and alternations answer as a scan does', async () => {
   const root = tempDir();
@@ -27,15 +27,8 @@ test('index: UTF-16 files, Unicode case folding, multiline and alternations answ
   writeFileSync(path.join(root, 'wide.txt'), utf16);
   const written = Date.now();
   await waitFor(() => Date.now() - written > RACY_MS + 100, 'the tree to leave the racy window', { everyMs: 100 });
-  const cli = (args: string[]) => {
-    const r = spawnSync(process.execPath, ['--import', TSX, path.join(REPO, 'mewcode.ts'), ...args], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, XDG_CACHE_HOME: cache },
-    });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  };
-  const built = cli(['index', root]);
+  const cli = (args: string[]) => runCli(args, { cwd: root, env: { XDG_CACHE_HOME: cache } });
+  const built = await cli(['index', root]);
   assert.equal(built.code, 0, built.err);
   // `(?i)key` has no trigram without k or s: a scan, which must still find the Kelvin sign.
   const cases: [string[], string, boolean][] = [
@@ -46,8 +39,8 @@ test('index: UTF-16 files, Unicode case folding, multiline and alternations answ
     [['(user|order)Cache'], 'alt.ts:1:const userCache = 1;', true],
   ];
   for (const [args, line, served] of cases) {
-    const indexed = JSON.parse(cli(['grep', ...args, '--json']).out);
-    const scanned = JSON.parse(cli(['grep', ...args, '--json', '--no-index']).out);
+    const indexed = JSON.parse((await cli(['grep', ...args, '--json'])).out);
+    const scanned = JSON.parse((await cli(['grep', ...args, '--json', '--no-index'])).out);
     assert.equal(indexed.content, scanned.content, `${args.join(' ')}: indexed and scanned differ`);
     assert.ok(String(indexed.content).includes(line), `${args.join(' ')}: ${indexed.content}`);
     if (served) assert.match(String(indexed.meta.index), /^served/, `${args.join(' ')}: the index served it`);
