@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { BenchCase } from './contenders.ts';
+import { median } from './oneshot.ts';
 import { BENCH_CASES } from './search.bench.ts';
 
 interface Side {
@@ -49,12 +50,6 @@ const inputOf = (c: BenchCase) =>
         include_ignored: !c.ignore,
       }
     : { pattern: c.pattern, limit: 100_000, include_ignored: !c.ignore };
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({

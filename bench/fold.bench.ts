@@ -19,6 +19,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Runtime } from '../lib/runtime.ts';
 import { which } from './contenders.ts';
+import { childCpuMs, median } from './oneshot.ts';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
@@ -98,19 +99,6 @@ function rg(root: string, ci: boolean): Contender {
       }),
   };
 }
-
-/** CPU of this process's waited-for children (user + system), one clock tick (10 ms) resolution. */
-function childCpuMs(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state)
-  return ((Number(f[13]) + Number(f[14])) * 1000) / 100;
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({

@@ -49,7 +49,7 @@ const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
  * /proc/self/stat: on a loaded machine a command's wall time is mostly its wait for a core, its CPU
  * time is what it costs. Linux only (NaN elsewhere); resolution one clock tick (10 ms).
  */
-function childCpuMs(): number {
+export function childCpuMs(): number {
   try {
     const stat = readFileSync('/proc/self/stat', 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state)
