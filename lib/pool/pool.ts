@@ -56,6 +56,7 @@ export function createReadPool(options: { workers?: number; heapMb?: number } = 
   let piscina: Piscina | undefined;
   // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
   const get = async () => {
+    if (piscina) return piscina;
     const { Piscina } = await import('piscina');
     piscina ??= new Piscina({
       filename: workerFile,
