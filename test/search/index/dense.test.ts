@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DenseKeys } from '../../../lib/search/index/dense.ts';
+import { trigramsInto } from '../../../lib/search/index/ngrams.ts';
 import { encodeSegment, PairBuffer } from '../../../lib/search/index/segment_build.ts';
 
 /** Deterministic texts: common words in most files, rarer ones in a few, some in none of a run. */
@@ -61,4 +62,31 @@ test('index build: dense keys kept as bitmaps encode the same segments as pairs 
   assert.deepEqual(encodeAll([runs[7] as Buffer[]], wrong)[0], plain[7]);
   // The bitmaps are left clear for the next segment.
   assert.ok(dense.rows.every((b) => b === 0));
+});
+
+test('index build: the WebAssembly trigram loop finds each folded trigram once, first-seen order', () => {
+  let x = 99;
+  const rnd = (m: number) => {
+    x = (x * 1103515245 + 12345) >>> 0;
+    return (x >>> 8) % m;
+  };
+  const fold = (b: number) => (b >= 65 && b <= 90 ? b + 32 : b);
+  const lengths = [0, 1, 2, 3, 4, 5, 17, 1000, 70_000, 1 << 20, (1 << 20) + 1];
+  const out = new Uint32Array((1 << 20) + 8);
+  for (const n of lengths) {
+    // Bytes of every kind: upper and lower ASCII, high bytes, a small alphabet so keys repeat.
+    const bytes = Buffer.alloc(n);
+    for (let i = 0; i < n; i++) bytes[i] = rnd(3) === 0 ? 0x41 + rnd(6) : rnd(2) === 0 ? 0x61 + rnd(6) : 0xc0 + rnd(4);
+    const want: number[] = [];
+    const seen = new Set<number>();
+    for (let i = 0; i + 2 < n; i++) {
+      const k = (fold(bytes[i] as number) << 16) | (fold(bytes[i + 1] as number) << 8) | fold(bytes[i + 2] as number);
+      if (!seen.has(k)) want.push(k);
+      seen.add(k);
+    }
+    const end = trigramsInto(bytes, out, 3);
+    assert.deepEqual([...out.subarray(3, end)], want, `length ${n}`);
+    // The bitset was left clear: the same bytes give the same keys again.
+    assert.equal(trigramsInto(bytes, out, 0), end - 3, `again, length ${n}`);
+  }
 });
