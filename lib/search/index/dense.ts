@@ -7,17 +7,24 @@
  * exactly as it would from pairs, so the segment's bytes do not depend on the guess. One per thread.
  */
 
+import { trigramWasm } from './ngrams.ts';
+import { ROWS, ROWS_BYTES, TABLE_BITS, TABLE_KEYS, TABLE_SLOTS, tableHash } from './ngrams_wasm.ts';
+
 /** Keys kept as bitmaps at most. */
 export const MAX_DENSE_KEYS = 4096;
 /** Files a segment built with dense keys may hold at most: a row is a bitmap of `files` files. */
 export const MAX_DENSE_FILES = 4096;
-/**
- * Key → slot by open addressing in a table small enough to stay in cache (48 KiB: a lookup per
- * distinct trigram of every file), at most half full.
- */
-const TABLE_BITS = 13;
+
 const EMPTY = -1;
 
+/** The DenseKeys whose table and rows the thread's module memory holds now. */
+let owner: DenseKeys | undefined;
+
+/**
+ * Key → slot by open addressing (tableHash), at most half full, in the thread's WebAssembly module
+ * memory: its loop looks each distinct trigram of a file up there (ngrams_wasm.ts). One in use per
+ * thread: a new one takes the memory over, clears it, and the previous one may not be used again.
+ */
 export class DenseKeys {
   /** The dense keys, ascending; slot s is keys[s]. */
   readonly keys = new Uint32Array(MAX_DENSE_KEYS);
@@ -26,12 +33,20 @@ export class DenseKeys {
    * Row s: the bitmap of the segment's files holding keys[s], `rowBytes` long — sized to the files a
    * segment is expected to hold, so that the rows a file touches stay in cache.
    */
-  rows = new Uint8Array(0);
+  readonly rows: Uint8Array;
   rowBytes = 0;
-  readonly #tableKeys = new Int32Array(1 << TABLE_BITS).fill(EMPTY);
-  readonly #tableSlots = new Uint16Array(1 << TABLE_BITS);
+  readonly #tableKeys: Int32Array;
+  readonly #tableSlots: Int32Array;
 
-  /** How many files the current rows have room for (0 when no key is dense). */
+  constructor() {
+    const { buffer } = trigramWasm();
+    this.rows = new Uint8Array(buffer, ROWS, ROWS_BYTES).fill(0);
+    this.#tableKeys = new Int32Array(buffer, TABLE_KEYS, 1 << TABLE_BITS).fill(EMPTY);
+    this.#tableSlots = new Int32Array(buffer, TABLE_SLOTS, 1 << TABLE_BITS);
+    owner = this;
+  }
+
+  /** How many files the current rows have room for (unbounded when no key is dense). */
   get files(): number {
     return this.n === 0 ? Number.POSITIVE_INFINITY : this.rowBytes * 8;
   }
@@ -40,7 +55,7 @@ export class DenseKeys {
   slotOf(key: number): number {
     const mask = (1 << TABLE_BITS) - 1;
     const tk = this.#tableKeys;
-    for (let h = Math.imul(key, 0x9e3779b1) >>> (32 - TABLE_BITS); ; h = (h + 1) & mask) {
+    for (let h = tableHash(key); ; h = (h + 1) & mask) {
       const k = tk[h] as number;
       if (k === key) return this.#tableSlots[h] as number;
       if (k === EMPTY) return -1;
@@ -48,35 +63,42 @@ export class DenseKeys {
   }
 
   /**
+   * Writes `bytes`' distinct keys into `out` from `at` but the dense ones, which are set in their
+   * rows as `file`'s (in the module); returns the end and how many keys there were in all.
+   */
+  into(bytes: Uint8Array, out: Uint32Array, at: number, file: number): { end: number; total: number } {
+    this.#check(file);
+    const m = trigramWasm();
+    const end = m.into(bytes, out, at, this.rowBytes, this.n === 0 ? -1 : file);
+    return { end, total: m.total() };
+  }
+
+  /**
    * Moves the dense keys among `keys[from, end)` (one file's distinct keys) into their bitmaps as
    * `file`'s, keeps the others in order from `from`, and returns where those end.
    */
   take(keys: Uint32Array, from: number, end: number, file: number): number {
+    this.#check(file);
     if (this.n === 0) return end;
-    if (file >= this.rowBytes * 8) throw new Error(`the dense rows hold ${this.rowBytes * 8} files`);
     const rows = this.rows;
-    const rowBytes = this.rowBytes;
-    const tk = this.#tableKeys;
-    const ts = this.#tableSlots;
-    const mask = (1 << TABLE_BITS) - 1;
     const byte = file >>> 3;
     const bit = 1 << (file & 7);
     let w = from;
     for (let i = from; i < end; i++) {
       const k = keys[i] as number;
-      let h = Math.imul(k, 0x9e3779b1) >>> (32 - TABLE_BITS);
-      let t = tk[h] as number;
-      while (t !== k && t !== EMPTY) {
-        h = (h + 1) & mask;
-        t = tk[h] as number;
-      }
-      if (t === EMPTY) keys[w++] = k;
+      const s = this.slotOf(k);
+      if (s < 0) keys[w++] = k;
       else {
-        const at = (ts[h] as number) * rowBytes + byte;
+        const at = s * this.rowBytes + byte;
         rows[at] = (rows[at] as number) | bit;
       }
     }
     return w;
+  }
+
+  #check(file: number): void {
+    if (owner !== this) throw new Error('this DenseKeys was superseded by a newer one in the same thread');
+    if (this.n > 0 && file >= this.rowBytes * 8) throw new Error(`the dense rows hold ${this.rowBytes * 8} files`);
   }
 
   /**
@@ -84,17 +106,16 @@ export class DenseKeys {
    * the rows must be clear.
    */
   reset(next: Uint32Array, count: number, files: number): void {
+    this.#check(0);
     this.#tableKeys.fill(EMPTY);
     const mask = (1 << TABLE_BITS) - 1;
-    this.n = Math.min(count, MAX_DENSE_KEYS);
     const rowBytes = Math.ceil(Math.min(Math.max(files, 64), MAX_DENSE_FILES) / 64) * 8;
-    if (this.rows.length < this.n * rowBytes || this.rows.length > 2 * this.n * rowBytes + 65536)
-      this.rows = new Uint8Array(this.n * rowBytes);
+    this.n = Math.min(count, MAX_DENSE_KEYS, Math.floor(ROWS_BYTES / rowBytes));
     this.rowBytes = rowBytes;
     for (let s = 0; s < this.n; s++) {
       const key = next[s] as number;
       this.keys[s] = key;
-      let h = Math.imul(key, 0x9e3779b1) >>> (32 - TABLE_BITS);
+      let h = tableHash(key);
       while (this.#tableKeys[h] !== EMPTY) h = (h + 1) & mask;
       this.#tableKeys[h] = key;
       this.#tableSlots[h] = s;

@@ -20,6 +20,12 @@ const bitset = (): Uint32Array => {
   return seen;
 };
 
+/** This thread's WebAssembly module (dense.ts keeps its table and rows in the module's memory). */
+export function trigramWasm(): TrigramModule {
+  if (!module) bitset();
+  return module as TrigramModule;
+}
+
 /** The distinct trigram keys of `bytes`, in first-seen order. */
 export function trigramsOf(bytes: Uint8Array): number[] {
   const out = new Uint32Array(Math.max(0, bytes.length - 2));
@@ -33,7 +39,7 @@ export function trigramsOf(bytes: Uint8Array): number[] {
  */
 export function trigramsInto(bytes: Uint8Array, out: Uint32Array, at: number): number {
   const bits = seen ?? bitset();
-  if (bytes.length <= IN_CAP) return (module as TrigramModule).into(bytes, out, at);
+  if (bytes.length <= IN_CAP) return (module as TrigramModule).into(bytes, out, at, 0, -1);
   const n = bytes.length;
   if (n < 3) return at;
   const fold = FOLD;
@@ -75,6 +81,11 @@ export function setTrigramBits(bytes: Uint8Array, carry: { k: number; seen: numb
   let k = carry.k;
   let i = 0;
   for (; i < bytes.length && carry.seen + i < 2; i++) k = ((k << 8) | (fold[bytes[i] as number] as number)) & 0xffff;
+  if (bytes.length <= IN_CAP) {
+    carry.k = (module as TrigramModule).mark(bytes, i, k);
+    carry.seen += bytes.length;
+    return;
+  }
   for (; i < bytes.length; i++) {
     k = ((k << 8) | (fold[bytes[i] as number] as number)) & 0xffffff;
     bits[k >>> 5] = (bits[k >>> 5] as number) | (1 << (k & 31));

@@ -6,6 +6,7 @@
  */
 import { type DenseKeys, MAX_DENSE_KEYS } from './dense.ts';
 import { drainTrigramBits, trigramsInto, trigramsSorted } from './ngrams.ts';
+import { IN_CAP } from './ngrams_wasm.ts';
 
 /** The top bit of a key's count: its postings are a bitmap of the segment's files. */
 export const BITMAP = 0x80000000;
@@ -42,6 +43,15 @@ export class PairBuffer {
   /** Adds the pairs of every distinct trigram of `bytes` with `file`. */
   addFile(bytes: Uint8Array, file: number): void {
     const bound = Math.max(0, bytes.length - 2);
+    const dense = this.dense;
+    // The common case: the module finds the keys and takes the dense ones out in one call.
+    if (dense && bytes.length <= IN_CAP && this.length + bound <= this.keys.length) {
+      const { end, total } = dense.into(bytes, this.keys, this.length, file);
+      this.counted += total;
+      this.files.fill(file, this.length, end);
+      this.length = end;
+      return;
+    }
     // Room for every position is the common case; a file that does not fit is counted first
     // (in the same pass that finds its keys), and the buffer grows by what it needs.
     const end =

@@ -55,13 +55,15 @@ test('index build: dense keys kept as bitmaps encode the same segments as pairs 
   const withDense = encodeAll(runs, dense);
   assert.ok(dense.n > 0, 'the later segments guessed some dense keys');
   for (let i = 0; i < runs.length; i++) assert.deepEqual(withDense[i], plain[i], `segment ${i}`);
+  // The bitmaps are left clear for the next segment.
+  assert.ok(dense.rows.every((b) => b === 0));
   // A wrong guess: keys in no file, keys in one file, a key in every file.
   const wrong = new DenseKeys();
   const key = (s: string) => (s.charCodeAt(0) << 16) | (s.charCodeAt(1) << 8) | s.charCodeAt(2);
   wrong.reset(Uint32Array.from([key('aaa'), key('con'), key('qqq'), key('zeb')].sort((a, b) => a - b)), 4, 50);
   assert.deepEqual(encodeAll([runs[7] as Buffer[]], wrong)[0], plain[7]);
-  // The bitmaps are left clear for the next segment.
-  assert.ok(dense.rows.every((b) => b === 0));
+  // One DenseKeys per thread: the newer one took the module's memory over.
+  assert.throws(() => dense.reset(new Uint32Array(0), 0, 64), /superseded/);
 });
 
 test('index build: the WebAssembly trigram loop finds each folded trigram once, first-seen order', () => {
