@@ -10,7 +10,7 @@ import { bomKind } from '../bom.ts';
 import { RACY_MS } from '../dircache.ts';
 import { IgnoreRules } from '../ignore.ts';
 import { comparePaths, type Entry, type Visitor, visitFiles, type WalkOptions, walk } from '../walk.ts';
-import { DenseKeys } from './dense.ts';
+import { DenseKeys, MAX_DENSE_FILES } from './dense.ts';
 import { clearTrigramBits, setTrigramBits } from './ngrams.ts';
 import { encodeSegment, PairBuffer } from './segment_build.ts';
 
@@ -61,6 +61,9 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
   const racy = t.racyMs ?? RACY_MS;
   const out: IndexShardResult = { kind: 'index', rels: [], sigs: [], segments: [], bytes: 0, visited: 0, dirs: [] };
   if (denseInUse) dense = new DenseKeys();
+  // The guessed keys carry over; the segments' sizes follow this piece's files only, so a piece
+  // builds the same bytes whichever pieces its worker ran before.
+  else dense.reset(dense.keys.slice(0, dense.n), dense.n, MAX_DENSE_FILES);
   denseInUse = true;
   let pairs = new PairBuffer(PAIR_CAPACITY);
   pairs.dense = dense;
@@ -83,7 +86,9 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
     if (!read) return false;
     const { bytes, sig } = read;
     // A file that may not fit what is left starts a new segment: the buffer keeps its size.
-    if (pairs.length > 0 && pairs.length + (bytes?.length ?? sig[1]) > pairs.keys.length) flush();
+    // Measured in pairs counted (not those kept after the dense keys are taken out): the same whatever
+    // keys are guessed dense, so a piece always splits into the same segments.
+    if (pairs.counted > 0 && pairs.counted + (bytes?.length ?? sig[1]) > PAIR_CAPACITY) flush();
     // A large file's keys were set in the bitset as it was read.
     if (bytes) pairs.addFile(bytes, out.rels.length - first);
     else pairs.addBits(out.rels.length - first);
