@@ -40,7 +40,9 @@ export class DenseKeys {
 
   constructor() {
     const { buffer } = trigramWasm();
-    this.rows = new Uint8Array(buffer, ROWS, ROWS_BYTES).fill(0);
+    this.rows = new Uint8Array(buffer, ROWS, ROWS_BYTES);
+    // Fresh module memory is zero: clearing it anyway would make all 2 MiB resident.
+    if (owner) this.rows.fill(0);
     this.#tableKeys = new Int32Array(buffer, TABLE_KEYS, 1 << TABLE_BITS).fill(EMPTY);
     this.#tableSlots = new Int32Array(buffer, TABLE_SLOTS, 1 << TABLE_BITS);
     owner = this;
