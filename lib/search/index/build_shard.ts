@@ -10,8 +10,9 @@ import { bomKind } from '../bom.ts';
 import { RACY_MS } from '../dircache.ts';
 import { IgnoreRules } from '../ignore.ts';
 import { comparePaths, type Entry, type Visitor, visitFiles, type WalkOptions, walk } from '../walk.ts';
+import { DenseKeys, MAX_DENSE_FILES } from './dense.ts';
 import { clearTrigramBits, setTrigramBits } from './ngrams.ts';
-import { encodeSegment, PairBuffer } from './segment.ts';
+import { encodeSegment, PairBuffer } from './segment_build.ts';
 
 /** Larger files are not indexed (always searched): their trigrams would say little. */
 export const MAX_INDEXED_BYTES = 32 * 1024 * 1024;
@@ -51,19 +52,32 @@ export interface IndexShardResult {
 
 // One read buffer per thread, never grown: a large file streams through it.
 const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+// The common keys, kept as bitmaps, carried from piece to piece (dense.ts). A piece that threw
+// midway left bits set: the next one starts from a new, empty set.
+let dense = new DenseKeys();
+let denseInUse = false;
 
 export function runIndexShard(t: IndexShard): IndexShardResult {
   const racy = t.racyMs ?? RACY_MS;
   const out: IndexShardResult = { kind: 'index', rels: [], sigs: [], segments: [], bytes: 0, visited: 0, dirs: [] };
+  if (denseInUse) dense = new DenseKeys();
+  // The guessed keys carry over; the segments' sizes follow this piece's files only, so a piece
+  // builds the same bytes whichever pieces its worker ran before.
+  else dense.reset(dense.keys.slice(0, dense.n), dense.n, MAX_DENSE_FILES);
+  denseInUse = true;
   let pairs = new PairBuffer(PAIR_CAPACITY);
+  pairs.dense = dense;
   let first = 0;
   const flush = () => {
     if (out.rels.length === first) return;
     out.segments.push({ files: out.rels.length - first, bytes: encodeSegment(pairs, out.rels.length - first) });
     first = out.rels.length;
-    pairs.length = 0;
+    pairs.clear();
     // Grown for a large file: back to its usual size rather than keep the largest file's worth.
-    if (pairs.keys.length > PAIR_CAPACITY) pairs = new PairBuffer(PAIR_CAPACITY);
+    if (pairs.keys.length > PAIR_CAPACITY) {
+      pairs = new PairBuffer(PAIR_CAPACITY);
+      pairs.dense = dense;
+    }
   };
   const visit = (e: Entry, at?: string): boolean => {
     out.visited++;
@@ -72,14 +86,16 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
     if (!read) return false;
     const { bytes, sig } = read;
     // A file that may not fit what is left starts a new segment: the buffer keeps its size.
-    if (pairs.length > 0 && pairs.length + (bytes?.length ?? sig[1]) > pairs.keys.length) flush();
+    // Measured in pairs counted (not those kept after the dense keys are taken out): the same whatever
+    // keys are guessed dense, so a piece always splits into the same segments.
+    if (pairs.counted > 0 && pairs.counted + (bytes?.length ?? sig[1]) > PAIR_CAPACITY) flush();
     // A large file's keys were set in the bitset as it was read.
     if (bytes) pairs.addFile(bytes, out.rels.length - first);
     else pairs.addBits(out.rels.length - first);
     out.rels.push(e.rel);
     out.sigs.push(sig[0], sig[1], sig[2], sig[3]);
     out.bytes += sig[1];
-    if (pairs.length >= PAIRS_PER_SEGMENT) flush();
+    if (pairs.counted >= PAIRS_PER_SEGMENT || out.rels.length - first >= dense.files) flush();
     return false;
   };
   const visitor: Visitor = { file: visit, dir: (d) => out.dirs.push(d) };
@@ -87,6 +103,7 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
   const o = { ...t.walk, openFiles: true };
   if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
   flush();
+  denseInUse = false;
   return out;
 }
 

@@ -5,11 +5,26 @@
  * decoded: a non-ASCII byte is its own key byte. Pure functions; run in workers and inline.
  */
 
+import { IN_CAP, type TrigramModule, trigramModule } from './ngrams_wasm.ts';
+
 const foldByte = (b: number) => (b >= 65 && b <= 90 ? b + 32 : b);
 const FOLD = Uint8Array.from({ length: 256 }, (_, b) => foldByte(b));
 
-// One bitset of all 2^24 keys per thread (2 MiB), cleared after each file by the keys it set.
+// One bitset of all 2^24 keys per thread (2 MiB), cleared after each file by the keys it set: the
+// WebAssembly module's, which trigramsInto runs in.
+let module: TrigramModule | undefined;
 let seen: Uint32Array | undefined;
+const bitset = (): Uint32Array => {
+  module ??= trigramModule(FOLD);
+  seen = module.bits;
+  return seen;
+};
+
+/** This thread's WebAssembly module (dense.ts keeps its table and rows in the module's memory). */
+export function trigramWasm(): TrigramModule {
+  if (!module) bitset();
+  return module as TrigramModule;
+}
 
 /** The distinct trigram keys of `bytes`, in first-seen order. */
 export function trigramsOf(bytes: Uint8Array): number[] {
@@ -23,8 +38,8 @@ export function trigramsOf(bytes: Uint8Array): number[] {
  * segment is sorted in: no per-file array, nothing for the collector.
  */
 export function trigramsInto(bytes: Uint8Array, out: Uint32Array, at: number): number {
-  seen ??= new Uint32Array(1 << 19);
-  const bits = seen;
+  const bits = seen ?? bitset();
+  if (bytes.length <= IN_CAP) return (module as TrigramModule).into(bytes, out, at, 0, -1);
   const n = bytes.length;
   if (n < 3) return at;
   const fold = FOLD;
@@ -61,12 +76,16 @@ export function trigramsSorted(bytes: Uint8Array, room: (count: number) => { out
  * bytes (and how many were seen) across pieces, starting at { k: 0, seen: 0 }. Then drain (or clear).
  */
 export function setTrigramBits(bytes: Uint8Array, carry: { k: number; seen: number }): void {
-  seen ??= new Uint32Array(1 << 19);
-  const bits = seen;
+  const bits = seen ?? bitset();
   const fold = FOLD;
   let k = carry.k;
   let i = 0;
   for (; i < bytes.length && carry.seen + i < 2; i++) k = ((k << 8) | (fold[bytes[i] as number] as number)) & 0xffff;
+  if (bytes.length <= IN_CAP) {
+    carry.k = (module as TrigramModule).mark(bytes, i, k);
+    carry.seen += bytes.length;
+    return;
+  }
   for (; i < bytes.length; i++) {
     k = ((k << 8) | (fold[bytes[i] as number] as number)) & 0xffffff;
     bits[k >>> 5] = (bits[k >>> 5] as number) | (1 << (k & 31));
@@ -77,8 +96,7 @@ export function setTrigramBits(bytes: Uint8Array, carry: { k: number; seen: numb
 
 /** Writes the keys set by setTrigramBits, ascending, where `room(count)` says, and clears them. */
 export function drainTrigramBits(room: (count: number) => { out: Uint32Array; at: number }): number {
-  seen ??= new Uint32Array(1 << 19);
-  const bits = seen;
+  const bits = seen ?? bitset();
   let count = 0;
   for (let w = 0; w < bits.length; w++) if (bits[w] !== 0) count += popcount(bits[w] as number);
   const { out, at } = room(count);

@@ -1,0 +1,271 @@
+/**
+ * Building a segment (layout: segment.ts) in a worker: files' distinct trigrams are added in file
+ * order as (key, file) pairs — or, for the keys `dense` holds, as bits of per-key bitmaps — then
+ * encoded: the pairs radix-sorted by key (stable, so each key's files stay ascending) and merged
+ * with the bitmaps into one key table.
+ */
+import { type DenseKeys, MAX_DENSE_KEYS } from './dense.ts';
+import { drainTrigramBits, trigramsInto, trigramsSorted } from './ngrams.ts';
+import { IN_CAP } from './ngrams_wasm.ts';
+
+/** The top bit of a key's count: its postings are a bitmap of the segment's files. */
+export const BITMAP = 0x80000000;
+
+/** Grows a pair list of (key, file) as two parallel u32 arrays; reused segment after segment. */
+export class PairBuffer {
+  keys: Uint32Array;
+  files: Uint32Array;
+  length = 0;
+  /** Pairs added, the dense keys' included: what a segment's size is measured in. */
+  counted = 0;
+  /** Keys kept as bitmaps instead of pairs (none unless set: the encoding is the same either way). */
+  dense: DenseKeys | undefined;
+
+  constructor(capacity: number) {
+    this.keys = new Uint32Array(capacity);
+    this.files = new Uint32Array(capacity);
+  }
+
+  /** Forgets the pairs (after encodeSegment, which leaves the dense bitmaps clear). */
+  clear(): void {
+    this.length = 0;
+    this.counted = 0;
+  }
+
+  add(keys: readonly number[], file: number): void {
+    this.#reserve(keys.length);
+    const ks = this.keys;
+    let at = this.length;
+    for (let i = 0; i < keys.length; i++) ks[at++] = keys[i] as number;
+    this.#added(at, file);
+  }
+
+  /** Adds the pairs of every distinct trigram of `bytes` with `file`. */
+  addFile(bytes: Uint8Array, file: number): void {
+    const bound = Math.max(0, bytes.length - 2);
+    const dense = this.dense;
+    // The common case: the module finds the keys and takes the dense ones out in one call.
+    if (dense && bytes.length <= IN_CAP && this.length + bound <= this.keys.length) {
+      const { end, total } = dense.into(bytes, this.keys, this.length, file);
+      this.counted += total;
+      this.files.fill(file, this.length, end);
+      this.length = end;
+      return;
+    }
+    // Room for every position is the common case; a file that does not fit is counted first
+    // (in the same pass that finds its keys), and the buffer grows by what it needs.
+    const end =
+      this.length + bound <= this.keys.length
+        ? trigramsInto(bytes, this.keys, this.length)
+        : trigramsSorted(bytes, (count) => {
+            this.#reserve(count);
+            return { out: this.keys, at: this.length };
+          });
+    this.#added(end, file);
+  }
+
+  /** Adds the pairs of the keys set by setTrigramBits (a large file read in pieces) with `file`. */
+  addBits(file: number): void {
+    const end = drainTrigramBits((count) => {
+      this.#reserve(count);
+      return { out: this.keys, at: this.length };
+    });
+    this.#added(end, file);
+  }
+
+  /** `file`'s keys were written at [length, end): the dense ones go to their bitmaps. */
+  #added(end: number, file: number): void {
+    this.counted += end - this.length;
+    const kept = this.dense ? this.dense.take(this.keys, this.length, end, file) : end;
+    this.files.fill(file, this.length, kept);
+    this.length = kept;
+  }
+
+  #reserve(more: number): void {
+    const need = this.length + more;
+    if (need <= this.keys.length) return;
+    // Exactly what is needed: a large file is rare, and the builder drops a grown buffer after flushing.
+    const k = new Uint32Array(need);
+    k.set(this.keys.subarray(0, this.length));
+    const f = new Uint32Array(need);
+    f.set(this.files.subarray(0, this.length));
+    this.keys = k;
+    this.files = f;
+  }
+}
+
+// Scratch arrays of the radix sort and the postings, kept between segments (one set per thread) up
+// to this many pairs; a larger segment (a large file's) gets scratch of its own, dropped after it.
+const KEEP_SCRATCH_PAIRS = 1 << 20;
+let kept = { keys: new Uint32Array(0), files: new Uint32Array(0), post: new Uint8Array(0) };
+const POP8 = Uint8Array.from({ length: 256 }, (_, x) => {
+  let c = 0;
+  for (let v = x; v; v &= v - 1) c++;
+  return c;
+});
+
+/**
+ * Encodes the pairs (added in ascending file order) and the dense bitmaps as a segment of `nFiles`
+ * files, byte for byte what the same keys all given as pairs would encode to; clears the bitmaps
+ * and sets the next segment's dense keys (those this segment stores as bitmaps).
+ */
+export function encodeSegment(p: PairBuffer, nFiles: number): Uint8Array {
+  const n = p.length;
+  const bitmapBytes = (nFiles + 7) >>> 3;
+  const dense = p.dense;
+  const dn = dense?.n ?? 0;
+  const rows = dense?.rows ?? new Uint8Array(0);
+  const rowBytes = dense?.rowBytes ?? 0;
+  const denseCount = new Uint32Array(dn);
+  let denseKeys = 0;
+  let denseRoom = 0;
+  for (let s = 0; s < dn; s++) {
+    let c = 0;
+    for (let b = s * rowBytes, end = b + bitmapBytes; b < end; b++) c += POP8[rows[b] as number] as number;
+    denseCount[s] = c;
+    if (c > 0) denseKeys++;
+    denseRoom += c >= bitmapBytes ? bitmapBytes : 5 * c;
+  }
+  let scratch = kept;
+  if (scratch.keys.length < n || scratch.post.length < n * 5 + 16 + denseRoom) {
+    const room = Math.max(n, scratch.keys.length);
+    scratch = {
+      keys: new Uint32Array(room),
+      files: new Uint32Array(room),
+      post: new Uint8Array(room * 5 + 16 + denseRoom),
+    };
+    if (n <= KEEP_SCRATCH_PAIRS) kept = scratch;
+  }
+  const count = new Uint32Array(4097);
+  radixPass(p.keys, p.files, scratch.keys, scratch.files, n, 0, count);
+  count.fill(0);
+  radixPass(scratch.keys, scratch.files, p.keys, p.files, n, 12, count);
+  const keys = p.keys;
+  const files = p.files;
+  let nKeys = denseKeys;
+  for (let i = 0; i < n; i++) if (i === 0 || keys[i] !== keys[i - 1]) nKeys++;
+  const post = scratch.post;
+  const head = new Uint32Array(2 + 3 * nKeys);
+  head[0] = nKeys;
+  head[1] = nFiles;
+  const next = new Uint32Array(Math.min(nKeys, MAX_DENSE_KEYS));
+  let nNext = 0;
+  let at = 0;
+  let slot = 0;
+  let s = 0;
+  for (let i = 0; i < n || s < dn; slot++) {
+    if (s < dn && denseCount[s] === 0) {
+      s++;
+      slot--;
+      continue;
+    }
+    const fromDense = s < dn && (i >= n || (dense?.keys[s] as number) < (keys[i] as number));
+    const from = at;
+    let key: number;
+    let many: number;
+    let j = i;
+    if (fromDense) {
+      key = dense?.keys[s] as number;
+      many = denseCount[s] as number;
+      // Each file takes a byte or more as a varint: at a bitmap's size or more, go straight to the bitmap.
+      if (many >= bitmapBytes) at += bitmapBytes + 1;
+      else at = varintsOfRow(rows, s * rowBytes, bitmapBytes, post, at);
+    } else {
+      key = keys[i] as number;
+      while (j < n && keys[j] === key) j++;
+      many = j - i;
+      if (many >= bitmapBytes) at += bitmapBytes + 1;
+      else at = varintsOfPairs(files, i, j, post, at);
+    }
+    let counted = many;
+    // A dense list is smaller as a bitmap of the segment's files (flagged in the count's top bit).
+    if (at - from > bitmapBytes) {
+      if (fromDense) post.set(rows.subarray(s * rowBytes, s * rowBytes + bitmapBytes), from);
+      else {
+        post.fill(0, from, from + bitmapBytes);
+        for (let x = i; x < j; x++) {
+          const f = files[x] as number;
+          post[from + (f >>> 3)] = (post[from + (f >>> 3)] as number) | (1 << (f & 7));
+        }
+      }
+      at = from + bitmapBytes;
+      counted = (counted | BITMAP) >>> 0;
+    }
+    if (many >= bitmapBytes && nNext < next.length) next[nNext++] = key;
+    head[2 + slot] = key;
+    head[2 + nKeys + slot] = counted;
+    head[2 + 2 * nKeys + slot] = at;
+    if (fromDense) s++;
+    else i = j;
+  }
+  if (dense) {
+    for (let r = 0; r < dn; r++) rows.fill(0, r * rowBytes, r * rowBytes + bitmapBytes);
+    // Room for half as many files again as this segment held.
+    dense.reset(next, nNext, nFiles + (nFiles >>> 1));
+  }
+  const out = new Uint8Array(head.byteLength + ((at + 3) & ~3));
+  out.set(new Uint8Array(head.buffer), 0);
+  out.set(post.subarray(0, at), head.byteLength);
+  return out;
+}
+
+function varintsOfPairs(files: Uint32Array, i: number, j: number, post: Uint8Array, at: number): number {
+  let prev = -1;
+  for (let x = i; x < j; x++) {
+    const file = files[x] as number;
+    let d = file - prev;
+    prev = file;
+    while (d >= 0x80) {
+      post[at++] = (d & 0x7f) | 0x80;
+      d >>>= 7;
+    }
+    post[at++] = d;
+  }
+  return at;
+}
+
+/** The varint deltas of the files set in a bitmap row (ascending), as varintsOfPairs writes them. */
+function varintsOfRow(rows: Uint8Array, row: number, bytes: number, post: Uint8Array, at: number): number {
+  let prev = -1;
+  for (let b = 0; b < bytes; b++) {
+    let bits = rows[row + b] as number;
+    while (bits !== 0) {
+      const low = bits & -bits;
+      const file = b * 8 + (31 - Math.clz32(low));
+      bits ^= low;
+      let d = file - prev;
+      prev = file;
+      while (d >= 0x80) {
+        post[at++] = (d & 0x7f) | 0x80;
+        d >>>= 7;
+      }
+      post[at++] = d;
+    }
+  }
+  return at;
+}
+
+/** One stable counting-sort pass on 12 bits of the key, from (k, f) into (k2, f2). */
+function radixPass(
+  k: Uint32Array,
+  f: Uint32Array,
+  k2: Uint32Array,
+  f2: Uint32Array,
+  n: number,
+  shift: number,
+  count: Uint32Array,
+): void {
+  for (let i = 0; i < n; i++) {
+    const b = (((k[i] as number) >>> shift) & 4095) + 1;
+    count[b] = (count[b] as number) + 1;
+  }
+  for (let b = 0; b < 4096; b++) count[b + 1] = (count[b + 1] as number) + (count[b] as number);
+  for (let i = 0; i < n; i++) {
+    const key = k[i] as number;
+    const b = (key >>> shift) & 4095;
+    const at = count[b] as number;
+    count[b] = at + 1;
+    k2[at] = key;
+    f2[at] = f[i] as number;
+  }
+}
