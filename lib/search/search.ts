@@ -7,6 +7,7 @@
  */
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { bomKind, readUtf16 } from './bom.ts';
+import { haystackBuffer } from './fold_wasm.ts';
 import { type Hit, literalHits, mayMatch, multilineHits, regionView, textHits } from './hits.ts';
 import type { RegexSpec } from './matcher.ts';
 import { afterEmptyMatch } from './regex/compile.ts';
@@ -70,10 +71,11 @@ interface Collected {
   lastMatch: number;
 }
 
-// One read buffer per thread, reused for every file.
+// One read buffer per thread, reused for every file: the case-folded byte search's own memory, so a
+// region it searches is not copied there first (fold_wasm.ts). Asked again once detached (length 0).
 let shared: Buffer | undefined;
 const readBuffer = () => {
-  shared ??= Buffer.allocUnsafe(BUFFER_BYTES);
+  if (!shared?.length) shared = haystackBuffer(BUFFER_BYTES);
   return shared;
 };
 
