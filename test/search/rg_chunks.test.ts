@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { after, test } from 'node:test';
-import { CHUNK_BYTES } from '../../lib/search/search.ts';
+import { BUFFER_BYTES, CHUNK_BYTES } from '../../lib/search/search.ts';
 import { removeSpills, requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
 
 // Large files are read and searched CHUNK_BYTES at a time (lib/search/search.ts): lines that straddle
@@ -44,6 +44,12 @@ writeTree(root, {
   ]),
   'exact.txt': Buffer.concat([filler(CHUNK_BYTES - 12 - 7), Buffer.from('needle\n'), filler(12)]),
   'none.txt': filler(2 * CHUNK_BYTES + 5),
+  // Decoded, larger than the read buffer: the folded search's memory grows, which detaches the read
+  // buffer (the same memory); the files searched after it must still be read.
+  'a16.txt': Buffer.concat([
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from(`Needle in UTF-16\n${'filler line\n'.repeat(Math.ceil((BUFFER_BYTES + 300_000) / 12))}`, 'utf16le'),
+  ]),
 });
 const rt = runtimeAt(root, { workers: 0 });
 after(async () => {
