@@ -7,8 +7,7 @@
  * only starts where both agree are verified over the whole literal the same way. Exact for ASCII
  * case folding; the non-ASCII letters Unicode folds to ASCII ones are folded_literal.ts's concern.
  *
- * Memory layout: the literal's lowercase bytes at [0, LIT_CAP), its masks at [LIT_CAP, 2·LIT_CAP),
- * the haystack from HAY on.
+ * Memory: the literal's lowercase bytes at [0, LIT_CAP), its masks at [LIT_CAP, 2·LIT_CAP), haystack at HAY.
  */
 
 export const LIT_CAP = 256;
@@ -207,20 +206,17 @@ const moduleBytes = new Uint8Array([
   ),
 ]);
 
-// Compiled on first use: most processes that load the searcher never search case-insensitively.
+// Compiled on first use (the searcher's read buffer is the module's memory, see haystackBuffer).
 let wasmFind: (hay: number, len: number, from: number, litLen: number, i1: number, i2: number) => number;
 let wasmFolds: (hay: number, len: number) => number;
 let memory: WasmMemory | undefined;
 let mem = new Uint8Array(0);
 // The project's type libraries (no DOM) do not declare WebAssembly; this is the part used here.
-interface WasmMemory {
-  buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-interface Wasm {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: Record<string, unknown> };
-}
+type WasmMemory = { buffer: ArrayBuffer; grow(pages: number): number };
+type Wasm = {
+  Module: new (b: Uint8Array) => object;
+  Instance: new (m: object) => { exports: Record<string, unknown> };
+};
 function instantiate(): WasmMemory {
   const wasm = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
   const instance = new wasm.Instance(new wasm.Module(moduleBytes));
@@ -229,6 +225,22 @@ function instantiate(): WasmMemory {
   memory = instance.exports.mem as WasmMemory;
   mem = new Uint8Array(memory.buffer);
   return memory;
+}
+/** Makes room for a haystack of `bytes` (growing detaches earlier views of the memory). */
+function reserve(bytes: number): void {
+  const m = memory ?? instantiate();
+  if (HAY + bytes + 16 > mem.length) {
+    m.grow(Math.ceil((HAY + bytes + 16 - mem.length) / 65536));
+    mem = new Uint8Array(m.buffer);
+  }
+}
+/**
+ * `size` bytes over the haystack area: a file read there is searched without a copy. Growing the
+ * memory (only for a larger decoded UTF-16 file) detaches it: its length is then 0, ask again.
+ */
+export function haystackBuffer(size: number): Buffer {
+  reserve(size);
+  return Buffer.from(mem.buffer, HAY, size);
 }
 /** Which haystack the memory holds now (a haystack whose token is stale copies itself back), and which literal. */
 let current = 0;
@@ -273,19 +285,15 @@ export class FoldedHaystack {
     return wasmFolds(HAY, this.#bytes.length) === 1;
   }
   #load(): void {
-    const m = memory ?? instantiate();
-    const need = HAY + this.#bytes.length + 16;
-    if (need > mem.length) {
-      m.grow(Math.ceil((need - mem.length) / 65536));
-      mem = new Uint8Array(m.buffer);
-    }
+    reserve(this.#bytes.length);
     if (loadedLiteral !== this.#lit) {
       mem.set(this.#lit.lower, 0);
       mem.set(this.#lit.masks, LIT_CAP);
       loadedLiteral = this.#lit;
     }
     if (this.#token !== current) {
-      mem.set(this.#bytes, HAY);
+      const b = this.#bytes; // a region read into the haystack area (haystackBuffer) is in place
+      if (b.buffer !== mem.buffer || b.byteOffset !== HAY) mem.set(b, HAY);
       this.#token = ++current;
     }
   }

@@ -10,7 +10,7 @@
 import { FoldedHaystack, LIT_CAP, type PreparedLiteral } from './fold_wasm.ts';
 
 /** Regions larger than this (only a whole UTF-16 file can be) are not copied into the module's memory. */
-const MAX_HAYSTACK = 9 * 1024 * 1024;
+export const MAX_HAYSTACK = 9 * 1024 * 1024;
 
 /**
  * Printable ASCII (letters folded) from the most to the least frequent in source code, counted over
@@ -28,20 +28,27 @@ export interface FoldedLiteral extends PreparedLiteral {
 
 const prepared = new Map<string, FoldedLiteral>();
 /** The literal prepared once per thread (a pattern's regions all share it). */
-export function foldedLiteral(lowerAscii: string): FoldedLiteral {
-  let lit = prepared.get(lowerAscii);
+export function foldedLiteral(lowerAscii: string, fold = true): FoldedLiteral {
+  const key = (fold ? 'i' : 'c') + lowerAscii;
+  let lit = prepared.get(key);
   if (!lit) {
-    lit = prepare(lowerAscii);
+    lit = prepare(lowerAscii, fold);
     if (prepared.size > 64) prepared.clear();
-    prepared.set(lowerAscii, lit);
+    prepared.set(key, lit);
   }
   return lit;
 }
 
-function prepare(lowerAscii: string): FoldedLiteral {
+/**
+ * A case-sensitive literal (its bytes as latin1) for the same search, every mask 0: on large regions
+ * the two-rare-bytes SIMD search beats `Buffer.indexOf`, which scans for the literal's first byte.
+ */
+export const exactLiteral = (bytes: Buffer) => foldedLiteral(bytes.toString('latin1'), false);
+
+function prepare(lowerAscii: string, fold: boolean): FoldedLiteral {
   const text = lowerAscii.slice(0, LIT_CAP);
   const lower = Uint8Array.from(Buffer.from(text, 'latin1'));
-  const masks = lower.map((b) => (b >= 0x61 && b <= 0x7a ? 0x20 : 0));
+  const masks = lower.map((b) => (fold && b >= 0x61 && b <= 0x7a ? 0x20 : 0));
   const rank = (i: number) => {
     const r = BY_FREQUENCY.indexOf(text[i] as string);
     return r === -1 ? BY_FREQUENCY.length : r; // not in the table: rarer than anything in it
@@ -56,7 +63,7 @@ function prepare(lowerAscii: string): FoldedLiteral {
     i1,
     i2,
     whole: text.length === lowerAscii.length,
-    foldsNonAscii: /[ks]/.test(text),
+    foldsNonAscii: fold && /[ks]/.test(text),
   };
 }
 

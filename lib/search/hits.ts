@@ -5,7 +5,8 @@
  * pattern is the literal itself. Without one, the region is decoded and scanned by the regex.
  */
 
-import { type FoldedView, foldedLiteral, foldedView } from './folded_literal.ts';
+import { FoldedHaystack, LIT_CAP } from './fold_wasm.ts';
+import { exactLiteral, type FoldedView, foldedLiteral, foldedView, MAX_HAYSTACK } from './folded_literal.ts';
 import type { RegexSpec } from './matcher.ts';
 import { afterEmptyMatch } from './regex/compile.ts';
 import type { Source } from './source.ts';
@@ -25,7 +26,7 @@ export function literalHits(
   folded?: FoldedView,
 ): Hit[] {
   const hits: Hit[] = [];
-  const view = spec.literal ? undefined : (folded ?? regionView(bytes, spec));
+  const view = folded ?? regionView(bytes, spec);
   // A folded view that over-approximates (folded_literal.ts) has its lines confirmed.
   const pure = spec.pure && (view?.exact ?? true);
   let from = 0;
@@ -88,7 +89,7 @@ export function multilineHits(text: string, src: Source, spec: RegexSpec): Hit[]
  * case-insensitive literal, `folded` is the region's view (made once by regionView, shared with literalHits).
  */
 export function mayMatch(bytes: Buffer, spec: RegexSpec, folded?: FoldedView): boolean {
-  if (spec.literal) return bytes.indexOf(spec.literal) !== -1;
+  if (spec.literal) return folded ? folded.find(0) !== -1 : bytes.indexOf(spec.literal) !== -1;
   if (spec.literalFolded) return (folded ?? (regionView(bytes, spec) as FoldedView)).find(0) !== -1;
   if (spec.literalAny) return spec.literalAny.some((b) => bytes.includes(b));
   return true;
@@ -96,5 +97,10 @@ export function mayMatch(bytes: Buffer, spec: RegexSpec, folded?: FoldedView): b
 
 /** The case-insensitive literal's view of a region, when the pattern has one. */
 export function regionView(bytes: Buffer, spec: RegexSpec): FoldedView | undefined {
+  const lit = spec.literal;
+  if (lit) return lit.length <= LIT_CAP && bytes.length <= MAX_HAYSTACK ? exactView(bytes, lit) : undefined;
   return spec.literalFolded ? foldedView(bytes, foldedLiteral(spec.literalFolded)) : undefined;
 }
+
+/** A case-sensitive literal's region view: the SIMD search, exact (no folds to check). */
+const exactView = (bytes: Buffer, lit: Buffer): FoldedView => new FoldedHaystack(bytes, exactLiteral(lit));

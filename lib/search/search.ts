@@ -7,6 +7,7 @@
  */
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { bomKind, readUtf16 } from './bom.ts';
+import { haystackBuffer } from './fold_wasm.ts';
 import { type Hit, literalHits, mayMatch, multilineHits, regionView, textHits } from './hits.ts';
 import type { RegexSpec } from './matcher.ts';
 import { afterEmptyMatch } from './regex/compile.ts';
@@ -14,6 +15,13 @@ import { ByteSource, countNewlines, type Source, TextSource } from './source.ts'
 
 /** Files up to this size are searched in one piece; larger ones in pieces of it, cut at a newline. */
 export const BUFFER_BYTES = 8 * 1024 * 1024;
+/**
+ * Bytes read at a time when regions need not be whole (no context lines, no multiline matches): a
+ * large file is read and searched a cache-sized piece at a time, as ripgrep does, instead of being
+ * streamed through memory once by the read and again by the search. A line longer than this is
+ * still read whole (up to BUFFER_BYTES) before it is searched.
+ */
+export const CHUNK_BYTES = 256 * 1024;
 
 export interface SearchOptions {
   spec: RegexSpec;
@@ -63,10 +71,11 @@ interface Collected {
   lastMatch: number;
 }
 
-// One read buffer per thread, reused for every file.
+// One read buffer per thread, reused for every file: the case-folded byte search's own memory, so a
+// region it searches is not copied there first (fold_wasm.ts). Asked again once detached (length 0).
 let shared: Buffer | undefined;
 const readBuffer = () => {
-  shared ??= Buffer.allocUnsafe(BUFFER_BYTES);
+  if (!shared?.length) shared = haystackBuffer(BUFFER_BYTES);
   return shared;
 };
 
@@ -90,8 +99,9 @@ export function searchFile(at: string, o: SearchOptions): FileOutcome {
     // A line longer than the buffer is searched piece by piece; its first characters are kept so
     // a match in a later piece still prints the line's beginning.
     let head: string | undefined;
+    const chunk = o.multiline || o.before > 0 || o.after > 0 ? buf.length : CHUNK_BYTES;
     for (;;) {
-      const want = buf.length - carry;
+      const want = Math.min(chunk, buf.length - carry);
       // No fstat: one read fills the buffer, and a short read of a regular file is its end. That saves
       // a system call per file, which is most of what a search costs on a tree of small files.
       const got = readSync(fd, buf, carry, want, pos);
@@ -112,14 +122,22 @@ export function searchFile(at: string, o: SearchOptions): FileOutcome {
       }
       const eof = got < want;
       // Search up to the last newline; an unfinished line waits for the next read unless it fills the buffer.
-      let cut = eof ? end : buf.lastIndexOf(10, end - 1) + 1;
+      // The kept bytes hold no newline (they are an unfinished line): only the new ones are looked at.
+      let cut = eof ? end : carry + buf.subarray(carry, end).lastIndexOf(10) + 1;
+      if (cut === carry && !eof) cut = 0;
+      if (!eof && cut <= 0 && end < buf.length) {
+        carry = end; // no whole line yet: read on before searching
+        continue;
+      }
       const piece = cut <= 0;
       if (piece) cut = end;
       const done = searchRegion(cut === end ? filled : buf.subarray(0, cut), base, o, out, head);
       if (done || eof) return { kind: 'ok', lines: out.lines, matches: out.matches };
       if (piece) head ??= buf.toString('utf8', 0, Math.min(end, 4 * MAX_HEAD_CHARS)).slice(0, MAX_HEAD_CHARS);
       else head = undefined;
-      base += countNewlines(buf, 0, cut);
+      // Line numbers are only printed in content mode; counting the lines of every piece would cost a
+      // call per line. Without them `base` only has to be right relative to a piece's own start.
+      if (piece || !(o.countOnly || o.namesOnly)) base += countNewlines(buf, 0, cut);
       carry = end - cut;
       buf.copy(buf, 0, cut, end);
     }

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { after, test } from 'node:test';
+import { BUFFER_BYTES, CHUNK_BYTES } from '../../lib/search/search.ts';
+import { removeSpills, requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+
+// Large files are read and searched CHUNK_BYTES at a time (lib/search/search.ts): lines that straddle
+// a read, lines longer than several reads (with the literal at their start, middle and end), a UTF-8
+// BOM before a long first line, a file of exactly one read, and CRLF must all answer as rg does, in
+// every output mode, with and without -i, context (which reads whole regions) and inversion.
+
+const filler = (bytes: number) => Buffer.alloc(bytes, 'filler line\n');
+const long = (bytes: number, at: number, word: string) => {
+  const b = Buffer.alloc(bytes, 'x');
+  b.write(word, at);
+  return Buffer.concat([b, Buffer.from('\n')]);
+};
+
+const root = tempDir();
+writeTree(root, {
+  // A literal line across each of the first reads' edges.
+  'straddle.txt': Buffer.concat([
+    filler(CHUNK_BYTES - 6),
+    Buffer.from('a needle here\n'),
+    filler(CHUNK_BYTES - 20),
+    Buffer.from('Needle at two\r\n'),
+    filler(3 * CHUNK_BYTES),
+    Buffer.from('last NEEDLE'),
+  ]),
+  // Lines of 2.7 reads with the literal at the start, middle and end, then one without it.
+  'long.txt': Buffer.concat([
+    Buffer.from('short needle\n'),
+    long(Math.floor(2.7 * CHUNK_BYTES), 0, 'needle'),
+    long(Math.floor(2.7 * CHUNK_BYTES), CHUNK_BYTES + 3, 'needle'),
+    long(Math.floor(2.7 * CHUNK_BYTES), Math.floor(2.7 * CHUNK_BYTES) - 6, 'needle'),
+    long(Math.floor(1.5 * CHUNK_BYTES), 0, 'nothing'),
+    Buffer.from('needle after\n'),
+  ]),
+  'bom.txt': Buffer.concat([
+    Buffer.from([0xef, 0xbb, 0xbf]),
+    long(CHUNK_BYTES + 100, CHUNK_BYTES, 'needle'),
+    filler(100),
+  ]),
+  'exact.txt': Buffer.concat([filler(CHUNK_BYTES - 12 - 7), Buffer.from('needle\n'), filler(12)]),
+  'none.txt': filler(2 * CHUNK_BYTES + 5),
+  // Decoded, larger than the read buffer: the folded search's memory grows, which detaches the read
+  // buffer (the same memory); the files searched after it must still be read.
+  'a16.txt': Buffer.concat([
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from(`Needle in UTF-16\n${'filler line\n'.repeat(Math.ceil((BUFFER_BYTES + 300_000) / 12))}`, 'utf16le'),
+  ]),
+});
+const rt = runtimeAt(root, { workers: 0 });
+after(async () => {
+  await rt.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Lines compared on their first 200 characters: MewCode cuts long lines (format.ts), rg does not. */
+const head = (l: string) => l.replace(/\r$/, '').slice(0, 200);
+
+function rg(args: string[]): string[] {
+  const r = spawnSync('rg', ['--no-config', '--no-heading', '--with-filename', '-n', '--sort', 'path', ...args, '.'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  assert.ok(r.status === 0 || r.status === 1, r.stderr);
+  return r.stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => head(l.replace(/^\.\//, '')));
+}
+
+async function ours(input: Record<string, unknown>): Promise<string[]> {
+  const r = await rt.call('grep', { head_limit: 0, ...input });
+  assert.equal(r.isError, false, r.content);
+  const spill = r.meta?.truncated?.spillPath;
+  const text = typeof spill === 'string' ? readFileSync(spill, 'utf8') : r.content;
+  removeSpills(r);
+  if (text.startsWith('No ')) return [];
+  return text
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('[note:') && !l.startsWith('[truncated:'))
+    .map(head);
+}
+
+const cases: [string, Record<string, unknown>, string[]][] = [
+  ['content', { pattern: 'needle' }, ['needle']],
+  ['content -i', { pattern: 'needle', case_insensitive: true }, ['-i', 'needle']],
+  ['count', { pattern: 'needle', output_mode: 'count' }, ['-c', 'needle']],
+  ['count -i', { pattern: 'NEEDLE', output_mode: 'count', case_insensitive: true }, ['-c', '-i', 'NEEDLE']],
+  ['files', { pattern: 'needle', output_mode: 'files_with_matches' }, ['-l', 'needle']],
+  ['a regex', { pattern: 'ne+dle (here|after)' }, ['ne+dle (here|after)']],
+  ['words', { pattern: '\\bneedle\\b', case_insensitive: true }, ['-i', '-w', 'needle']],
+  ['context', { pattern: 'needle', context: 1, glob: '!long.txt' }, ['-C', '1', '-g', '!long.txt', 'needle']],
+  ['inverted count', { pattern: 'filler', invert_match: true, output_mode: 'count' }, ['-v', '-c', 'filler']],
+  ['max count', { pattern: 'needle', max_count: 2 }, ['-m', '2', 'needle']],
+];
+
+for (const [what, input, args] of cases) {
+  test(`grep over reads of ${CHUNK_BYTES} bytes matches rg: ${what}`, async () => {
+    requireTool('rg');
+    const mine = await ours(input);
+    assert.deepEqual(mine, rg(args));
+    assert.ok(mine.length > 0);
+  });
+}
