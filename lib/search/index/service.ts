@@ -16,8 +16,8 @@ import type { IndexRunner } from './build.ts';
 import { buildIndexSafely } from './build_safe.ts';
 import { candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
 import { indexExists, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
-import { directFiles, excludeState, type PrefilterAnswer, summarise, type WalkSummary } from './summary.ts';
-import { dirChangedSince, linkedIgnoreFiles, rootIdentity, statesOf, unlikeIndexed } from './sweep.ts';
+import { directFiles, type PrefilterAnswer, type PrefilterQuery, summarise, type WalkSummary } from './summary.ts';
+import { dirChangedSince, ignoreFilesUnder, rootIdentity, rulesOutsideWatches, unlikeIndexed } from './sweep.ts';
 import { type FileTable, readTable, shareTable } from './table.ts';
 import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
 
@@ -56,10 +56,15 @@ export class SearchIndex {
   /** Bumped whenever the tree's shape (entries, ignore rules) may have changed. */
   #shape = 0;
   #summaries = new Map<string, WalkSummary>();
-  /** A directory exists that no watch covers (made since the build): walks cannot be summarised. */
+  /**
+   * A directory may exist that no watch covers (made or replaced since the build, or un-ignored by a
+   * rule change: the build never entered it), so walks cannot be summarised until a rebuild.
+   */
   #unwatched = false;
   /** Ignore files with another hard link, whose writes no watch may see (sweep.ts). */
   #linkedIgnores: string[] = [];
+  /** Their states and `.git/info/exclude`'s when watching began: a change is a rule change. */
+  #rulesUnwatched = '';
   /** The watched root's identity (sweep.ts `rootIdentity`). */
   #rootId = '';
   /** When the last build ended and how long it took: rebuilds keep to a tenth of the time. */
@@ -110,18 +115,7 @@ export class SearchIndex {
   }
 
   /** What a grep under `dir` (a real path) should skip. */
-  async prefilter(q: {
-    dir: string;
-    pattern: string;
-    ignoreCase: boolean;
-    fixedStrings: boolean;
-    multiline?: boolean;
-    /** Inverted: the files that do not hold the pattern match — the index cannot rule any out. */
-    invert?: boolean;
-    /** The search's glob and type filter: part of a walk summary's key. */
-    filter?: unknown;
-    walk: { useIgnore: boolean; hidden: boolean; deny?: DenySpec; fileGlobs?: readonly string[] };
-  }): Promise<PrefilterAnswer> {
+  async prefilter(q: PrefilterQuery): Promise<PrefilterAnswer> {
     const rel = path.relative(this.o.root, q.dir);
     if (rel.startsWith('..') || path.isAbsolute(rel)) return { index: 'outside the indexed root' };
     if (q.invert) return { index: 'inverted: scanned' };
@@ -161,9 +155,11 @@ export class SearchIndex {
     const summarised = at === '' || this.#dirs.has(at);
     // A positive file glob is an override: its walk also meets ignored and hidden files, so it is
     // never learned as (nor served from) the directory's summary.
+    if (this.#watch && rulesOutsideWatches(this.o.root, this.#linkedIgnores) !== this.#rulesUnwatched)
+      this.#rulesChanged();
     if (!this.#watch || this.#unwatched || !q.walk.useIgnore || q.walk.hidden || !summarised) return answer;
     if (q.walk.fileGlobs?.length) return answer;
-    const key = `${at}\0${JSON.stringify(q.walk.deny ?? null)}\0${JSON.stringify(q.filter ?? null)}\0${excludeState(this.o.root)}\0${statesOf(this.#linkedIgnores)}`;
+    const key = `${at}\0${JSON.stringify(q.walk.deny ?? null)}\0${JSON.stringify(q.filter ?? null)}`;
     const known = this.#summaries.get(key);
     if (known && known.shape === this.#shape) {
       const direct = { files: directFiles(cands, prefix, known), skipped: known.skipped };
@@ -239,15 +235,24 @@ export class SearchIndex {
     if (!this.o.watch) return;
     this.#shape++;
     this.#rootId = rootIdentity(this.o.root);
-    const event = (rel: string, named: boolean) => this.#event(rel, named);
+    const event = (rel: string, named: boolean, lost?: boolean) => this.#event(rel, named, lost);
     this.#watch = watching?.update(this.#dirs) ? watching : watchDirs(this.o.root, this.#dirs, event);
     // Whatever changed since each file was read (during the build, or since the file was written):
     // the watches see only what comes after this.
     if (!this.#watch) return;
     this.#sweep(idx);
     // A directory changed since the build began may hold a directory the build never met.
-    this.#unwatched = dirChangedSince(this.o.root, this.#dirs, idx.builtAt - RACY_MS);
-    this.#linkedIgnores = linkedIgnoreFiles(this.o.root, this.#dirs, IGNORE_FILES);
+    // So may an ignore rule changed since then (in place: no directory's times change).
+    const ignores = ignoreFilesUnder(this.o.root, this.#dirs, IGNORE_FILES, idx.builtAt - RACY_MS);
+    this.#unwatched = ignores.changedSince || dirChangedSince(this.o.root, this.#dirs, idx.builtAt - RACY_MS);
+    this.#linkedIgnores = ignores.linked;
+    this.#rulesUnwatched = rulesOutsideWatches(this.o.root, this.#linkedIgnores);
+  }
+
+  /** A rule changed: a directory the build never entered (ignored) may now be walked, unwatched. */
+  #rulesChanged(): void {
+    this.#unwatched = true;
+    this.#rebuild();
   }
 
   /**
@@ -255,15 +260,17 @@ export class SearchIndex {
    * have changed. Anything else — a new entry (unless it is already gone again, as a write's temporary
    * file is), a removed one, an ignore file, an event naming nothing — may change the tree's shape.
    */
-  #event(rel: string, named: boolean): void {
+  #event(rel: string, named: boolean, lost?: boolean): void {
+    if (lost) this.#unwatched = true;
     const base = rel.slice(rel.lastIndexOf('/') + 1);
     if (!named || IGNORE_NAMES.has(base)) {
+      if (named) this.#rulesChanged();
       this.#shape++;
       this.#mark(rel);
       return;
     }
     const st = lstatSync(path.join(this.o.root, rel), { throwIfNoEntry: false });
-    if (st?.isDirectory() && !this.#dirs.has(rel)) this.#unwatched = true;
+    if (st?.isDirectory() && (!this.#dirs.has(rel) || this.#watch?.replaced(rel))) this.#unwatched = true;
     if (st?.isFile() && (this.#table?.idOf(rel) ?? -1) >= 0) this.#mark(rel);
     // Any other entry that came or went may be one a walk met or counted as skipped (an ignored or
     // hidden file) — except this process's write lane temporary file, gone again by the time its event

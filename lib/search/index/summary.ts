@@ -6,9 +6,24 @@
  */
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
+import type { DenySpec } from '../denied.ts';
 import type { GrepShardResult, SkipCounts } from '../shards.ts';
 import { comparePaths, type Entry } from '../walk.ts';
 import type { GrepPrefilter } from './skip.ts';
+
+/** What a grep asks the index (service.ts `SearchIndex.prefilter`): `dir` is a real path. */
+export interface PrefilterQuery {
+  dir: string;
+  pattern: string;
+  ignoreCase: boolean;
+  fixedStrings: boolean;
+  multiline?: boolean;
+  /** Inverted: the files that do not hold the pattern match — the index cannot rule any out. */
+  invert?: boolean;
+  /** The search's glob and type filter: part of a walk summary's key. */
+  filter?: unknown;
+  walk: { useIgnore: boolean; hidden: boolean; deny?: DenySpec; fileGlobs?: readonly string[] };
+}
 
 /** What the index says to a grep (service.ts `SearchIndex.prefilter`). */
 export interface PrefilterAnswer {

@@ -6,6 +6,7 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { LoadedIndex } from './store.ts';
+import { excludeState } from './summary.ts';
 
 /** The indexed files whose inode, size, mtime or ctime is not what was indexed (gone: not a file). */
 export function unlikeIndexed(
@@ -41,18 +42,28 @@ export function dirChangedSince(root: string, dirs: Iterable<string>, since: num
 }
 
 /**
- * The ignore files under `dirs` with another hard link: a write through that other name changes the
- * rules without an event in any watched directory, so their states are part of a walk summary's key.
+ * The ignore files under `dirs`: those with another hard link (a write through that other name changes
+ * the rules without an event in any watched directory), and whether any of them, or the root's
+ * `.git/info/exclude`, changed at or after `since` (ms) — before the watches began, so unseen.
  */
-export function linkedIgnoreFiles(root: string, dirs: Iterable<string>, names: readonly string[]): string[] {
-  const out: string[] = [];
+export function ignoreFilesUnder(
+  root: string,
+  dirs: Iterable<string>,
+  names: readonly string[],
+  since: number,
+): { linked: string[]; changedSince: boolean } {
+  const linked: string[] = [];
+  const recent = (st: { mtimeMs: number; ctimeMs: number } | undefined) =>
+    st !== undefined && (st.mtimeMs >= since || st.ctimeMs >= since);
+  let changedSince = recent(lstatSync(path.join(root, '.git', 'info', 'exclude'), { throwIfNoEntry: false }));
   for (const d of dirs)
     for (const n of names) {
       const file = path.join(root, d, n);
       const st = lstatSync(file, { throwIfNoEntry: false });
-      if (st?.isFile() && st.nlink > 1) out.push(file);
+      if (st?.isFile() && st.nlink > 1) linked.push(file);
+      if (recent(st)) changedSince = true;
     }
-  return out;
+  return { linked, changedSince };
 }
 
 /** The files' inode, size, mtime and ctime, as one string. */
@@ -69,4 +80,9 @@ export function statesOf(files: readonly string[]): string {
 export function rootIdentity(root: string): string {
   const st = lstatSync(root, { throwIfNoEntry: false });
   return st ? `${st.dev}:${st.ino}` : '-';
+}
+
+/** The states of the ignore rules no watch sees: the root's `.git/info/exclude`, the `linked` files. */
+export function rulesOutsideWatches(root: string, linked: readonly string[]): string {
+  return `${excludeState(root)}\0${statesOf(linked)}`;
 }

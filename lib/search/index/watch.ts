@@ -15,23 +15,29 @@ export interface DirWatch {
    * False when the system refuses a watch (then nothing is watched any more).
    */
   update(dirs: Iterable<string>): boolean;
+  /** The watch of `dir` is dead (its directory removed or moved) or follows another inode: unwatched. */
+  replaced(dir: string): boolean;
   close(): void;
 }
 
 /**
  * Watches `dirs` (relative to `root`); `changed(rel, named)` gets the entry's path relative to the
  * root and whether the event named it — else `rel` is the directory itself (an event naming nothing,
- * or a failed watch). Undefined when the system refuses a watch (too many: max_user_watches); then
+ * or a failed watch); `lost` says the watch itself may be dead (its directory was removed or moved
+ * away: new files in one made again under the name would go unseen). Undefined when the system refuses a watch (too many: max_user_watches); then
  * the caller checks files by their state instead.
  */
 export function watchDirs(
   root: string,
   dirs: Iterable<string>,
-  changed: (rel: string, named: boolean) => void,
+  changed: (rel: string, named: boolean, lost?: boolean) => void,
 ): DirWatch | undefined {
   // Each watch with the inode it was opened on: a directory replaced under the same name since
-  // (renamed away, made anew) is watched again, else its new files would go unseen.
-  const watchers = new Map<string, { w: FSWatcher; ino: number }>();
+  // (renamed away, made anew) is watched again, else its new files would go unseen. The inode alone
+  // cannot tell (a directory removed and made again often gets the same number): a watch whose
+  // directory went away reports an event naming the directory itself (libuv names self-events by the
+  // watched path's base name), and is dead from then on.
+  const watchers = new Map<string, { w: FSWatcher; ino: number; dead: boolean }>();
   const inoOf = (dir: string) => lstatSync(path.join(root, dir), { throwIfNoEntry: false })?.ino ?? -1;
   const close = () => {
     for (const { w } of watchers.values()) w.close();
@@ -39,8 +45,8 @@ export function watchDirs(
   };
   const update = (want: Iterable<string>): boolean => {
     const keep = new Set(want);
-    for (const [dir, { w, ino }] of watchers)
-      if (!keep.has(dir) || inoOf(dir) !== ino) {
+    for (const [dir, { w, ino, dead }] of watchers)
+      if (!keep.has(dir) || dead || inoOf(dir) !== ino) {
         w.close();
         watchers.delete(dir);
       }
@@ -48,11 +54,20 @@ export function watchDirs(
       for (const dir of keep) {
         if (watchers.has(dir)) continue;
         const ino = inoOf(dir);
-        const w = watch(path.join(root, dir), { persistent: false }, (_type, name) =>
-          name ? changed(dir ? `${dir}/${name}` : String(name), true) : changed(dir, false),
-        );
-        w.on('error', () => changed(dir, false));
-        watchers.set(dir, { w, ino });
+        const self = path.basename(path.join(root, dir));
+        const entry = { w: undefined as unknown as FSWatcher, ino, dead: false };
+        // An entry named like its directory is taken for a self-event too: unwatched until a rebuild.
+        const lose = () => {
+          entry.dead = true;
+          changed(dir, false, true);
+        };
+        entry.w = watch(path.join(root, dir), { persistent: false }, (_type, name) => {
+          if (name === self) lose();
+          if (name) changed(dir ? `${dir}/${name}` : String(name), true);
+          else changed(dir, false);
+        });
+        entry.w.on('error', lose);
+        watchers.set(dir, entry);
       }
     } catch {
       close();
@@ -60,7 +75,11 @@ export function watchDirs(
     }
     return true;
   };
-  return update(dirs) ? { update, close } : undefined;
+  const replaced = (dir: string) => {
+    const had = watchers.get(dir);
+    return had !== undefined && (had.dead || inoOf(dir) !== had.ino);
+  };
+  return update(dirs) ? { update, replaced, close } : undefined;
 }
 
 /** Lets the event loop run one I/O poll, so watch events already queued by the kernel are delivered. */
