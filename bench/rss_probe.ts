@@ -72,6 +72,8 @@ const calls: {
   afterMiB: number;
   /** The main thread's V8 heap after the call (the rest of the RSS is the workers' and native memory). */
   mainHeapMiB: number;
+  /** With --expose-gc: the main thread's live heap after a full collection. */
+  liveMiB?: number;
   ms: number;
 }[] = [];
 let perCall = true;
@@ -84,7 +86,12 @@ for (const input of JSON.parse(inputs ?? '[]') as unknown[]) {
   if (r.isError) throw new Error(r.content);
   await new Promise((resolve) => setTimeout(resolve, 50)); // let the results go out of scope
   const mainHeapMiB = round(process.memoryUsage().heapTotal / 1048576);
-  calls.push({ input, beforeMiB, peakMiB: round(status('VmHWM')), afterMiB: round(rss()), mainHeapMiB, ms });
+  const afterMiB = round(rss());
+  // Under --expose-gc: what the main thread still holds once its garbage is collected.
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const liveMiB = gc ? round(process.memoryUsage().heapUsed / 1048576) : undefined;
+  calls.push({ input, beforeMiB, peakMiB: round(status('VmHWM')), afterMiB, mainHeapMiB, liveMiB, ms });
 }
 await made.value.close();
 const endMiB = round(rss());
@@ -97,13 +104,14 @@ process.stdout.write(
 if (table) {
   const rows = calls.map(
     (c) =>
-      [c.beforeMiB, c.peakMiB, c.afterMiB, c.mainHeapMiB].map((n) => String(n).padStart(7)).join(' ') +
-      `${String(c.ms).padStart(7)}  ${JSON.stringify(c.input)}`,
+      [c.beforeMiB, c.peakMiB, c.afterMiB, c.mainHeapMiB, c.liveMiB ?? '—']
+        .map((n) => String(n).padStart(7))
+        .join(' ') + `${String(c.ms).padStart(7)}  ${JSON.stringify(c.input)}`,
   );
   process.stderr.write(
     [
       `RSS MiB, whole process, ${workers} workers, ${bundle ? 'bundle' : 'sources (tsx)'}${process.execArgv.length ? ` (node ${process.execArgv.join(' ')})` : ''}; start ${startMiB}, after close ${endMiB}`,
-      ` before    peak   after    main      ms  call${perCall ? '' : '  (peak: highest so far, clear_refs not writable)'}`,
+      ` before    peak   after    main    live      ms  call${perCall ? '' : '  (peak: highest so far, clear_refs not writable)'}`,
       ...rows,
       '',
     ].join('\n'),

@@ -15,7 +15,7 @@ import type { PoolResult, PoolTask } from './protocol.ts';
 /** Heap limit of each worker, in MiB. */
 export const WORKER_HEAP_MB = 512;
 /** Young-generation size of each worker, in MiB. */
-export const WORKER_YOUNG_MB = 16;
+export const WORKER_YOUNG_MB = 8;
 
 declare const __MEWCODE_DIST__: string | undefined;
 // '.ts' when this module runs from source under tsx, '.js' when compiled; in the bundle, workers start
@@ -64,7 +64,10 @@ export function createReadPool(options: { workers?: number; heapMb?: number } = 
       maxThreads: size,
       idleTimeout: 30_000,
       // A small young generation keeps each worker's RSS down (a search makes much short-lived
-      // garbage); 16 MiB cost nothing measurable in speed, 8 MiB cost ~10% on case-insensitive grep.
+      // garbage). 8 MiB against 16 (bench/rss_probe.ts, 100k-file tree, 2 workers): a whole-tree
+      // count's peak 153–158 against 172–174 MiB (three alternated runs); warm speed level
+      // (bench/compare.ts, 10 cases: median ratio 16/8 = 1.06, load 11–13). The ~10% that 8 MiB once
+      // cost on `-i` was measured before `-i` searched raw bytes (fold_wasm.ts) instead of a latin1 copy.
       resourceLimits: {
         maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB,
         maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
