@@ -27,6 +27,12 @@ const bundle = flag('--bundle');
 const nodeFlags = (flag('--node-flags') ?? '').split(' ').filter(Boolean);
 const table = args.includes('--table');
 const [root, workers, inputs] = args.filter((a) => a !== '--table');
+if (args.includes('--help') || !root || !workers || !inputs) {
+  process.stderr.write(
+    'usage: node --import tsx bench/rss_probe.ts <root> <workers> \'<json array of grep inputs>\' [--bundle DIR] [--node-flags "F"] [--table]\n',
+  );
+  process.exit(2);
+}
 
 if (bundle !== undefined && process.env.MEWCODE_RSS_PROBE_PLAIN !== '1') {
   const { transformSync } = await import('esbuild');
@@ -104,9 +110,9 @@ process.stdout.write(
 if (table) {
   const rows = calls.map(
     (c) =>
-      [c.beforeMiB, c.peakMiB, c.afterMiB, c.mainHeapMiB, c.liveMiB ?? '—']
+      `${[c.beforeMiB, c.peakMiB, c.afterMiB, c.mainHeapMiB, c.liveMiB ?? '—']
         .map((n) => String(n).padStart(7))
-        .join(' ') + `${String(c.ms).padStart(7)}  ${JSON.stringify(c.input)}`,
+        .join(' ')}${String(c.ms).padStart(7)}  ${JSON.stringify(c.input)}`,
   );
   process.stderr.write(
     [
