@@ -10,56 +10,50 @@
  * Memory: the literal's lowercase bytes at [0, LIT_CAP), its masks at [LIT_CAP, 2·LIT_CAP), haystack at HAY.
  */
 
+import {
+  ADD,
+  AND,
+  BLOCK,
+  BR,
+  BR_IF,
+  body,
+  END,
+  EQ,
+  GE_U,
+  GET,
+  I32,
+  IF,
+  LOAD8,
+  LOOP,
+  LT_U,
+  OR,
+  RETURN,
+  SET,
+  section,
+  str,
+  TEE,
+  vec,
+} from './wasm_asm.ts';
+
 export const LIT_CAP = 256;
 export const HAY = 2 * LIT_CAP;
 
-// Opcodes used below (WebAssembly 2.0 core + fixed-width SIMD).
-const BLOCK = [0x02, 0x40];
-const LOOP = [0x03, 0x40];
-const IF = [0x04, 0x40];
-const END = 0x0b;
-const BR = 0x0c;
-const BR_IF = 0x0d;
-const RETURN = 0x0f;
+// Opcodes only this module uses (WebAssembly 2.0 core + fixed-width SIMD; the shared ones in wasm_asm.ts).
 const CALL = 0x10;
-const GET = 0x20;
-const SET = 0x21;
-const TEE = 0x22;
 const CONST = 0x41;
 const EQZ = 0x45;
-const EQ = 0x46;
 const NE = 0x47;
-const LT_U = 0x49;
 const GT_S = 0x4a;
 const LE_S = 0x4c;
 const GE_S = 0x4e;
-const GE_U = 0x4f;
 const CTZ = 0x68;
-const ADD = 0x6a;
 const SUB = 0x6b;
-const AND = 0x71;
-const OR = 0x72;
-const LOAD8 = (offset: number) => [0x2d, 0x00, ...uleb(offset)];
 const V128_LOAD = [0xfd, 0x00, 0x00, 0x00];
 const SPLAT = [0xfd, 0x0f];
 const EQ8 = [0xfd, 0x23];
 const V_AND = [0xfd, 0x4e];
 const V_OR = [0xfd, 0x50];
 const BITMASK = [0xfd, 0x64];
-
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n) b |= 0x80;
-    out.push(b);
-  } while (n);
-  return out;
-}
-const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
-const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
-const str = (s: string) => [...uleb(s.length), ...Buffer.from(s)];
 
 // verify(at, litLen) -> 1 when bytes [at, at+litLen) equal the literal under the masks.
 // params: 0 at, 1 litLen; local 2 j.
@@ -155,12 +149,7 @@ const folds = [
   ...[CONST, 0, END],
 ];
 
-const I32 = 0x7f;
 const V128 = 0x7b;
-const body = (locals: number[][], code: number[]) => {
-  const b = [...vec(locals), ...code];
-  return [...uleb(b.length), ...b];
-};
 
 const moduleBytes = new Uint8Array([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],

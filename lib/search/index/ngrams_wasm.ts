@@ -15,6 +15,34 @@
  * TABLE_KEYS and TABLE_SLOTS (i32 each), their rows at ROWS.
  */
 
+import {
+  ADD,
+  AND,
+  BLOCK,
+  BR,
+  BR_IF,
+  body,
+  ELSE,
+  END,
+  EQ,
+  GE_U,
+  GET,
+  I32,
+  IF,
+  LOAD8,
+  LOOP,
+  LT_U,
+  OR,
+  RETURN,
+  SET,
+  section,
+  sleb,
+  str,
+  TEE,
+  uleb,
+  vec,
+} from '../wasm_asm.ts';
+
 export const IN_CAP = 1 << 20;
 /** Entries of the dense keys' open-addressing table, and its hash (dense.ts inserts with it). */
 export const TABLE_BITS = 13;
@@ -30,59 +58,17 @@ export const TABLE_SLOTS = TABLE_KEYS + 4 * (1 << TABLE_BITS);
 export const ROWS = TABLE_SLOTS + 4 * (1 << TABLE_BITS);
 const PAGES = Math.ceil((ROWS + ROWS_BYTES) / 65536);
 
-const BLOCK = [0x02, 0x40];
-const LOOP = [0x03, 0x40];
-const IF = [0x04, 0x40];
-const END = 0x0b;
-const BR = 0x0c;
-const BR_IF = 0x0d;
-const RETURN = 0x0f;
-const GET = 0x20;
-const SET = 0x21;
-const TEE = 0x22;
 const LOAD32 = (offset: number) => [0x28, 0x02, ...uleb(offset)];
-const LOAD8 = (offset: number) => [0x2d, 0x00, ...uleb(offset)];
 const STORE8 = (offset: number) => [0x3a, 0x00, ...uleb(offset)];
-const ELSE = 0x05;
 const LT_S = 0x48;
 /** Where tri leaves the count of all the distinct keys (before the dense ones are taken out). */
 const TOTAL = 1020;
 const STORE32 = (offset: number) => [0x36, 0x02, ...uleb(offset)];
 const CONST = (n: number) => [0x41, ...sleb(n)];
-const EQ = 0x46;
-const LT_U = 0x49;
 const MUL = 0x6c;
-const GE_U = 0x4f;
-const ADD = 0x6a;
-const AND = 0x71;
-const OR = 0x72;
 const XOR = 0x73;
 const SHL = 0x74;
 const SHR_U = 0x76;
-const I32 = 0x7f;
-
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n) b |= 0x80;
-    out.push(b);
-  } while (n);
-  return out;
-}
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) return [...out, b];
-    out.push(b | 0x80);
-  }
-}
-const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
-const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
-const str = (s: string) => [...uleb(s.length), ...Buffer.from(s)];
 
 // tri(n, rowBytes, file) -> how many distinct keys of the n input bytes were written at OUT; with
 // file >= 0, the dense keys among them are set in their rows instead (file's bit) and not written,
@@ -165,11 +151,6 @@ const mark = [
   END,
   ...[GET, 2, END],
 ];
-
-const body = (locals: number[][], code: number[]) => {
-  const b = [...vec(locals), ...code];
-  return [...uleb(b.length), ...b];
-};
 
 const moduleBytes = new Uint8Array([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
