@@ -209,17 +209,22 @@ export function encodeSegment(p: PairBuffer, nFiles: number): Uint8Array {
   return out;
 }
 
+/** Writes `d` as a varint (7 bits a byte, low first) at `at`; returns the end. */
+function putVarint(post: Uint8Array, at: number, d: number): number {
+  while (d >= 0x80) {
+    post[at++] = (d & 0x7f) | 0x80;
+    d >>>= 7;
+  }
+  post[at++] = d;
+  return at;
+}
+
 function varintsOfPairs(files: Uint32Array, i: number, j: number, post: Uint8Array, at: number): number {
   let prev = -1;
   for (let x = i; x < j; x++) {
     const file = files[x] as number;
-    let d = file - prev;
+    at = putVarint(post, at, file - prev);
     prev = file;
-    while (d >= 0x80) {
-      post[at++] = (d & 0x7f) | 0x80;
-      d >>>= 7;
-    }
-    post[at++] = d;
   }
   return at;
 }
@@ -233,13 +238,8 @@ function varintsOfRow(rows: Uint8Array, row: number, bytes: number, post: Uint8A
       const low = bits & -bits;
       const file = b * 8 + (31 - Math.clz32(low));
       bits ^= low;
-      let d = file - prev;
+      at = putVarint(post, at, file - prev);
       prev = file;
-      while (d >= 0x80) {
-        post[at++] = (d & 0x7f) | 0x80;
-        d >>>= 7;
-      }
-      post[at++] = d;
     }
   }
   return at;
