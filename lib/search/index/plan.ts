@@ -25,7 +25,7 @@ export interface RequiredLiterals {
  * The one adapter from the compiled pattern to the planner's input: its required literals, an AND of
  * ORs taken from the parsed tree (regex/literals.ts), so a file the plan rules out holds no match. A
  * literal spanning lines (multiline) is reduced to its longest piece without a line break, which the
- * file must still contain. Case-insensitivity is rg's, Unicode simple case folding (k and s fold with
+ * file must still contain; so is one holding U+FFFD. Case-insensitivity is rg's, Unicode simple case folding (k and s fold with
  * the Kelvin sign and long s), so trigrams holding those letters are dropped.
  */
 export function requiredLiteralsOf(
@@ -36,7 +36,9 @@ export function requiredLiteralsOf(
   if (!spec.ok) return undefined;
   const r = spec.value.requiredLiterals();
   if (!r) return undefined;
-  const longestPiece = (s: string) => s.split(/[\r\n]/).reduce((a, b) => (b.length > a.length ? b : a), '');
+  // A U+FFFD in the pattern matches any invalid byte in a decoded file (where the searcher runs the
+  // regex on the decoded line), so its own bytes need not be there: the literal is cut there too.
+  const longestPiece = (s: string) => s.split(/[\r\n\ufffd]/).reduce((a, b) => (b.length > a.length ? b : a), '');
   const literals = r.clauses.map((any) => any.map(longestPiece));
   return { literals, caseInsensitive: r.caseInsensitive, unicodeCase: r.caseInsensitive };
 }

@@ -21,10 +21,14 @@ test('index: UTF-16 files, Unicode case folding, multiline and alternations answ
     'lines.txt': 'first part\nsecond part\n',
     'alt.ts': 'const userCache = 1;\n',
   };
+  // An invalid byte decodes to U+FFFD, which a pattern's U+FFFD matches where the regex runs on the
+  // decoded line (an alternation: no single literal for the byte prefilter).
+  const invalid = Buffer.from([0x78, 0xff, 0x35, 0x0a]);
   for (let i = 0; i < 30; i++) files[`hay/f${i}.txt`] = `hay ${i}\n`;
   writeTree(root, files);
   const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a needle in UTF-16\n', 'utf16le')]);
   writeFileSync(path.join(root, 'wide.txt'), utf16);
+  writeFileSync(path.join(root, 'invalid.txt'), invalid);
   const written = Date.now();
   await waitFor(() => Date.now() - written > RACY_MS + 100, 'the tree to leave the racy window', { everyMs: 100 });
   const cli = (args: string[]) => runCli(args, { cwd: root, env: { XDG_CACHE_HOME: cache } });
@@ -37,6 +41,7 @@ test('index: UTF-16 files, Unicode case folding, multiline and alternations answ
     [['-i', 'class'], 'long_s.txt:1:a cla\u017F\u017F act', true],
     [['-U', 'first part\\nsecond'], 'lines.txt:1:first part', true],
     [['(user|order)Cache'], 'alt.ts:1:const userCache = 1;', true],
+    [['(x\ufffd5|y\ufffd6)'], 'invalid.txt:1:x\ufffd5', false],
   ];
   for (const [args, line, served] of cases) {
     const indexed = JSON.parse((await cli(['grep', ...args, '--json'])).out);
