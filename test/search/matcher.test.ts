@@ -76,13 +76,24 @@ for (const [pattern, clauses, prefilter] of literals) {
 test('matcher: case-insensitive patterns prefilter on an ASCII literal, case-sensitive ones on bytes', () => {
   const ci = rx('Error \\d+', true);
   assert.ok(ci.literalFolded === 'error ' && ci.literal === undefined);
-  assert.deepEqual(ci.requiredLiterals(), { clauses: [['Error ']], caseInsensitive: true });
-  assert.deepEqual(rx('(?i)todo').requiredLiterals(), { clauses: [['todo']], caseInsensitive: true });
+  const req = ci.requiredLiterals();
+  assert.deepEqual(req?.clauses, [['Error ']]);
+  assert.equal(req?.caseInsensitive, true);
+  // Where `\d` meets "Error ": "r " then a digit's first byte, ASCII or a UTF-8 lead byte.
+  const triple = (a: number, b: number, c: number) => (a << 16) | (b << 8) | c;
+  assert.equal(req?.triples.length, 1);
+  assert.ok([0x30, 0x39, 0xd9, 0xef].every((b) => req?.triples[0]?.includes(triple(0x72, 0x20, b))));
+  assert.ok(!req?.triples[0]?.includes(triple(0x72, 0x20, 0x61)), 'no letter after "Error "');
+  assert.deepEqual(rx('(?i)todo').requiredLiterals(), { clauses: [['todo']], caseInsensitive: true, triples: [] });
   assert.ok(rx('über').literal?.equals(Buffer.from('über')));
   assert.ok(rx('\\p{Lu}+').line.flags.includes('v'), 'patterns compile with the v flag');
   const fixed = compileRegex('a.b(', { ignoreCase: false, fixedStrings: true });
   assert.ok(fixed.ok && fixed.value.line.test('xa.b(y') && !fixed.value.line.test('axb('));
-  assert.deepEqual(fixed.ok && fixed.value.requiredLiterals(), { clauses: [['a.b(']], caseInsensitive: false });
+  assert.deepEqual(fixed.ok && fixed.value.requiredLiterals(), {
+    clauses: [['a.b(']],
+    caseInsensitive: false,
+    triples: [],
+  });
 });
 
 test('matcher: a case-insensitive k or s also matches the Kelvin sign and the long s, as in rg', () => {

@@ -19,6 +19,11 @@ export interface RequiredLiterals {
    * holding them are dropped.
    */
   unicodeCase?: boolean;
+  /**
+   * OR clauses of byte triples (regex/byte_edges.ts: where a large class meets literal text), exact
+   * as they stand: each triple is one alternative, so none may be dropped.
+   */
+  triples?: number[][];
 }
 
 /**
@@ -40,7 +45,7 @@ export function requiredLiteralsOf(
   // regex on the decoded line), so its own bytes need not be there: the literal is cut there too.
   const longestPiece = (s: string) => s.split(/[\r\n\ufffd]/).reduce((a, b) => (b.length > a.length ? b : a), '');
   const literals = r.clauses.map((any) => any.map(longestPiece));
-  return { literals, caseInsensitive: r.caseInsensitive, unicodeCase: r.caseInsensitive };
+  return { literals, caseInsensitive: r.caseInsensitive, unicodeCase: r.caseInsensitive, triples: r.triples };
 }
 
 /** AND of groups; a group is an OR of alternatives; an alternative is an AND of trigram keys. */
@@ -55,32 +60,46 @@ export function planQuery(r: RequiredLiterals | undefined): QueryPlan | undefine
     if (alts.some((a) => a.length === 0)) continue; // that alternative could match anywhere
     groups.push(alts);
   }
+  for (const any of r.triples ?? []) groups.push([...new Set(any.map(foldTriple))].map((k) => [k]));
   return groups.length > 0 ? groups : undefined;
 }
+
+const fold = (b: number) => (b >= 65 && b <= 90 ? b + 32 : b);
+const foldTriple = (t: number) => (fold(t >>> 16) << 16) | (fold((t >>> 8) & 255) << 8) | fold(t & 255);
 
 const holdsKs = (k: number) => [k >> 16, (k >> 8) & 255, k & 255].some((b) => b === 107 || b === 115);
 
 const countOf = (parts: readonly Segment[], key: number) => parts.reduce((n, p) => n + p.count(key), 0);
 
-/** An upper bound of the files the plan lets through, from the posting counts alone (nothing decoded). */
+/** The share of indexed files above which a plan (or one of its groups) is not worth looking up. */
+export const COMMON_SHARE = 0.4;
+
+/** An upper bound of the files a group lets through, from the posting counts alone (nothing decoded). */
+const groupEstimate = (alts: readonly number[][], parts: readonly Segment[]) =>
+  alts.reduce((sum, keys) => sum + Math.min(...keys.map((k) => countOf(parts, k))), 0);
+
+/** An upper bound of the files the plan lets through: its most selective group's. */
 export function estimate(plan: QueryPlan, parts: readonly Segment[]): number {
-  let best = Number.POSITIVE_INFINITY;
-  for (const alts of plan) {
-    let sum = 0;
-    for (const keys of alts) sum += Math.min(...keys.map((k) => countOf(parts, k)));
-    best = Math.min(best, sum);
-  }
-  return best;
+  return Math.min(...plan.map((alts) => groupEstimate(alts, parts)));
 }
 
 /** Most trigrams intersected per literal: the rarest ones; more rarely narrow further. */
 const MAX_KEYS = 8;
 
-/** The indexed files (numbers, ascending) that hold every trigram of some alternative of every group. */
+/**
+ * The indexed files (numbers, ascending) that hold every trigram of some alternative of every group.
+ * Most selective group first; a later group that would let through a common share of the files is
+ * left out (a looser answer, never a missed file): decoding its many lists would cost more than the
+ * searcher spends on the few files it rules out.
+ */
 export function candidates(plan: QueryPlan, parts: readonly Segment[], files: number): number[] {
   const mark = new Uint8Array(files);
   let result: Uint8Array | undefined;
-  for (const alts of plan) {
+  const ranked = plan
+    .map((alts) => ({ alts, n: groupEstimate(alts, parts) }))
+    .sort((a, b) => a.n - b.n)
+    .filter((g, i) => i === 0 || g.n <= COMMON_SHARE * files);
+  for (const { alts } of ranked) {
     const group = new Uint8Array(files);
     for (const keys of alts) for (const f of intersect(keys, parts, mark)) group[f] = 1;
     if (result) for (let f = 0; f < files; f++) result[f] = (result[f] as number) & (group[f] as number);

@@ -14,15 +14,13 @@ import { RACY_MS } from '../dircache.ts';
 import { IGNORE_FILES } from '../ignore.ts';
 import type { IndexRunner } from './build.ts';
 import { buildIndexSafely } from './build_safe.ts';
-import { candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
+import { COMMON_SHARE, candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
 import { indexExists, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
 import { directFiles, type PrefilterAnswer, type PrefilterQuery, summarise, type WalkSummary } from './summary.ts';
 import { dirChangedSince, ignoreFilesUnder, rootIdentity, rulesOutsideWatches, unlikeIndexed } from './sweep.ts';
 import { type FileTable, readTable, shareTable } from './table.ts';
 import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
 
-/** A plan letting more than this share of the files through is not worth it: scan. */
-const COMMON_SHARE = 0.4;
 /** Trees smaller than this are not indexed on their own: a scan of them takes milliseconds. */
 export const MIN_INDEXED_FILES = 2000;
 

@@ -71,7 +71,7 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
     line,
     scan,
     pure: false,
-    requiredLiterals: () => (required.clauses.length > 0 ? required : undefined),
+    requiredLiterals: () => (required.clauses.length > 0 || required.triples.length > 0 ? required : undefined),
   };
   if (lit) {
     if (!allCi) {

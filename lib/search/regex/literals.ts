@@ -7,11 +7,17 @@
  * Unicode simple case folding; a partly case-insensitive pattern spells the variants out instead.
  */
 import type { ClassSet, Node } from './ast.ts';
+import { classEdges, type Edges, heads, tails, triples } from './byte_edges.ts';
 import { caseVariants } from './translate.ts';
 
 export interface RequiredLiterals {
   clauses: string[][];
   caseInsensitive: boolean;
+  /**
+   * Clauses of byte triples (three UTF-8 bytes packed in 24 bits, case as written): every match's
+   * bytes in the file hold one triple of each, where a large class meets literal text (byte_edges.ts).
+   */
+  triples: number[][];
 }
 
 /** Most strings kept in an exact set (cross products and alternations past this give up exactness). */
@@ -22,11 +28,20 @@ interface Info {
   exact?: string[];
   /** Clauses every match satisfies. */
   req: string[][];
+  /** Triple clauses every match satisfies (byte_edges.ts). */
+  bytes?: number[][];
+  /** The bytes every match begins and ends with, when it is a class too large to spell out. */
+  edges?: Edges;
 }
 
 export function requiredLiteralsOf(node: Node, caseInsensitive: boolean): RequiredLiterals {
   const info = analyse(node, caseInsensitive);
   const clauses = finish(info);
+  const seen = new Set<string>();
+  const byteClauses = (info.bytes ?? []).filter((c) => {
+    const k = [...c].sort((a, b) => a - b).join();
+    return !seen.has(k) && seen.add(k) !== undefined;
+  });
   // An alternation's strings often share a prefix or suffix ((user|order)Cache): that part alone is a
   // one-string clause the byte prefilter can use.
   for (const c of [...clauses]) {
@@ -35,7 +50,7 @@ export function requiredLiteralsOf(node: Node, caseInsensitive: boolean): Requir
     const suf = commonAffix(c, (s, n) => s.slice(s.length - n));
     for (const a of [pre, suf]) if (a) clauses.push([a]);
   }
-  return { clauses: dedupe(clauses), caseInsensitive };
+  return { clauses: dedupe(clauses), caseInsensitive, triples: byteClauses };
 }
 
 /** The longest string `cut(s, n)` that every string of `c` shares (UTF-16 cuts that split a pair are skipped). */
@@ -78,16 +93,19 @@ function analyse(n: Node, allCi: boolean): Info {
     }
     case 'class': {
       const cps = smallSet(n.set);
-      if (!cps || (n.ci && allCi)) return { req: [] };
-      const all = n.ci ? [...new Set(cps.flatMap(caseVariants))] : cps;
-      return all.length <= MAX_SET ? { exact: all.map((c) => String.fromCodePoint(c)), req: [] } : { req: [] };
+      const all = cps && !(n.ci && allCi) ? (n.ci ? [...new Set(cps.flatMap(caseVariants))] : cps) : undefined;
+      if (all && all.length <= MAX_SET) return { exact: all.map((c) => String.fromCodePoint(c)), req: [] };
+      return { req: [], edges: classEdges(n) };
     }
     case 'dot':
       return { req: [] };
     case 'group':
       return analyse(n.node, allCi);
     case 'cat':
-      return concat(n.nodes.map((x) => analyse(x, allCi)));
+      return concat(
+        n.nodes.map((x) => analyse(x, allCi)),
+        allCi,
+      );
     case 'alt': {
       const infos = n.nodes.map((x) => analyse(x, allCi));
       const exact = infos.every((i) => i.exact) ? [...new Set(infos.flatMap((i) => i.exact as string[]))] : undefined;
@@ -103,20 +121,31 @@ function analyse(n: Node, allCi: boolean): Info {
       if (n.min === 0) return { req: [] };
       if (inner.exact && n.min === n.max && inner.exact.length ** n.min <= MAX_SET && n.min <= 64) {
         const parts: Info[] = Array.from({ length: n.min }, () => inner);
-        return concat(parts);
+        return concat(parts, allCi);
       }
-      return { req: finish(inner) };
+      // At least once: what one occurrence holds, and its first and last bytes are the repetition's.
+      return { req: finish(inner), bytes: inner.bytes, edges: inner.edges };
     }
   }
 }
 
-/** A concatenation: exact runs are multiplied out while small; each finished run becomes a clause. */
-function concat(parts: Info[]): Info {
+/**
+ * A concatenation: exact runs are multiplied out while small; each finished run becomes a clause. Where
+ * a part with byte edges (a large class) meets an exact run, the triples across that edge become a
+ * clause too: the run's last two bytes with the part's first byte, the part's last byte with the next
+ * run's first two.
+ */
+function concat(parts: Info[], ci: boolean): Info {
   const req: string[][] = [];
+  const bytes: number[][] = [];
+  const edge = (t: number[] | undefined) => t && bytes.push(t);
   let run: string[] | undefined = [''];
   let allExact = true;
+  // The last bytes of the edged part the current run directly follows.
+  let after: number[] | undefined;
   for (const p of parts) {
     req.push(...p.req);
+    bytes.push(...(p.bytes ?? []));
     if (p.exact && run) {
       const ex = p.exact;
       const product: string[] = run.flatMap((a) => ex.map((b) => a + b));
@@ -126,12 +155,27 @@ function concat(parts: Info[]): Info {
       }
     }
     allExact = false;
-    if (run) req.push(run);
-    run = p.exact && p.exact.length <= MAX_SET ? p.exact : undefined;
+    if (!p.exact && p.edges && run) {
+      const before = tails(run, ci);
+      edge(before && triples(before, p.edges.first));
+    }
+    const runFollowsEdge = run === undefined && after !== undefined;
+    if (run) {
+      const next = after && heads(run, ci);
+      edge(after && next && triples(after, next));
+      req.push(run);
+    }
+    const small = p.exact && p.exact.length <= MAX_SET;
+    run = small ? p.exact : undefined;
+    after = small ? (runFollowsEdge ? after : undefined) : p.exact ? undefined : p.edges?.last;
   }
-  if (allExact && run) return { exact: run, req };
-  if (run) req.push(run);
-  return { req: req.filter((c) => !c.includes('')) };
+  if (allExact && run) return { exact: run, req, bytes };
+  if (run) {
+    const next = after && heads(run, ci);
+    edge(after && next && triples(after, next));
+    req.push(run);
+  }
+  return { req: req.filter((c) => !c.includes('')), bytes };
 }
 
 /** The clause most selective for a prefilter: fewest alternatives, then the longest shortest string. */
