@@ -62,6 +62,14 @@ test('index plan: segments decode to the files encoded, sparse and dense, and ca
   assert.ok(loose);
   const rar = texts.flatMap((t, f) => (t.includes('rar') ? [f] : []));
   assert.deepEqual(candidates(loose, [seg], files), rar);
+  // Within a literal too: a trigram in a common share of the files (com: 9 of 10) is not decoded once
+  // a rarer one has narrowed the files; file 9 lacks it and is let through, file 0 (the match) stays.
+  const few = new PairBuffer(16);
+  const small = ['common', ...Array.from({ length: 8 }, () => 'com'), 'omm mmo mon'];
+  for (const [f, t] of small.entries()) few.add(trigramsOf(Buffer.from(t)), f);
+  const commonPlan = planQuery({ literals: [['common']], caseInsensitive: false });
+  assert.ok(commonPlan);
+  assert.deepEqual(candidates(commonPlan, [new Segment(encodeSegment(few, small.length), 0)], small.length), [0, 9]);
 });
 
 test('index build: a file larger than the pair buffer yields the same pairs, sorted, as a small one', () => {
