@@ -250,7 +250,7 @@ export class SearchIndex {
       if (!file) this.#shape++;
       this.#mark(rel);
     }
-    const rules = rulesAtStart(this.o.root, idx, this.#dirs);
+    const rules = rulesAtStart(this.o.root, idx, this.#dirs, onlyIn);
     this.#unwatched = rules.unwatched;
     this.#linkedIgnores = rules.linked;
     this.#rulesUnwatched = rulesOutsideWatches(this.o.root, this.#linkedIgnores);

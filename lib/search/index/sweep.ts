@@ -81,15 +81,17 @@ function ignoreFileStates(
 /**
  * What the rules and directories say once watching began: `unwatched` when a directory changed since
  * the build began (it may hold a directory the build never met), or an ignore rule did (in place: no
- * directory's times change); `linked`: the ignore files with another hard link.
+ * directory's times change); `linked`: the ignore files with another hard link. `unseen`: the
+ * directories of `dirs` not watched all through the build (the others' changes came as events).
  */
 export function rulesAtStart(
   root: string,
   idx: LoadedIndex,
   dirs: ReadonlySet<string>,
+  unseen: ReadonlySet<string> = dirs,
 ): { unwatched: boolean; linked: string[] } {
   const since = idx.builtAt - RACY_MS;
-  const dirsChanged = dirChangedSince(root, dirs, since);
+  const dirsChanged = dirChangedSince(root, unseen, since);
   // An unchanged directory holds the ignore files its listing showed in the build, and no other.
   const files = !dirsChanged && idx.ignoreFiles ? idx.ignoreFiles : ignoreFilesIn(dirs, IGNORE_FILES);
   const ignores = ignoreFileStates(root, files, since);

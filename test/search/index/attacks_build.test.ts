@@ -10,6 +10,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { IndexShardResult } from '../../../lib/search/index/build_shard.ts';
 import type { SearchIndex } from '../../../lib/search/index/service.ts';
+import { drainEvents } from '../../../lib/search/index/watch.ts';
 import { runtimeAt, tempDir, waitFor } from '../../helpers.ts';
 import { agedTree, diverging, prime, rgFiles, type Trio, trio } from './attack_helpers.ts';
 
@@ -123,4 +124,19 @@ test('during a rebuild: a directory replaced under its name after its files were
   );
   assert.deepEqual((await diverging(t, { pattern: 'needle' })).diffs, []);
   await newFileFound(t, 'd05');
+});
+
+test('during a rebuild: a directory made in a watched one after it was listed', async () => {
+  const root = await agedTree(spread({}));
+  const t = await trio(root);
+  const index = t.warm.searchIndex as SearchIndex;
+  await buildWith(
+    index,
+    (p) => p.dirs.includes('d09'),
+    async () => {
+      mkdirSync(path.join(root, 'd09/late'));
+      await drainEvents(); // queued by the kernel at the mkdir: delivered now, during the build
+    },
+  );
+  await newFileFound(t, 'd09/late');
 });
