@@ -31,6 +31,12 @@ export class IgnoreRules {
   readonly #layers = new Map<string, Layer[]>();
   /** `stackFor` of each directory asked about: a directory's stack is its own layers on its parent's. */
   readonly #stacks = new Map<string, Layer[]>();
+  /**
+   * The ignore files (relative to the root) a directory's listing showed, or that were looked for
+   * without one: an index build records where rules can come from, so it need not probe every name in
+   * every directory afterwards (index/sweep.ts).
+   */
+  readonly filesSeen: string[] = [];
 
   constructor(root: string, base: string = root) {
     this.#root = root;
@@ -71,6 +77,7 @@ export class IgnoreRules {
       layers = [];
       for (const source of IGNORE_FILES) {
         if (present && !present.has(source)) continue;
+        this.filesSeen.push(dir === '' ? source : `${dir}/${source}`);
         const rules = readRules(path.join(this.#root, dir, source));
         if (rules) layers.push({ dir, up: '', source, rules });
       }

@@ -44,7 +44,9 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
   // Every directory the walk enters is watched, even one that holds no indexed file (store.ts).
   const entered: string[] = [];
   const enter = { dir: (d: string) => void entered.push(d) };
-  const plan = planShards(walk, '', o.runner.parallelism * 8, 3000, enter, new IgnoreRules(o.root, o.root));
+  const rules = new IgnoreRules(o.root, o.root);
+  const plan = planShards(walk, '', o.runner.parallelism * 8, 3000, enter, rules);
+  const ignoreFiles = new Set(rules.filesSeen);
   const make = (dirs: string[], files: IndexShard['files']): IndexShard => ({
     kind: 'index',
     root: o.root,
@@ -75,6 +77,7 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
     if (!r.ok) return r;
     for (const rel of r.value.rels) rels.push(rel);
     for (const d of r.value.dirs) entered.push(d);
+    for (const f of r.value.ignoreFiles) ignoreFiles.add(f);
     sigList.push(r.value.sigs);
     for (const s of r.value.segments) {
       segments.push(s.bytes);
@@ -88,7 +91,7 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
     sigs.set(s, at);
     at += s.length;
   }
-  const header = { root: o.root, builtAt, rels, dirs: entered, segments: meta, bytes };
+  const header = { root: o.root, builtAt, rels, dirs: entered, ignoreFiles: [...ignoreFiles], segments: meta, bytes };
   try {
     writeIndex(o.file, header, sigs, segments);
   } catch (e) {

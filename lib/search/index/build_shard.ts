@@ -48,6 +48,8 @@ export interface IndexShardResult {
   visited: number;
   /** Every directory the walk entered: a new file may appear in one that holds no indexed file. */
   dirs: string[];
+  /** The ignore files those directories' listings showed (IgnoreRules.filesSeen). */
+  ignoreFiles: string[];
 }
 
 // One read buffer per thread, never grown: a large file streams through it.
@@ -59,7 +61,16 @@ let denseInUse = false;
 
 export function runIndexShard(t: IndexShard): IndexShardResult {
   const racy = t.racyMs ?? RACY_MS;
-  const out: IndexShardResult = { kind: 'index', rels: [], sigs: [], segments: [], bytes: 0, visited: 0, dirs: [] };
+  const out: IndexShardResult = {
+    kind: 'index',
+    rels: [],
+    sigs: [],
+    segments: [],
+    bytes: 0,
+    visited: 0,
+    dirs: [],
+    ignoreFiles: [],
+  };
   if (denseInUse) dense = new DenseKeys();
   // The guessed keys carry over; the segments' sizes follow this piece's files only, so a piece
   // builds the same bytes whichever pieces its worker ran before.
@@ -101,7 +112,9 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
   const visitor: Visitor = { file: visit, dir: (d) => out.dirs.push(d) };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
   const o = { ...t.walk, openFiles: true };
-  if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
+  const rules = new IgnoreRules(t.root, t.walk.ignoreBase);
+  if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, rules);
+  out.ignoreFiles = rules.filesSeen;
   flush();
   denseInUse = false;
   return out;

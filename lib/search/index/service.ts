@@ -10,14 +10,14 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { DenySpec } from '../denied.ts';
-import { RACY_MS } from '../dircache.ts';
 import { IGNORE_FILES } from '../ignore.ts';
 import type { IndexRunner } from './build.ts';
 import { buildIndexSafely } from './build_safe.ts';
+import { EventsDuringBuild } from './during_build.ts';
 import { COMMON_SHARE, candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
 import { indexExists, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
 import { directFiles, type PrefilterAnswer, type PrefilterQuery, summarise, type WalkSummary } from './summary.ts';
-import { dirChangedSince, ignoreFilesUnder, rootIdentity, rulesOutsideWatches, unlikeIndexed } from './sweep.ts';
+import { rootIdentity, rulesAtStart, rulesOutsideWatches, unlikeIndexed } from './sweep.ts';
 import { type FileTable, readTable, shareTable } from './table.ts';
 import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
 
@@ -68,6 +68,8 @@ export class SearchIndex {
   /** When the last build ended and how long it took: rebuilds keep to a tenth of the time. */
   #lastBuild = { at: 0, ms: 0 };
   #watch: DirWatch | undefined;
+  /** The builds running, each noting the events seen meanwhile for the index it makes. */
+  #recording = new Set<EventsDuringBuild>();
   #building: Promise<unknown> | undefined;
   #loaded = false;
   #closed = false;
@@ -91,17 +93,19 @@ export class SearchIndex {
   /** Builds (or rebuilds) the index now and starts using it. */
   async build(): Promise<{ ok: true; index: LoadedIndex } | { ok: false; message: string }> {
     const started = Date.now();
+    const seen = new EventsDuringBuild();
+    this.#recording.add(seen);
     const r = await buildIndexSafely({
       root: this.o.root,
       file: this.file,
       runner: this.o.runner,
       ...(this.o.deny ? { deny: this.o.deny } : {}),
       ...(this.o.racyMs !== undefined ? { racyMs: this.o.racyMs } : {}),
-    });
+    }).finally(() => this.#recording.delete(seen));
     this.#lastBuild = { at: Date.now(), ms: Date.now() - started };
     if (!r.ok) return { ok: false, message: r.error.message };
     if (this.#closed) r.value.close();
-    else this.#use(r.value);
+    else this.#use(r.value, seen);
     return { ok: true, index: r.value };
   }
 
@@ -215,8 +219,9 @@ export class SearchIndex {
     return this.#idx;
   }
 
-  #use(idx: LoadedIndex): void {
-    const watching = this.#watch; // kept across a rebuild, updated below; the sweep finds what changed
+  /** `seen`: what the watches saw while the build that made `idx` ran (none for an index loaded). */
+  #use(idx: LoadedIndex, seen?: EventsDuringBuild): void {
+    const watching = this.#watch; // kept across a rebuild, updated below; `seen` says what changed
     this.#watch = undefined;
     if (this.#idx !== idx) this.#idx?.close();
     this.#idx = idx;
@@ -235,16 +240,19 @@ export class SearchIndex {
     this.#rootId = rootIdentity(this.o.root);
     const event = (rel: string, named: boolean, lost?: boolean) => this.#event(rel, named, lost);
     this.#watch = watching?.update(this.#dirs) ? watching : watchDirs(this.o.root, this.#dirs, event);
-    // Whatever changed since each file was read (during the build, or since the file was written):
-    // the watches see only what comes after this.
+    // Whatever changed since each file was read: the watches see what comes after this, and saw it in
+    // `seen` for a directory watched all through the build; the rest is found by its state.
     if (!this.#watch) return;
-    this.#sweep(idx);
-    // A directory changed since the build began may hold a directory the build never met.
-    // So may an ignore rule changed since then (in place: no directory's times change).
-    const ignores = ignoreFilesUnder(this.o.root, this.#dirs, IGNORE_FILES, idx.builtAt - RACY_MS);
-    this.#unwatched = ignores.changedSince || dirChangedSince(this.o.root, this.#dirs, idx.builtAt - RACY_MS);
-    this.#linkedIgnores = ignores.linked;
+    const onlyIn = seen?.unwatchedDuring(this.#watch, this.#dirs);
+    for (const { rel, file } of unlikeIndexed(this.o.root, idx, this.#changed, onlyIn)) {
+      if (!file) this.#shape++;
+      this.#mark(rel);
+    }
+    const rules = rulesAtStart(this.o.root, idx, this.#dirs, onlyIn);
+    this.#unwatched = rules.unwatched;
+    this.#linkedIgnores = rules.linked;
     this.#rulesUnwatched = rulesOutsideWatches(this.o.root, this.#linkedIgnores);
+    for (const [rel, named, lost] of seen?.events ?? []) this.#event(rel, named, lost);
   }
 
   /** A rule changed: a directory the build never entered (ignored) may now be walked, unwatched. */
@@ -259,6 +267,7 @@ export class SearchIndex {
    * file is), a removed one, an ignore file, an event naming nothing — may change the tree's shape.
    */
   #event(rel: string, named: boolean, lost?: boolean): void {
+    for (const s of this.#recording) s.add([rel, named, lost]);
     if (lost) this.#unwatched = true;
     const base = rel.slice(rel.lastIndexOf('/') + 1);
     if (!named || IGNORE_NAMES.has(base)) {
@@ -284,14 +293,6 @@ export class SearchIndex {
     if (this.#idx && (rel === '' || this.#dirs.has(rel))) {
       const under = rel === '' ? '' : `${rel}/`;
       for (const r of this.#idx.rels) if (r.startsWith(under)) this.#changed.add(r);
-    }
-  }
-
-  /** Marks every indexed file whose inode, size, mtime or ctime is not what was indexed. */
-  #sweep(idx: LoadedIndex): void {
-    for (const { rel, file } of unlikeIndexed(this.o.root, idx, this.#changed)) {
-      if (!file) this.#shape++;
-      this.#mark(rel);
     }
   }
 }

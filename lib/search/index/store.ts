@@ -29,6 +29,11 @@ export interface IndexHeader {
   rels: string[];
   /** Every directory the build's walk entered (an older index may lack it). */
   dirs?: string[];
+  /**
+   * The ignore files those directories' listings showed: while no directory changed since the build
+   * began, the only ones there are (an older index may lack it).
+   */
+  ignoreFiles?: string[];
   /** Files per segment, in order. */
   segments: { files: number; byteLength: number }[];
   /** Bytes of text the index covers. */

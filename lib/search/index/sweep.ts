@@ -5,20 +5,28 @@
  */
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
+import { RACY_MS } from '../dircache.ts';
+import { IGNORE_FILES } from '../ignore.ts';
 import type { LoadedIndex } from './store.ts';
 import { excludeState } from './summary.ts';
 
-/** The indexed files whose inode, size, mtime or ctime is not what was indexed (gone: not a file). */
+/**
+ * The indexed files whose inode, size, mtime or ctime is not what was indexed (gone: not a file) —
+ * of those directly in `onlyIn`, when given.
+ */
 export function unlikeIndexed(
   root: string,
   idx: LoadedIndex,
   known: ReadonlySet<string>,
+  onlyIn?: ReadonlySet<string>,
 ): { rel: string; file: boolean }[] {
   const s = idx.sigs;
   const out: { rel: string; file: boolean }[] = [];
+  if (onlyIn?.size === 0) return out;
   for (let i = 0; i < idx.rels.length; i++) {
     const rel = idx.rels[i] as string;
     if (known.has(rel)) continue;
+    if (onlyIn && !onlyIn.has(rel.slice(0, Math.max(0, rel.lastIndexOf('/'))))) continue;
     const st = lstatSync(path.join(root, rel), { throwIfNoEntry: false });
     if (
       !st ||
@@ -33,7 +41,7 @@ export function unlikeIndexed(
 }
 
 /** Some directory of `dirs` is gone, or changed at or after `since` (ms). */
-export function dirChangedSince(root: string, dirs: Iterable<string>, since: number): boolean {
+function dirChangedSince(root: string, dirs: Iterable<string>, since: number): boolean {
   for (const d of dirs) {
     const st = lstatSync(path.join(root, d), { throwIfNoEntry: false });
     if (!st || st.mtimeMs >= since || st.ctimeMs >= since) return true;
@@ -41,29 +49,53 @@ export function dirChangedSince(root: string, dirs: Iterable<string>, since: num
   return false;
 }
 
+/** Every ignore file `dirs` could hold: each name in each directory. */
+function* ignoreFilesIn(dirs: Iterable<string>, names: readonly string[]): Generator<string> {
+  for (const d of dirs) for (const n of names) yield d === '' ? n : `${d}/${n}`;
+}
+
 /**
- * The ignore files under `dirs`: those with another hard link (a write through that other name changes
- * the rules without an event in any watched directory), and whether any of them, or the root's
- * `.git/info/exclude`, changed at or after `since` (ms) — before the watches began, so unseen.
+ * Of the ignore files `files` (relative to the root): those with another hard link (a write through
+ * that other name changes the rules without an event in any watched directory), and whether any of
+ * them, or the root's `.git/info/exclude`, changed at or after `since` (ms) — before the watches
+ * began, so unseen.
  */
-export function ignoreFilesUnder(
+function ignoreFileStates(
   root: string,
-  dirs: Iterable<string>,
-  names: readonly string[],
+  files: Iterable<string>,
   since: number,
 ): { linked: string[]; changedSince: boolean } {
   const linked: string[] = [];
   const recent = (st: { mtimeMs: number; ctimeMs: number } | undefined) =>
     st !== undefined && (st.mtimeMs >= since || st.ctimeMs >= since);
   let changedSince = recent(lstatSync(path.join(root, '.git', 'info', 'exclude'), { throwIfNoEntry: false }));
-  for (const d of dirs)
-    for (const n of names) {
-      const file = path.join(root, d, n);
-      const st = lstatSync(file, { throwIfNoEntry: false });
-      if (st?.isFile() && st.nlink > 1) linked.push(file);
-      if (recent(st)) changedSince = true;
-    }
+  for (const rel of files) {
+    const file = path.join(root, rel);
+    const st = lstatSync(file, { throwIfNoEntry: false });
+    if (st?.isFile() && st.nlink > 1) linked.push(file);
+    if (recent(st)) changedSince = true;
+  }
   return { linked, changedSince };
+}
+
+/**
+ * What the rules and directories say once watching began: `unwatched` when a directory changed since
+ * the build began (it may hold a directory the build never met), or an ignore rule did (in place: no
+ * directory's times change); `linked`: the ignore files with another hard link. `unseen`: the
+ * directories of `dirs` not watched all through the build (the others' changes came as events).
+ */
+export function rulesAtStart(
+  root: string,
+  idx: LoadedIndex,
+  dirs: ReadonlySet<string>,
+  unseen: ReadonlySet<string> = dirs,
+): { unwatched: boolean; linked: string[] } {
+  const since = idx.builtAt - RACY_MS;
+  const dirsChanged = dirChangedSince(root, unseen, since);
+  // An unchanged directory holds the ignore files its listing showed in the build, and no other.
+  const files = !dirsChanged && idx.ignoreFiles ? idx.ignoreFiles : ignoreFilesIn(dirs, IGNORE_FILES);
+  const ignores = ignoreFileStates(root, files, since);
+  return { unwatched: dirsChanged || ignores.changedSince, linked: ignores.linked };
 }
 
 /** The files' inode, size, mtime and ctime, as one string. */

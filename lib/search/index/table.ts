@@ -14,6 +14,8 @@ export interface FileTable {
   sigs: Float64Array;
 }
 
+const SURROGATE_OR_HIGH = /[\ud800-\uffff]/;
+
 /** Packs `rels` (file number order) and their signatures into one shared buffer. */
 export function shareTable(rels: readonly string[], sigs: Float64Array): SharedArrayBuffer {
   const n = rels.length;
@@ -27,8 +29,13 @@ export function shareTable(rels: readonly string[], sigs: Float64Array): SharedA
     at += all.write(rels[i] as string, at, 'utf8');
     from[i + 1] = at;
   }
-  const order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) =>
-    all.compare(all, from[b] as number, from[b + 1] as number, from[a] as number, from[a + 1] as number),
+  // Byte order is code point order, which is the strings' own (UTF-16 unit) order unless a path holds
+  // a surrogate pair and another a character at U+E000 or above: only then are bytes compared.
+  const byUnits = !rels.some((r) => SURROGATE_OR_HIGH.test(r));
+  const order = Array.from({ length: n }, (_, i) => i).sort(
+    byUnits
+      ? (a, b) => ((rels[a] as string) < (rels[b] as string) ? -1 : 1)
+      : (a, b) => all.compare(all, from[b] as number, from[b + 1] as number, from[a] as number, from[a + 1] as number),
   );
   const { ints, blobAt } = layout(n);
   const sab = new SharedArrayBuffer(blobAt + text);

@@ -17,6 +17,11 @@ export interface DirWatch {
   update(dirs: Iterable<string>): boolean;
   /** The watch of `dir` is dead (its directory removed or moved) or follows another inode: unwatched. */
   replaced(dir: string): boolean;
+  /**
+   * When (performance.now()) the live watch of `dir` began, undefined when there is none or it died:
+   * a change to an entry of `dir` after that raised an event.
+   */
+  watchedSince(dir: string): number | undefined;
   close(): void;
 }
 
@@ -37,7 +42,7 @@ export function watchDirs(
   // cannot tell (a directory removed and made again often gets the same number): a watch whose
   // directory went away reports an event naming the directory itself (libuv names self-events by the
   // watched path's base name), and is dead from then on.
-  const watchers = new Map<string, { w: FSWatcher; ino: number; dead: boolean }>();
+  const watchers = new Map<string, { w: FSWatcher; ino: number; dead: boolean; since: number }>();
   const inoOf = (dir: string) => lstatSync(path.join(root, dir), { throwIfNoEntry: false })?.ino ?? -1;
   const close = () => {
     for (const { w } of watchers.values()) w.close();
@@ -55,7 +60,7 @@ export function watchDirs(
         if (watchers.has(dir)) continue;
         const ino = inoOf(dir);
         const self = path.basename(path.join(root, dir));
-        const entry = { w: undefined as unknown as FSWatcher, ino, dead: false };
+        const entry = { w: undefined as unknown as FSWatcher, ino, dead: false, since: 0 };
         // An entry named like its directory is taken for a self-event too: unwatched until a rebuild.
         const lose = () => {
           entry.dead = true;
@@ -67,6 +72,7 @@ export function watchDirs(
           else changed(dir, false);
         });
         entry.w.on('error', lose);
+        entry.since = performance.now(); // the watch is in place from here on
         watchers.set(dir, entry);
       }
     } catch {
@@ -79,7 +85,11 @@ export function watchDirs(
     const had = watchers.get(dir);
     return had !== undefined && (had.dead || inoOf(dir) !== had.ino);
   };
-  return update(dirs) ? { update, replaced, close } : undefined;
+  const watchedSince = (dir: string) => {
+    const had = watchers.get(dir);
+    return had && !had.dead ? had.since : undefined;
+  };
+  return update(dirs) ? { update, replaced, watchedSince, close } : undefined;
 }
 
 /** Lets the event loop run one I/O poll, so watch events already queued by the kernel are delivered. */

@@ -77,6 +77,11 @@ test('index store: the shared file table finds every path, and only those', () =
   });
   for (const r of ['', 'b', 'a.t', 'a.tsx', 'é', 'e/x', 'zz']) assert.equal(table.idOf(r), -1, r);
   assert.equal(readTable(shareTable([], new Float64Array(0))).idOf('a'), -1);
+  // Byte order, not UTF-16 order: U+E000 sorts before an astral character in UTF-8, after it in UTF-16.
+  const wide = ['\u{1F600}/y', 'a', '\uE000x', '\uFFFD', 'é', '\u{10000}'];
+  const wideTable = readTable(shareTable(wide, new Float64Array(wide.length * 4)));
+  for (const [i, r] of wide.entries()) assert.equal(wideTable.idOf(r), i, r);
+  assert.equal(wideTable.idOf('\uE000'), -1);
   assert.deepEqual(trigramsOf(Buffer.from('ab')), []);
 });
 
