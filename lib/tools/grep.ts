@@ -6,9 +6,9 @@
  */
 import path from 'node:path';
 import * as v from 'valibot';
+import { WholeText } from '../core/budgeted_text.ts';
 import { displayPath } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
-import { WholeText } from '../core/budgeted_text.ts';
 import { defineTool, fail, type ToolResult } from '../core/tool.ts';
 import type { TaskOutcome } from '../pool/pool.ts';
 import type { SearchContext } from '../search/context.ts';
