@@ -7,8 +7,8 @@ import type { TextOutput } from '../core/budgeted_text.ts';
 import { clipQuoted } from '../core/clip_inputs.ts';
 import { displayPath } from '../core/paths.ts';
 import { escapeControl, hasUnsafe, quote } from '../core/text.ts';
-import { eachListed } from './listing.ts';
-import type { GrepFileResult, GrepMode, GrepShardResult, SkipCounts } from './shards.ts';
+import { eachListed, type ShardListing } from './listing.ts';
+import type { GrepFileResult, GrepMode, SkipCounts } from './shards.ts';
 import type { SkipReason } from './walk.ts';
 
 /** Matched lines longer than this many characters are cut. */
@@ -81,7 +81,7 @@ export interface GrepFound {
   /** Content mode: files with matches and their lines, in path order. */
   files: readonly GrepFileResult[];
   /** The other modes: each shard's listing of files with matches and their counts (listing.ts merges them). */
-  listings: readonly Pick<GrepShardResult, 'listed'>[];
+  listings: readonly (ShardListing | undefined)[];
   binary: number;
   unreadable: readonly { rel: string; error: string }[];
   skipped: readonly SkipCounts[];

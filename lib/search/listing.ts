@@ -6,12 +6,61 @@
  * no array of the paths, of their order, or of the printed lines — and a whole-tree answer leaves
  * the main thread almost no garbage to keep committed. Main thread.
  */
-import type { GrepShardResult } from './shards.ts';
-import { comparePaths } from './walk.ts';
+import { comparePaths } from './compare_paths.ts';
+
+/**
+ * One shard's files with matches, in path order: their paths NUL-separated as UTF-8 bytes, and
+ * their match counts (count mode). Bytes, not a string: they live outside the V8 heap on both
+ * threads and a worker hands them over without a copy (lib/pool/worker.ts), so a whole-tree answer
+ * arriving on the main thread is not young data that survives — which is what makes V8 grow the main
+ * thread's young generation to its 32 MiB cap. A string only where a path is not well-formed UTF-16
+ * (bytes could not carry a lone surrogate back exactly; walked names never hold one).
+ */
+export interface ShardListing {
+  names: Uint8Array | string;
+  counts?: number[];
+}
+
+const isWellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed(); // ES2024, in Node 20
+
+/** A shard's listing of `names` (and `counts`), written straight into its own buffer (no joined string). */
+export function packListing(names: readonly string[], counts?: number[]): ShardListing {
+  let bytes = Math.max(0, names.length - 1); // the NULs between paths
+  for (const n of names) {
+    if (!isWellFormed(n)) return { names: names.join('\0'), ...(counts ? { counts } : {}) };
+    bytes += Buffer.byteLength(n, 'utf8');
+  }
+  // Its own ArrayBuffer (never the shared pool's), so it can be handed to another thread.
+  const out = Buffer.allocUnsafeSlow(bytes);
+  let at = 0;
+  for (let i = 0; i < names.length; i++) {
+    if (i > 0) out[at++] = 0;
+    at += out.write(names[i] as string, at, 'utf8');
+  }
+  return { names: out, ...(counts ? { counts } : {}) };
+}
+
+/**
+ * Gives back the listings' bytes now: their wrappers outlive the young generation while the answer is
+ * printed, so V8 would free the bytes only at its next full collection, and a warm runtime would hold
+ * each whole-tree answer into the next call. Moving a buffer away detaches it; the moved copy is
+ * young garbage, freed at the next scavenge.
+ */
+export function releaseListings(listings: readonly (ShardListing | undefined)[]): void {
+  for (const l of listings) {
+    const buffer = l && typeof l.names !== 'string' ? l.names.buffer : undefined;
+    if (!(buffer instanceof ArrayBuffer) || buffer.byteLength === 0) continue;
+    try {
+      structuredClone(buffer, { transfer: [buffer] });
+    } catch {
+      // not detachable: left to the collector
+    }
+  }
+}
 
 /** One shard's listing being read: its current path and where the next one starts. */
 interface Run {
-  names: string;
+  names: Buffer | string;
   counts: readonly number[] | undefined;
   /** Index of the current path (for its count). */
   i: number;
@@ -25,7 +74,7 @@ function advance(r: Run): boolean {
   if (r.next > r.names.length) return false;
   const end = r.names.indexOf('\0', r.next);
   const stop = end < 0 ? r.names.length : end;
-  r.rel = r.names.slice(r.next, stop);
+  r.rel = typeof r.names === 'string' ? r.names.slice(r.next, stop) : r.names.toString('utf8', r.next, stop);
   r.next = stop + 1;
   r.i++;
   return true;
@@ -36,13 +85,16 @@ function advance(r: Run): boolean {
  * order, until it returns false. The runs sit in a binary heap on their current paths.
  */
 export function eachListed(
-  results: readonly Pick<GrepShardResult, 'listed'>[],
+  listings: readonly (ShardListing | undefined)[],
   visit: (rel: string, count: number) => boolean,
 ): void {
   const heap: Run[] = [];
-  for (const r of results) {
-    if (!r.listed || r.listed.names === '') continue;
-    const run: Run = { names: r.listed.names, counts: r.listed.counts, i: -1, next: 0, rel: '' };
+  for (const l of listings) {
+    if (!l || l.names.length === 0) continue;
+    // A worker's bytes arrive as a plain Uint8Array: viewed as a Buffer, not copied.
+    const names =
+      typeof l.names === 'string' ? l.names : Buffer.from(l.names.buffer, l.names.byteOffset, l.names.length);
+    const run: Run = { names, counts: l.counts, i: -1, next: 0, rel: '' };
     advance(run);
     heap.push(run);
   }

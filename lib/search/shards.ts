@@ -8,6 +8,7 @@ import { lstatSync } from 'node:fs';
 import { compileFileFilter, type FileFilterSpec } from './file_types.ts';
 import { IgnoreRules } from './ignore.ts';
 import { type GrepPrefilter, skipperOf } from './index/skip.ts';
+import { packListing, type ShardListing } from './listing.ts';
 import { compileGlob, compileRegex } from './matcher.ts';
 import { type Line, type SearchOptions, searchFile } from './search.ts';
 import { comparePaths, type Entry, type SkipReason, type Visitor, visitFiles, type WalkOptions, walk } from './walk.ts';
@@ -96,7 +97,7 @@ export interface GrepShardResult extends ShardStats {
    * their match counts (count mode): a whole-tree listing crosses threads as two values, not an
    * object per file (lib/search/listing.ts merges them).
    */
-  listed?: { names: string; counts?: number[] };
+  listed?: ShardListing;
   binary: number;
   unreadable: { rel: string; error: string }[];
   skipped: SkipCounts;
@@ -238,7 +239,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
   const o = { ...t.walk, openFiles: true };
   if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
   out.skipped = count.skipped;
-  if (t.mode !== 'content') out.listed = { names: names.join('\0'), ...(t.mode === 'count' ? { counts } : {}) };
+  if (t.mode !== 'content') out.listed = packListing(names, t.mode === 'count' ? counts : undefined);
   return out;
 }
 

@@ -15,6 +15,7 @@ import type { SearchContext } from '../search/context.ts';
 import { badGlob, typeGlobs, typeNames } from '../search/file_types.ts';
 import { MAX_MATCH_LINE_CHARS, pathShower, printGrep } from '../search/format.ts';
 import { runDirect } from '../search/index/direct.ts';
+import { releaseListings } from '../search/listing.ts';
 import { compileRegex } from '../search/matcher.ts';
 import { INLINE_MAX_FILES, inlineRunner, runSharded, type SearchRun, type ShardRunner } from '../search/parallel.ts';
 import type { GrepShard, GrepShardResult } from '../search/shards.ts';
@@ -217,7 +218,7 @@ export const grep = defineTool({
           mode === 'content'
             ? run.value.results.flatMap((r) => r.files).sort((x, y) => comparePaths(x.rel, y.rel))
             : [],
-        listings: mode === 'content' ? [] : run.value.results,
+        listings: mode === 'content' ? [] : run.value.results.map((r) => r.listed),
         binary: run.value.results.reduce((n, r) => n + r.binary, 0),
         unreadable: run.value.results.flatMap((r) => r.unreadable),
         skipped: [run.value.skipped, ...run.value.results.map((r) => r.skipped)],
@@ -232,6 +233,7 @@ export const grep = defineTool({
       },
       out,
     );
+    if (mode !== 'content') releaseListings(run.value.results.map((r) => r.listed));
     const index = pre ? { index: pre.index } : {};
     return out.result({
       files: printed.files,
