@@ -1,10 +1,10 @@
 /**
- * The files a grep found in files_with_matches and count modes, merged from its shards' listings
- * (`GrepShardResult.listed`: one NUL-separated string of paths and an array of counts per shard).
- * A whole-tree answer is ~100k files on the bench tree. Each shard's run is already in path order,
+ * The files a grep found in files_with_matches and count modes: written by each shard as it finds
+ * them (`GrepShardResult.listed`: NUL-separated paths as bytes, and an array of counts), and merged on
+ * the main thread. A whole-tree answer is ~100k files on the bench tree. Each shard's run is already in path order,
  * so the runs are merged as they are read, a path at a time: nothing per file outlives its turn —
  * no array of the paths, of their order, or of the printed lines — and a whole-tree answer leaves
- * the main thread almost no garbage to keep committed. Main thread.
+ * the main thread almost no garbage to keep committed. The writer runs wherever a shard runs.
  */
 import { comparePaths } from './compare_paths.ts';
 
@@ -23,21 +23,57 @@ export interface ShardListing {
 
 const isWellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed(); // ES2024, in Node 20
 
-/** A shard's listing of `names` (and `counts`), written straight into its own buffer (no joined string). */
-export function packListing(names: readonly string[], counts?: number[]): ShardListing {
-  let bytes = Math.max(0, names.length - 1); // the NULs between paths
-  for (const n of names) {
-    if (!isWellFormed(n)) return { names: names.join('\0'), ...(counts ? { counts } : {}) };
-    bytes += Buffer.byteLength(n, 'utf8');
+/** Per thread: the buffer listings are written into, reused by the next shard while it is small. */
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+const SCRATCH_KEEP_BYTES = 1024 * 1024;
+
+/**
+ * Writes a shard's listing as its files are found: each path goes into bytes at once, so no string or
+ * array per file lives to the end of the shard (in a worker those outlived its young generation and
+ * stayed in its old space until a full collection). A shard runs synchronously, so one writer at a
+ * time uses the thread's scratch buffer.
+ */
+export class ListingWriter {
+  #at = 0;
+  #files = 0;
+  /** Set once a path is not well-formed: the paths as strings from then on. */
+  #strings: string[] | undefined;
+  readonly #counts: number[] | undefined;
+
+  constructor(withCounts: boolean) {
+    this.#counts = withCounts ? [] : undefined;
   }
-  // Its own ArrayBuffer (never the shared pool's), so it can be handed to another thread.
-  const out = Buffer.allocUnsafeSlow(bytes);
-  let at = 0;
-  for (let i = 0; i < names.length; i++) {
-    if (i > 0) out[at++] = 0;
-    at += out.write(names[i] as string, at, 'utf8');
+
+  add(rel: string, count: number): void {
+    this.#counts?.push(count);
+    if (this.#strings === undefined && !isWellFormed(rel))
+      this.#strings = this.#files === 0 ? [] : scratch.toString('utf8', 0, this.#at).split('\0');
+    this.#files++;
+    if (this.#strings) {
+      this.#strings.push(rel);
+      return;
+    }
+    const need = this.#at + 1 + Buffer.byteLength(rel, 'utf8');
+    if (need > scratch.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(need, scratch.length * 2));
+      scratch.copy(bigger, 0, 0, this.#at);
+      scratch = bigger;
+    }
+    if (this.#files > 1) scratch[this.#at++] = 0;
+    this.#at += scratch.write(rel, this.#at, 'utf8');
   }
-  return { names: out, ...(counts ? { counts } : {}) };
+
+  done(): ShardListing {
+    let names: Uint8Array | string = '';
+    if (this.#strings) names = this.#strings.join('\0');
+    else if (this.#files > 0) {
+      // Its own exact-size buffer (never the shared pool's), so it can be moved to another thread.
+      names = Buffer.allocUnsafeSlow(this.#at);
+      scratch.copy(names, 0, 0, this.#at);
+    }
+    if (scratch.length > SCRATCH_KEEP_BYTES) scratch = Buffer.allocUnsafeSlow(64 * 1024);
+    return this.#counts ? { names, counts: this.#counts } : { names };
+  }
 }
 
 /**
