@@ -42,6 +42,8 @@ export class BudgetedText implements TextOutput {
   #spill: { fd: number; file: string } | { error: string } | undefined;
   #pending: string[] = [];
   #pendingChars = 0;
+  /** A high surrogate that ended the last part, held for the low one that starts the next. */
+  #carry = '';
   #finished = false;
 
   constructor(budget: Budget = {}) {
@@ -54,7 +56,20 @@ export class BudgetedText implements TextOutput {
     return this.#finished;
   }
 
-  write(part: string): void {
+  write(piece: string): void {
+    let part = this.#carry === '' ? piece : this.#carry + piece;
+    this.#carry = '';
+    // Each part is encoded on its own: a surrogate pair split between two would encode as two
+    // replacement characters, so a trailing high surrogate waits for the next part.
+    const last = part.charCodeAt(part.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      this.#carry = part.slice(-1);
+      part = part.slice(0, -1);
+    }
+    this.#add(part);
+  }
+
+  #add(part: string): void {
     this.#totalBytes += Buffer.byteLength(part, 'utf8');
     if (this.#spill === undefined) {
       this.#head.push(part);
@@ -68,6 +83,7 @@ export class BudgetedText implements TextOutput {
   }
 
   result(meta?: ResultMeta): ToolResult {
+    if (this.#carry !== '') this.#add(this.#carry); // a lone surrogate at the very end, as a whole text has it
     this.#finished = true;
     const head = this.#head.join('');
     if (this.#spill === undefined) return ok(head, meta);
