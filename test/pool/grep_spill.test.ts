@@ -42,7 +42,10 @@ function tree(): { files: Record<string, string>; hits: Map<string, number> } {
   // non-ASCII ones, in more directories than there are shards.
   for (let d = 0; d < 70; d++)
     for (let f = 0; f < 120; f++)
-      put(`dir${d}/${f % 3 === 0 ? 'x-' : 'x/'}${f % 5 === 0 ? 'é中-' : ''}a-long-file-name-that-fills-the-budget-sooner-${f}.txt`, f % 4);
+      put(
+        `dir${d}/${f % 3 === 0 ? 'x-' : 'x/'}${f % 5 === 0 ? 'é中-' : ''}a-long-file-name-that-fills-the-budget-sooner-${f}.txt`,
+        f % 4,
+      );
   for (let f = 0; f < 700; f++) put(`loose-${f}.txt`, f % 3); // the planner's loose-file shards
   return { files, hits };
 }
