@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { errValue, okValue, type Result } from './result.ts';
 import { spillDirFor } from './spill_dir.ts';
-import type { ToolResult } from './tool_result.ts';
+import type { ResultMeta, ToolResult } from './tool_result.ts';
 
 /** Default budget for a tool result's content, in UTF-8 bytes. */
 export const DEFAULT_RESULT_BYTES = 256 * 1024;
@@ -52,10 +52,26 @@ export function applyBudget(result: ToolResult, budget: Budget = {}): ToolResult
   const maxBytes = budget.maxBytes ?? DEFAULT_RESULT_BYTES;
   const totalBytes = Buffer.byteLength(result.content, 'utf8');
   if (totalBytes <= maxBytes) return result;
-  const spilled = spill(result.content, budget);
-  const spillPath = spilled.ok ? spilled.value : undefined;
+  const { content, truncated } = cutToBudget(result.content, totalBytes, spill(result.content, budget), maxBytes);
+  return { ...result, content, meta: { ...result.meta, truncated } };
+}
+
+/** What a cut result says about itself (ResultMeta.truncated). */
+export type Truncated = NonNullable<ResultMeta['truncated']>;
+
+/**
+ * The text the model sees of an oversized result: the start of `head` within the budget, ending on a
+ * whole line where one is near, then the marker. `head` is the whole text or any prefix of it longer
+ * than `maxBytes` (the cut only looks that far), so a text written in pieces is cut like a whole one.
+ */
+export function cutToBudget(
+  head: string,
+  totalBytes: number,
+  spilled: Result<string, string>,
+  maxBytes: number,
+): { content: string; truncated: Truncated } {
   // Leave room for the marker inside the budget, then prefer ending on a whole line.
-  let { text } = utf8Prefix(result.content, Math.max(0, maxBytes - 512));
+  let { text } = utf8Prefix(head, Math.max(0, maxBytes - 512));
   const nl = text.lastIndexOf('\n');
   if (nl > text.length * 0.9) text = text.slice(0, nl + 1);
   const shownBytes = Buffer.byteLength(text, 'utf8');
@@ -64,24 +80,33 @@ export function applyBudget(result: ToolResult, budget: Budget = {}): ToolResult
     : `the rest could not be saved (${spilled.error}); narrow the request`;
   const marker = truncationMarker(`showing ${fmtInt(shownBytes)} of ${fmtInt(totalBytes)} bytes`, how);
   return {
-    ...result,
     content: `${text}${text.endsWith('\n') ? '' : '\n'}${marker}`,
-    meta: { ...result.meta, truncated: { shownBytes, totalBytes, ...(spillPath ? { spillPath } : {}) } },
+    truncated: { shownBytes, totalBytes, ...(spilled.ok ? { spillPath: spilled.value } : {}) },
   };
 }
 
-function spill(content: string, budget: Budget): Result<string, string> {
+/** A new spill file's path in the budget's spill directory (not created yet), or why there is none. */
+export function spillTarget(budget: Budget): Result<string, string> {
   const dir =
     budget.spillDir !== undefined ? okValue(budget.spillDir) : budget.root ? spillDirFor(budget.root) : undefined;
   if (dir === undefined) return errValue('no spill directory');
   if (!dir.ok) return dir;
-  const file = path.join(dir.value, `${Date.now()}-${randomBytes(6).toString('hex')}.txt`);
+  return okValue(path.join(dir.value, `${Date.now()}-${randomBytes(6).toString('hex')}.txt`));
+}
+
+/** Why a spill file could not be written, as the marker says it. */
+export const unwritable = (file: string, e: unknown) =>
+  `${file} cannot be written: ${(e as NodeJS.ErrnoException).code ?? e}`;
+
+function spill(content: string, budget: Budget): Result<string, string> {
+  const file = spillTarget(budget);
+  if (!file.ok) return file;
   try {
-    writeFileSync(file, content, { mode: 0o600, flag: 'wx' });
-    return okValue(file);
+    writeFileSync(file.value, content, { mode: 0o600, flag: 'wx' });
+    return file;
   } catch (e) {
     // A full disk must not turn a result into a crash; the marker says so.
-    return errValue(`${file} cannot be written: ${(e as NodeJS.ErrnoException).code ?? e}`);
+    return errValue(unwritable(file.value, e));
   }
 }
 

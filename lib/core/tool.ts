@@ -7,6 +7,7 @@ import type { BigIntStats } from 'node:fs';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { applyBudget, type Budget, DEFAULT_RESULT_BYTES } from './budget.ts';
+import { BudgetedText } from './budgeted_text.ts';
 import { clipQuotedInputs } from './clip_inputs.ts';
 import type { CheckedPath } from './paths.ts';
 import { errValue, okValue, type Result } from './result.ts';
@@ -61,6 +62,12 @@ export interface ToolContext {
   signal: AbortSignal;
   /** A person reading a pipe asked for everything (the CLI's grep and glob): no output budget, no spill. */
   unbudgeted?: boolean;
+  /**
+   * Set by `invoke` when the result is budgeted: a tool whose answer can run to megabytes writes it
+   * here in pieces and returns `output.result(meta)`, already cut and spilled, instead of building
+   * the whole text for the budget to cut afterwards.
+   */
+  output?: BudgetedText;
 }
 
 /** What a call would change, for the approval prompt: a unified diff, or one line on why there is none. */
@@ -167,18 +174,22 @@ export function defineTool<
       return errValue(invalidArgs(spec.name, inputSchema, input, r.issues));
     },
     async invoke(args, ctx, budget) {
+      const within = { maxBytes: maxOutputBytes, root: ctx.root, ...budget };
+      const output = ctx.unbudgeted ? undefined : new BudgetedText(within);
       let result: ToolResult;
       try {
-        result = await spec.run(args, ctx);
+        result = await spec.run(args, output ? { ...ctx, output } : ctx);
       } catch (e) {
         // A throw here is a bug in the tool, but the caller still gets a value, never an exception.
         result = fail('internal', `${spec.name} failed unexpectedly: ${describeError(e)}`);
       }
+      if (output?.finished) return result; // made by the output itself, already within the budget
+      output?.discard(); // written to, then not used: its spill file goes
       // An error quoting a huge input is clipped before the budget sees it (the registry clips again
       // for errors made before a tool runs): otherwise junk input would be spilled to disk in full.
       if (result.isError) result = clipQuotedInputs(result, spec.name, args);
       if (ctx.unbudgeted) return result;
-      return applyBudget(result, { maxBytes: maxOutputBytes, root: ctx.root, ...budget });
+      return applyBudget(result, within);
     },
   };
 }

@@ -16,7 +16,7 @@ import type { PoolResult, PoolTask } from './protocol.ts';
 /** Heap limit of each worker, in MiB. */
 export const WORKER_HEAP_MB = 512;
 /** Young-generation size of each worker, in MiB. */
-export const WORKER_YOUNG_MB = 8;
+export const WORKER_YOUNG_MB = 4;
 
 declare const __MEWCODE_DIST__: string | undefined;
 // '.ts' when this module runs from source under tsx, '.js' when compiled; in the bundle, workers start
@@ -69,6 +69,10 @@ export function createReadPool(options: { workers?: number; heapMb?: number } = 
       // count's peak 153–158 against 172–174 MiB (three alternated runs); warm speed level
       // (bench/compare.ts, 10 cases: median ratio 16/8 = 1.06, load 11–13). The ~10% that 8 MiB once
       // cost on `-i` was measured before `-i` searched raw bytes (fold_wasm.ts) instead of a latin1 copy.
+      // 4 MiB against 8, once whole-tree listings stopped leaving garbage (lib/search/listing.ts): the
+      // rss_probe sequence's peak 123–128 against 138–141 MiB (three alternated runs, load ~5); warm
+      // speed level (compare.ts, 10 cases, two runs: median ratio 4/8 = 0.98 and 1.00, load ~6); index
+      // rebuild CPU +5% (2.62–2.74 against 2.47–2.69 s, three alternated builds).
       resourceLimits: {
         maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB,
         maxYoungGenerationSizeMb: WORKER_YOUNG_MB,

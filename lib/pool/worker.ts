@@ -3,6 +3,7 @@
  * that writes: a write tool's module is never loaded in a worker.
  */
 import v8 from 'node:v8';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { CheckedPath } from '../core/paths.ts';
 import type { AnyTool } from '../core/tool.ts';
 import { runIndexShard } from '../search/index/build_shard.ts';
@@ -20,9 +21,21 @@ const neverAborted = new AbortController().signal;
 
 export default async function run(task: PoolTask): Promise<PoolResult> {
   if (task.kind === 'index') return runIndexShard(task);
-  if (task.kind !== 'tool') return runShard(task);
+  if (task.kind !== 'tool') return movingListing(runShard(task));
   const tool: AnyTool | undefined = READ_TOOLS.find((t) => t.name === task.name && t.lane === 'pool');
   if (!tool) return { content: `The worker runs no tool named "${task.name}".`, isError: true, code: 'internal' };
   // Arguments were validated by this tool's schema on the main thread; a pool tool's context is the plain one.
   return tool.invoke(task.args, { root: task.root, paths: task.paths as CheckedPath[], signal: neverAborted });
+}
+
+/**
+ * A grep shard's listing bytes (lib/search/listing.ts) go to the main thread moved, not copied: a
+ * whole-tree answer is a few MB, which a copy would allocate once more on each side.
+ */
+function movingListing(r: ReturnType<typeof runShard>): PoolResult {
+  const names = 'listed' in r ? r.listed?.names : undefined;
+  if (!(names instanceof Uint8Array) || names.byteLength === 0) return r;
+  // Piscina's custom transferable: what to move, and the value that carries it.
+  const movable = { [transferableSymbol]: [names.buffer], [valueSymbol]: r };
+  return move(movable as unknown as Parameters<typeof move>[0]) as unknown as PoolResult;
 }

@@ -3,10 +3,11 @@
  * skipped. The walker, matcher and searcher produce data; only this file words it.
  */
 import { charPrefix, fmtInt, truncationMarker } from '../core/budget.ts';
+import type { TextOutput } from '../core/budgeted_text.ts';
 import { clipQuoted } from '../core/clip_inputs.ts';
 import { displayPath } from '../core/paths.ts';
 import { escapeControl, hasUnsafe, quote } from '../core/text.ts';
-import type { Listing } from './listing.ts';
+import { eachListed, type ShardListing } from './listing.ts';
 import type { GrepFileResult, GrepMode, SkipCounts } from './shards.ts';
 import type { SkipReason } from './walk.ts';
 
@@ -79,8 +80,8 @@ export function skipNotes(all: readonly SkipCounts[], include: string): string[]
 export interface GrepFound {
   /** Content mode: files with matches and their lines, in path order. */
   files: readonly GrepFileResult[];
-  /** The other modes: the files with matches and their counts, in path order. */
-  listed: Listing;
+  /** The other modes: each shard's listing of files with matches and their counts (listing.ts merges them). */
+  listings: readonly (ShardListing | undefined)[];
   binary: number;
   unreadable: readonly { rel: string; error: string }[];
   skipped: readonly SkipCounts[];
@@ -98,9 +99,8 @@ export interface GrepPrintOptions {
   shown: string;
 }
 
-/** The answer's text and what it shows: files and matching lines (the shards may have found more). */
+/** What the answer shows: files and matching lines (the shards may have found more). */
 export interface GrepPrinted {
-  text: string;
   files: number;
   matches: number;
   /** How many of the text's first lines are results; the rest are notes (the CLI sends them to stderr). */
@@ -110,28 +110,29 @@ export interface GrepPrinted {
 /**
  * Prints grep results as ripgrep does, so scripts can switch between the two: `path:line:text` for
  * matches, `path-line-text` for context,
- * `path` or `path:N` in the other modes, cut at `headLimit`, then the notes.
+ * `path` or `path:N` in the other modes, cut at `headLimit`, then the notes. The lines go to `out`
+ * one by one, joined by newlines: a whole-tree answer is never held here as one text or as an array.
  */
-export function printGrep(found: GrepFound, o: GrepPrintOptions): GrepPrinted {
+export function printGrep(found: GrepFound, o: GrepPrintOptions, out: TextOutput): GrepPrinted {
   const { show, headLimit } = o;
-  const out: string[] = [];
+  let lines = 0;
+  const line = (text: string) => out.write(lines++ === 0 ? text : `\n${text}`);
   let results = 0;
   let more = false;
   let files = 0;
   let matches = 0;
-  const { names, counts } = found.listed;
-  for (let i = 0; o.mode !== 'content' && i < names.length; i++) {
-    if (results >= headLimit) {
-      more = true;
-      break;
-    }
-    const rel = names[i] as string;
-    const n = counts[i] as number;
-    out.push(o.mode === 'count' ? `${show(rel)}:${n}` : show(rel));
-    results++;
-    files++;
-    matches += o.mode === 'count' ? n : 1;
-  }
+  if (o.mode !== 'content')
+    eachListed(found.listings, (rel, n) => {
+      if (results >= headLimit) {
+        more = true;
+        return false;
+      }
+      line(o.mode === 'count' ? `${show(rel)}:${n}` : show(rel));
+      results++;
+      files++;
+      matches += o.mode === 'count' ? n : 1;
+      return true;
+    });
   outer: for (const f of o.mode === 'content' ? found.files : []) {
     let prev = -1;
     for (const l of f.lines) {
@@ -139,18 +140,18 @@ export function printGrep(found: GrepFound, o: GrepPrintOptions): GrepPrinted {
         more = true;
         break outer;
       }
-      if (o.withContext && out.length > 0 && (prev === -1 || l.n !== prev + 1)) out.push('--');
-      out.push(`${show(f.rel)}${l.match ? ':' : '-'}${l.n}${l.match ? ':' : '-'}${cutLine(l.text, l.partial)}`);
+      if (o.withContext && lines > 0 && (prev === -1 || l.n !== prev + 1)) line('--');
+      line(`${show(f.rel)}${l.match ? ':' : '-'}${l.n}${l.match ? ':' : '-'}${cutLine(l.text, l.partial)}`);
       if (prev === -1) files++;
       if (l.match) matches++;
       prev = l.n;
       results++;
     }
   }
-  const shown = out.length;
-  if (shown === 0) out.push(`No matches for ${quote(clipQuoted(o.pattern))} in ${quote(o.shown)}.`);
-  out.push(...grepNotes(found, o, more));
-  return { text: out.join('\n'), files, matches, results: shown };
+  const shown = lines;
+  if (shown === 0) line(`No matches for ${quote(clipQuoted(o.pattern))} in ${quote(o.shown)}.`);
+  for (const note of grepNotes(found, o, more)) line(note);
+  return { files, matches, results: shown };
 }
 
 function grepNotes(found: GrepFound, o: GrepPrintOptions, more: boolean): string[] {

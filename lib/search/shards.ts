@@ -8,6 +8,7 @@ import { lstatSync } from 'node:fs';
 import { compileFileFilter, type FileFilterSpec } from './file_types.ts';
 import { IgnoreRules } from './ignore.ts';
 import { type GrepPrefilter, skipperOf } from './index/skip.ts';
+import { ListingWriter, type ShardListing } from './listing.ts';
 import { compileGlob, compileRegex } from './matcher.ts';
 import { type Line, type SearchOptions, searchFile } from './search.ts';
 import { comparePaths, type Entry, type SkipReason, type Visitor, visitFiles, type WalkOptions, walk } from './walk.ts';
@@ -92,11 +93,11 @@ export interface GrepShardResult extends ShardStats {
   /** Content mode: the files with matches and their lines. */
   files: GrepFileResult[];
   /**
-   * The other modes: the files with matches as one NUL-separated string of paths in path order, and
-   * their match counts (count mode): a whole-tree listing crosses threads as two values, not an
-   * object per file (lib/search/listing.ts merges them).
+   * The other modes: the files with matches in path order, as NUL-separated bytes, and their match
+   * counts (count mode): a whole-tree listing crosses threads as two values, not an object per file
+   * (lib/search/listing.ts writes and merges them).
    */
-  listed?: { names: string; counts?: number[] };
+  listed?: ShardListing;
   binary: number;
   unreadable: { rel: string; error: string }[];
   skipped: SkipCounts;
@@ -183,8 +184,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     stopped: false,
   };
   const count = counter();
-  const names: string[] = [];
-  const counts: number[] = [];
+  const listing = t.mode === 'content' ? undefined : new ListingWriter(t.mode === 'count');
   const skip = skipperOf(t.prefilter);
   if (skip) out.unindexed = [];
   const options: SearchOptions = {
@@ -217,10 +217,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     else if (r.kind === 'unreadable') out.unreadable.push({ rel: e.rel, error: r.error });
     else if (r.matches > 0) {
       if (t.mode === 'content') out.files.push({ rel: e.rel, lines: r.lines, matches: r.matches });
-      else {
-        names.push(e.rel);
-        if (t.mode === 'count') counts.push(r.matches);
-      }
+      else listing?.add(e.rel, r.matches);
       out.results += t.mode === 'content' ? r.lines.length : 1;
     }
     out.stopped = out.results >= t.maxResults;
@@ -238,7 +235,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
   const o = { ...t.walk, openFiles: true };
   if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
   out.skipped = count.skipped;
-  if (t.mode !== 'content') out.listed = { names: names.join('\0'), ...(t.mode === 'count' ? { counts } : {}) };
+  if (listing) out.listed = listing.done();
   return out;
 }
 

@@ -6,15 +6,16 @@
  */
 import path from 'node:path';
 import * as v from 'valibot';
+import { WholeText } from '../core/budgeted_text.ts';
 import { displayPath } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
-import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
+import { defineTool, fail, type ToolResult } from '../core/tool.ts';
 import type { TaskOutcome } from '../pool/pool.ts';
 import type { SearchContext } from '../search/context.ts';
 import { badGlob, typeGlobs, typeNames } from '../search/file_types.ts';
 import { MAX_MATCH_LINE_CHARS, pathShower, printGrep } from '../search/format.ts';
 import { runDirect } from '../search/index/direct.ts';
-import { mergeListings } from '../search/listing.ts';
+import { releaseListings } from '../search/listing.ts';
 import { compileRegex } from '../search/matcher.ts';
 import { INLINE_MAX_FILES, inlineRunner, runSharded, type SearchRun, type ShardRunner } from '../search/parallel.ts';
 import type { GrepShard, GrepShardResult } from '../search/shards.ts';
@@ -208,13 +209,16 @@ export const grep = defineTool({
       dir,
       run.value.results.reduce((n, r) => n + r.visited, 0),
     );
+    // A whole-tree answer is written through the output budget as it is printed (ctx.output), so
+    // the main thread never holds its text; without a budget (the CLI) it is kept whole.
+    const out = ctx.output ?? new WholeText();
     const printed = printGrep(
       {
         files:
           mode === 'content'
             ? run.value.results.flatMap((r) => r.files).sort((x, y) => comparePaths(x.rel, y.rel))
             : [],
-        listed: mergeListings(mode === 'content' ? [] : run.value.results),
+        listings: mode === 'content' ? [] : run.value.results.map((r) => r.listed),
         binary: run.value.results.reduce((n, r) => n + r.binary, 0),
         unreadable: run.value.results.flatMap((r) => r.unreadable),
         skipped: [run.value.skipped, ...run.value.results.map((r) => r.skipped)],
@@ -227,9 +231,11 @@ export const grep = defineTool({
         pattern: a.pattern,
         shown,
       },
+      out,
     );
+    if (mode !== 'content') releaseListings(run.value.results.map((r) => r.listed));
     const index = pre ? { index: pre.index } : {};
-    return ok(printed.text, {
+    return out.result({
       files: printed.files,
       matches: printed.matches,
       results: printed.results,
