@@ -60,9 +60,21 @@ export function planQuery(r: RequiredLiterals | undefined): QueryPlan | undefine
     if (alts.some((a) => a.length === 0)) continue; // that alternative could match anywhere
     groups.push(alts);
   }
-  for (const any of r.triples ?? []) groups.push([...new Set(any.map(foldTriple))].map((k) => [k]));
-  return groups.length > 0 ? groups : undefined;
+  const triples = (r.triples ?? []).map((any) => [...new Set(any.map(foldTriple))].map((k) => [k]));
+  // Each alternative is a posting lookup in every segment: a pattern of thousands of literals and
+  // classes would cost more to plan than to scan. A few groups narrow as much as all of them; dropping
+  // groups only loosens the answer. Keep those with the fewest alternatives (the longest literals).
+  const cheapest = (gs: QueryPlan, n: number, size: (g: number[][]) => number) =>
+    gs.length <= n ? gs : [...gs].sort((a, b) => size(a) - size(b)).slice(0, n);
+  const kept = [
+    ...cheapest(groups, MAX_GROUPS, (g) => g.length * 64 - Math.min(...g.map((keys) => keys.length))),
+    ...cheapest(triples, MAX_GROUPS, (g) => g.length),
+  ];
+  return kept.length > 0 ? kept : undefined;
 }
+
+/** Most literal groups, and most triple groups, a plan keeps. */
+export const MAX_GROUPS = 16;
 
 const fold = (b: number) => (b >= 65 && b <= 90 ? b + 32 : b);
 const foldTriple = (t: number) => (fold(t >>> 16) << 16) | (fold((t >>> 8) & 255) << 8) | fold(t & 255);

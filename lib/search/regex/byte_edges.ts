@@ -30,19 +30,31 @@ const HIGH = range(0x80, 0xff);
 /** The ASCII letters whose case variants leave ASCII: K (U+212A Kelvin sign) and S (U+017F long s). */
 export const FOLDS_OUT = [0x4b, 0x53, 0x6b, 0x73];
 
-/** The edges of a class node, or undefined when it may match nothing but is not worth it. */
+/** Edges by the class's regex source: a pattern often repeats a class, and each costs 129 tests. */
+const known = new Map<string, Edges>();
+
+/** The edges of a class node, or undefined when its regex cannot be built. */
 export function classEdges(n: Extract<Node, { t: 'class' }>): Edges | undefined {
+  let source: string;
   let re: RegExp;
   try {
     const t = translate(n, true);
+    source = `${t.flags}/${t.source}`;
+    const seen = known.get(source);
+    if (seen) return seen;
     re = new RegExp(`^(?:${t.source})$`, t.flags);
   } catch {
     return undefined;
   }
   const ascii = range(0, 127).filter((c) => re.test(String.fromCharCode(c)));
-  if (asciiOnly(n)) return { first: ascii, last: ascii };
-  if (re.test('\ufffd')) return { first: [...ascii, ...HIGH], last: [...ascii, ...HIGH] };
-  return { first: [...ascii, ...LEAD], last: [...ascii, ...CONTINUATION] };
+  const edges = asciiOnly(n)
+    ? { first: ascii, last: ascii }
+    : re.test('\ufffd')
+      ? { first: [...ascii, ...HIGH], last: [...ascii, ...HIGH] }
+      : { first: [...ascii, ...LEAD], last: [...ascii, ...CONTINUATION] };
+  if (known.size >= 256) known.clear();
+  known.set(source, edges);
+  return edges;
 }
 
 /** The class is ASCII ranges only, and under case folding none of them reaches a non-ASCII letter. */

@@ -40,7 +40,9 @@ export function requiredLiteralsOf(node: Node, caseInsensitive: boolean): Requir
   const seen = new Set<string>();
   const byteClauses = (info.bytes ?? []).filter((c) => {
     const k = [...c].sort((a, b) => a - b).join();
-    return !seen.has(k) && seen.add(k) !== undefined;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
   });
   // An alternation's strings often share a prefix or suffix ((user|order)Cache): that part alone is a
   // one-string clause the byte prefilter can use.
