@@ -6,6 +6,7 @@
  */
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { rng } from './edits/prng.ts';
 
 export interface FixtureOptions {
   files: number;
@@ -19,18 +20,6 @@ export interface FixtureSummary {
   bytes: number;
 }
 
-/** mulberry32: tiny, fast, and the same sequence on every machine. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = (
   'user order cache item value index buffer stream token parser config client server request response ' +
   'handler event queue worker task result error state store render layout widget module package service'
@@ -38,7 +27,7 @@ const WORDS = (
 const EXTS = ['ts', 'ts', 'ts', 'js', 'tsx', 'md', 'json', 'go', 'py'] as const;
 
 export function generateFixture(root: string, o: FixtureOptions): FixtureSummary {
-  const rand = prng(o.seed ?? 42);
+  const rand = rng(o.seed ?? 42).next;
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)] as T;
   const ident = () => pick(WORDS) + pick(WORDS).replace(/^./, (c) => c.toUpperCase());
   const line = (): string => {

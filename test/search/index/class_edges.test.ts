@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { rng } from '../../../bench/edits/prng.ts';
 import { RACY_MS } from '../../../lib/search/dircache.ts';
 import { trigramsOf } from '../../../lib/search/index/ngrams.ts';
 import { candidates, planQuery, requiredLiteralsOf } from '../../../lib/search/index/plan.ts';
@@ -121,20 +122,9 @@ const PATTERNS: [string, boolean][] = [
   ['(ab\ufffdc|zz\ufffdc)d', false],
 ];
 
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Files of filler words with a few pieces each, so that most searches are selective. */
 function randomFiles(count: number, seed: number): Buffer[] {
-  const rand = prng(seed);
+  const rand = rng(seed).next;
   const files: Buffer[] = [];
   const filler = () =>
     Array.from({ length: 3 + Math.floor(rand() * 3) }, () => 'abcdfhjlmnopqruvwyz'[Math.floor(rand() * 19)]).join('');

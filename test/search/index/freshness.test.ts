@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { rng } from '../../../bench/edits/prng.ts';
 import type { Runtime } from '../../../lib/runtime.ts';
 import { RACY_MS } from '../../../lib/search/dircache.ts';
 import { runtimeAt, tempDir, waitFor, writeTree } from '../../helpers.ts';
@@ -18,19 +19,8 @@ const WORDS = [
   ...Array.from({ length: 60 }, (_, i) => `w${i.toString(36)}${'kq'[i % 2]}${i % 7}`),
 ];
 
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test('index freshness: every search after every kind of change answers as a full scan does', async () => {
-  const rand = prng(Number(process.env.MEWCODE_INDEX_SEED ?? 18));
+  const rand = rng(Number(process.env.MEWCODE_INDEX_SEED ?? 18)).next;
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)] as T;
   const line = () => Array.from({ length: 1 + Math.floor(rand() * 5) }, () => pick(WORDS)).join(' ');
   const text = () => `${Array.from({ length: 1 + Math.floor(rand() * 6) }, line).join('\n')}\n`;
