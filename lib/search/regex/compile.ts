@@ -62,7 +62,9 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
     throw e;
   }
   const allCi = ciEverywhere(node);
-  const required = requiredLiteralsOf(node, allCi);
+  // The searcher's prefilter needs the literal clauses only; the index's triples are worked out on request.
+  const required = requiredLiteralsOf(node, allCi, false);
+  let planned: RequiredLiterals | undefined;
   const singles = required.clauses.filter((c) => c.length === 1);
   const lit = best(singles)?.[0];
   // A literal with \r is confirmed on the line: the raw bytes hold a CRLF line's \r, the line does not.
@@ -71,7 +73,10 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
     line,
     scan,
     pure: false,
-    requiredLiterals: () => (required.clauses.length > 0 || required.triples.length > 0 ? required : undefined),
+    requiredLiterals: () => {
+      planned ??= requiredLiteralsOf(node, allCi);
+      return planned.clauses.length > 0 || planned.triples.length > 0 ? planned : undefined;
+    },
   };
   if (lit) {
     if (!allCi) {

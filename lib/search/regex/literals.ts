@@ -34,8 +34,12 @@ interface Info {
   edges?: Edges;
 }
 
-export function requiredLiteralsOf(node: Node, caseInsensitive: boolean): RequiredLiterals {
-  const info = analyse(node, caseInsensitive);
+/**
+ * `withTriples` false: the clauses only, without the byte triples (only an index plans with those;
+ * each distinct class costs a regex and 129 tests to learn its edges).
+ */
+export function requiredLiteralsOf(node: Node, caseInsensitive: boolean, withTriples = true): RequiredLiterals {
+  const info = analyse(node, caseInsensitive, withTriples ? classEdges : () => undefined);
   const clauses = finish(info);
   const seen = new Set<string>();
   const byteClauses = (info.bytes ?? []).filter((c) => {
@@ -83,7 +87,9 @@ function dedupe(clauses: string[][]): string[][] {
     });
 }
 
-function analyse(n: Node, allCi: boolean): Info {
+type EdgesOf = (n: Extract<Node, { t: 'class' }>) => Edges | undefined;
+
+function analyse(n: Node, allCi: boolean, edgesOf: EdgesOf): Info {
   switch (n.t) {
     case 'empty':
     case 'assert':
@@ -97,19 +103,19 @@ function analyse(n: Node, allCi: boolean): Info {
       const cps = smallSet(n.set);
       const all = cps && !(n.ci && allCi) ? (n.ci ? [...new Set(cps.flatMap(caseVariants))] : cps) : undefined;
       if (all && all.length <= MAX_SET) return { exact: all.map((c) => String.fromCodePoint(c)), req: [] };
-      return { req: [], edges: classEdges(n) };
+      return { req: [], edges: edgesOf(n) };
     }
     case 'dot':
       return { req: [] };
     case 'group':
-      return analyse(n.node, allCi);
+      return analyse(n.node, allCi, edgesOf);
     case 'cat':
       return concat(
-        n.nodes.map((x) => analyse(x, allCi)),
+        n.nodes.map((x) => analyse(x, allCi, edgesOf)),
         allCi,
       );
     case 'alt': {
-      const infos = n.nodes.map((x) => analyse(x, allCi));
+      const infos = n.nodes.map((x) => analyse(x, allCi, edgesOf));
       const exact = infos.every((i) => i.exact) ? [...new Set(infos.flatMap((i) => i.exact as string[]))] : undefined;
       if (exact && exact.length <= MAX_SET) return { exact, req: [] };
       // Each branch gives its best clause; one of them holds in every match.
@@ -119,7 +125,7 @@ function analyse(n: Node, allCi: boolean): Info {
     }
     case 'rep': {
       if (n.max === 0) return { exact: [''], req: [] };
-      const inner = analyse(n.node, allCi);
+      const inner = analyse(n.node, allCi, edgesOf);
       if (n.min === 0) return { req: [] };
       if (inner.exact && n.min === n.max && inner.exact.length ** n.min <= MAX_SET && n.min <= 64) {
         const parts: Info[] = Array.from({ length: n.min }, () => inner);
