@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import * as v from 'valibot';
 import { applyBudget } from '../../lib/core/budget.ts';
 import { BudgetedText } from '../../lib/core/budgeted_text.ts';
-import { defineTool } from '../../lib/core/tool.ts';
+import { defineTool, type ToolContext } from '../../lib/core/tool.ts';
 import type { ToolResult } from '../../lib/core/tool_result.ts';
 import { tempDir } from '../helpers.ts';
 
@@ -114,46 +114,27 @@ test('budgeted text: an answer written and then dropped leaves no spill file, th
   assert.equal(readdirSync(dir).length, 1, 'the spill started once past the budget');
   dropped.discard();
   assert.deepEqual(readdirSync(dir), []);
-  // A tool that writes past the budget and then throws: the caller gets an error and no file stays.
-  const writesThenThrows = defineTool({
-    name: 'writes_then_throws',
-    description: 'test',
-    lane: 'main',
-    params: v.strictObject({}),
-    access: () => [],
-    async run(_args, ctx) {
-      ctx.output?.write('w'.repeat(500_000));
-      throw new Error('after writing');
-    },
+  // A tool that writes 500 KB past the budget, then finishes as `end` says, invoked on `dir`.
+  const writeThen = (name: string, end: (ctx: ToolContext) => ToolResult) =>
+    defineTool({
+      name,
+      description: 'test',
+      lane: 'main',
+      params: v.strictObject({}),
+      access: () => [],
+      async run(_args, ctx) {
+        ctx.output?.write('w'.repeat(500_000));
+        return end(ctx);
+      },
+    }).invoke({}, { root: dir, paths: [], signal: new AbortController().signal }, { spillDir: dir });
+  // It throws after writing: the caller gets an error and no file stays.
+  const r = await writeThen('writes_then_throws', () => {
+    throw new Error('after writing');
   });
-  const r = await writesThenThrows.invoke(
-    {},
-    { root: dir, paths: [], signal: new AbortController().signal },
-    {
-      spillDir: dir,
-    },
-  );
   assert.equal(r.code, 'internal');
   assert.deepEqual(readdirSync(dir), []);
-  // The same tool returning its written answer: one spill file, the answer cut once.
-  const writes = defineTool({
-    name: 'writes',
-    description: 'test',
-    lane: 'main',
-    params: v.strictObject({}),
-    access: () => [],
-    async run(_args, ctx) {
-      ctx.output?.write('w'.repeat(500_000));
-      return ctx.output?.result({ files: 1 }) ?? { content: '', isError: true };
-    },
-  });
-  const kept = await writes.invoke(
-    {},
-    { root: dir, paths: [], signal: new AbortController().signal },
-    {
-      spillDir: dir,
-    },
-  );
+  // It returns its written answer: one spill file, the answer cut once.
+  const kept = await writeThen('writes', (ctx) => ctx.output?.result({ files: 1 }) ?? { content: '', isError: true });
   assert.equal(kept.meta?.files, 1);
   assert.equal(kept.content.match(/\[truncated:/g)?.length, 1);
   assert.equal(readFileSync(String(kept.meta?.truncated?.spillPath), 'utf8'), 'w'.repeat(500_000));
