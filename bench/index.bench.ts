@@ -13,8 +13,10 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { currentBundle } from '../bin/current_bundle.mjs';
 import { createRuntime } from '../lib/runtime.ts';
 import { type Contender, type GrepCase, grepContenders, mewcodeWarm } from './contenders.ts';
+import { spawnPlain } from './plain_child.ts';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -50,18 +52,27 @@ export interface IndexReport {
     peakRssMiB: number;
   };
   serving: { peakRssMiB: number; served: number };
+  /** What the build and serving probes ran: the bundle under plain node, or the sources under tsx. */
+  probeRuns: string;
   writeUpdateMs: number;
   externalChangeFound: boolean;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-function probe(args: string[]): { ms: number; rebuildMs?: number; served: number; maxRssKiB: number } {
-  const r = spawnSync(
-    process.execPath,
-    ['--import', import.meta.resolve('tsx'), path.join(repo, 'bench/index_probe.ts'), ...args],
-    { encoding: 'utf8', maxBuffer: 1 << 24 },
-  );
+/**
+ * One probe process. With a current build (dist/), the bundle under plain node, as an installed
+ * MewCode runs; else the sources under tsx, whose loader adds memory to every thread (said in the report).
+ */
+const bundled = currentBundle(repo) !== undefined;
+async function probe(args: string[]): Promise<{ ms: number; rebuildMs?: number; served: number; maxRssKiB: number }> {
+  const script = path.join(repo, 'bench/index_probe.ts');
+  const r = bundled
+    ? await spawnPlain(script, args, { env: { ...process.env, MEWCODE_PROBE_BUNDLE: repo } })
+    : spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), script, ...args], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 24,
+      });
   if (r.status !== 0) throw new Error(`index probe failed: ${r.stderr.slice(-500)}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1) as string);
 }
@@ -70,7 +81,7 @@ export async function indexBench(root: string, workers: number, reps: number): P
   const cache = mkdtempSync(path.join(tmpdir(), 'mewcode-index-bench-'));
   try {
     log(`● index: build (child process, ${workers} workers)`);
-    const built = probe(['build', root, cache, String(workers)]);
+    const built = await probe(['build', root, cache, String(workers)]);
     const open = (index: 'build' | 'off') => {
       const made = createRuntime({ root, workers, index, indexCacheDir: cache, home: null, readTimeoutMs: 600_000 });
       if (!made.ok) throw new Error(made.error);
@@ -154,7 +165,7 @@ export async function indexBench(root: string, workers: number, reps: number): P
     appendFileSync(target, `${token}\n`);
     const found = await indexed.call('grep', { pattern: token, output_mode: 'files_with_matches' });
     writeFileSync(target, before);
-    const serving = probe([
+    const serving = await probe([
       'serve',
       root,
       cache,
@@ -185,6 +196,7 @@ export async function indexBench(root: string, workers: number, reps: number): P
         peakRssMiB: built.maxRssKiB / 1024,
       },
       serving: { peakRssMiB: serving.maxRssKiB / 1024, served: serving.served },
+      probeRuns: bundled ? 'bundle, plain node' : 'sources under tsx: its loader adds memory to every thread',
       writeUpdateMs,
       externalChangeFound: found.content.includes('README.md'),
     };
@@ -211,6 +223,7 @@ export function formatIndexReport(r: IndexReport): string {
       `${b.warmMs.toFixed(0)} ms = ${(b.warmMs / b.fullSearchMs).toFixed(2)}× on started workers; ` +
       `${b.files} files, index ${(b.indexBytes / 1e6).toFixed(1)} MB = ${((100 * b.indexBytes) / b.textBytes).toFixed(1)}% of ${(b.textBytes / 1e6).toFixed(1)} MB of text; peak RSS building ${b.peakRssMiB.toFixed(0)} MiB`,
     `  serving: peak RSS ${r.serving.peakRssMiB.toFixed(0)} MiB (${r.serving.served} of ${INDEX_CASES.length * 3} searches served by the index)`,
+    `  (build and serving probes: ${r.probeRuns})`,
     `  write-lane update: ${r.writeUpdateMs.toFixed(3)} ms; external change found by the next search: ${r.externalChangeFound ? 'yes' : 'NO'}`,
   );
   return `${out.join('\n')}\n`;

@@ -11,9 +11,7 @@
  *                 ~35 MiB to the main thread, and its loader to every worker (workers inherit execArgv).
  *   --node-flags "F"  with --bundle: node flags for that run, e.g. "--max-semi-space-size=2"
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as Lib from '../lib/index.ts';
@@ -35,16 +33,12 @@ if (args.includes('--help') || !root || !workers || !inputs) {
 }
 
 if (bundle !== undefined && process.env.MEWCODE_RSS_PROBE_PLAIN !== '1') {
-  const { transformSync } = await import('esbuild');
-  const source = readFileSync(fileURLToPath(import.meta.url), 'utf8');
-  const dir = mkdtempSync(path.join(tmpdir(), 'mewcode-rss-probe-'));
-  const plain = path.join(dir, 'rss_probe.mjs');
-  writeFileSync(plain, transformSync(source, { loader: 'ts', format: 'esm' }).code);
-  const child = spawnSync(process.execPath, [...nodeFlags, plain, ...process.argv.slice(2)], {
-    stdio: 'inherit',
+  const { spawnPlain } = await import('./plain_child.ts');
+  const child = await spawnPlain(fileURLToPath(import.meta.url), process.argv.slice(2), {
     env: { ...process.env, MEWCODE_RSS_PROBE_PLAIN: '1' },
+    nodeFlags,
+    inherit: true,
   });
-  rmSync(dir, { recursive: true, force: true });
   process.exit(child.status ?? 1);
 }
 
