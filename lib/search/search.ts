@@ -67,8 +67,11 @@ const MAX_HEAD_CHARS = 1000;
 interface Collected {
   lines: Line[];
   matches: number;
-  /** Number of the last line counted as a match (a long line spans several pieces). */
-  lastMatch: number;
+  /**
+   * The line the last region ended in already counted as a match: a line longer than the buffer is
+   * searched a piece at a time (each piece holds no newline), and must be counted once.
+   */
+  longLineMatched: boolean;
 }
 
 // One read buffer per thread, reused for every file: the case-folded byte search's own memory, so a
@@ -92,7 +95,7 @@ export function searchFile(at: string, o: SearchOptions): FileOutcome {
   }
   try {
     const buf = readBuffer();
-    const out: Collected = { lines: [], matches: 0, lastMatch: 0 };
+    const out: Collected = { lines: [], matches: 0, longLineMatched: false };
     let base = 1; // line number of the first line in the buffer
     let carry = 0; // bytes of an unfinished line kept at the front of the buffer
     let pos = 0;
@@ -131,7 +134,7 @@ export function searchFile(at: string, o: SearchOptions): FileOutcome {
       }
       const piece = cut <= 0;
       if (piece) cut = end;
-      const done = searchRegion(cut === end ? filled : buf.subarray(0, cut), base, o, out, head);
+      const done = searchRegion(cut === end ? filled : buf.subarray(0, cut), base, o, out, head, piece);
       if (done || eof) return { kind: 'ok', lines: out.lines, matches: out.matches };
       if (piece) head ??= buf.toString('utf8', 0, Math.min(end, 4 * MAX_HEAD_CHARS)).slice(0, MAX_HEAD_CHARS);
       else head = undefined;
@@ -152,19 +155,26 @@ export function searchFile(at: string, o: SearchOptions): FileOutcome {
 function searchDecoded(bytes: Buffer, o: SearchOptions, out: Collected): FileOutcome {
   if (bytes.indexOf(0) !== -1)
     return mayMatch(bytes, o.spec) ? { kind: 'binary' } : { kind: 'ok', lines: [], matches: 0 };
-  searchRegion(bytes, 1, o, out, undefined);
+  searchRegion(bytes, 1, o, out, undefined, false);
   return { kind: 'ok', lines: out.lines, matches: out.matches };
 }
 
-/** Searches `bytes` whose first line is number `base`; returns true when no more is wanted. */
+/**
+ * Searches `bytes` whose first line is number `base`; returns true when no more is wanted. `head`:
+ * the region begins inside a line that earlier pieces began; `piece`: the region is one piece of a
+ * line (no newline in it), which goes on in the next region.
+ */
 function searchRegion(
   bytes: Buffer,
   base: number,
   o: SearchOptions,
   out: Collected,
   head: string | undefined,
+  piece: boolean,
 ): boolean {
   const { spec } = o;
+  const carried = head !== undefined && out.longLineMatched;
+  out.longLineMatched = piece && carried;
   // Bytes first: a required literal missing from the raw bytes rules the region out undecoded.
   const folded = regionView(bytes, spec);
   const none = !mayMatch(bytes, spec, folded);
@@ -182,9 +192,10 @@ function searchRegion(
   }
   if (o.invert) hits = otherLines(src, hits, o.firstOnly);
   // A first line that began in an earlier piece may already have matched there.
-  if (head !== undefined && hits[0]?.start === 0 && out.lastMatch === base) hits.shift();
-  const lastHit = hits.at(-1);
-  if (lastHit === undefined) return false;
+  if (carried && hits[0]?.start === 0) hits.shift();
+  // A piece is one line: any hit is that line's (a hit dropped above already counted it).
+  out.longLineMatched = piece && (carried || hits.length > 0);
+  if (hits.length === 0) return false;
   if (o.namesOnly) {
     out.matches = 1;
     return true;
@@ -192,7 +203,6 @@ function searchRegion(
   const maxCount = o.maxCount ?? Number.POSITIVE_INFINITY;
   if (o.countOnly) {
     for (const h of hits) out.matches += 1 + (h.lastStart === h.start ? 0 : src.newlines(h.start, h.lastStart));
-    out.lastMatch = base + src.newlines(0, lastHit.lastStart);
     if (out.matches >= maxCount) out.matches = maxCount;
     return out.matches >= maxCount;
   }
@@ -222,7 +232,6 @@ function emit(
     const first = numberAt(hit.start);
     const last = hit.lastStart === hit.start ? first : first + src.newlines(hit.start, hit.lastStart);
     out.matches += last - first + 1;
-    out.lastMatch = last;
     // Before-context: walk back from the hit, but never over lines already printed.
     const block: Line[] = [];
     let s = hit.start;

@@ -8,7 +8,8 @@ import { removeSpills, requireTool, runtimeAt, tempDir, writeTree } from '../hel
 // Large files are read and searched CHUNK_BYTES at a time (lib/search/search.ts): lines that straddle
 // a read, lines longer than several reads (with the literal at their start, middle and end), a UTF-8
 // BOM before a long first line, a file of exactly one read, and CRLF must all answer as rg does, in
-// every output mode, with and without -i, context (which reads whole regions) and inversion.
+// every output mode, with and without -i, context (which reads whole regions) and inversion. A line
+// longer than the whole read buffer (BUFFER_BYTES) is searched a piece at a time and counts once.
 
 const filler = (bytes: number) => Buffer.alloc(bytes, 'filler line\n');
 const long = (bytes: number, at: number, word: string) => {
@@ -41,6 +42,20 @@ writeTree(root, {
     Buffer.from([0xef, 0xbb, 0xbf]),
     long(CHUNK_BYTES + 100, CHUNK_BYTES, 'needle'),
     filler(100),
+  ]),
+  // After a match on the first line, lines longer than the buffer: the literal only in a later
+  // piece, in the first and a later piece (one line, one match), and in none.
+  'huge.txt': Buffer.concat([
+    Buffer.from('needle first\n'),
+    long(BUFFER_BYTES + CHUNK_BYTES, BUFFER_BYTES + 10, 'needle'),
+    filler(100),
+    (() => {
+      const b = long(BUFFER_BYTES + CHUNK_BYTES, 0, 'needle');
+      b.write('needle', BUFFER_BYTES + 20);
+      return b;
+    })(),
+    long(BUFFER_BYTES + 5, 0, 'nothing'),
+    Buffer.from('needle last\n'),
   ]),
   'exact.txt': Buffer.concat([filler(CHUNK_BYTES - 12 - 7), Buffer.from('needle\n'), filler(12)]),
   'none.txt': filler(2 * CHUNK_BYTES + 5),
@@ -94,7 +109,12 @@ const cases: [string, Record<string, unknown>, string[]][] = [
   ['files', { pattern: 'needle', output_mode: 'files_with_matches' }, ['-l', 'needle']],
   ['a regex', { pattern: 'ne+dle (here|after)' }, ['ne+dle (here|after)']],
   ['words', { pattern: '\\bneedle\\b', case_insensitive: true }, ['-i', '-w', 'needle']],
-  ['context', { pattern: 'needle', context: 1, glob: '!long.txt' }, ['-C', '1', '-g', '!long.txt', 'needle']],
+  // Context beside a line longer than the buffer is a stated difference from rg (README).
+  [
+    'context',
+    { pattern: 'needle', context: 1, glob: '!{long,huge}.txt' },
+    ['-C', '1', '-g', '!{long,huge}.txt', 'needle'],
+  ],
   ['inverted count', { pattern: 'filler', invert_match: true, output_mode: 'count' }, ['-v', '-c', 'filler']],
   ['max count', { pattern: 'needle', max_count: 2 }, ['-m', '2', 'needle']],
 ];
