@@ -4,9 +4,14 @@
  * current directory's ancestors are kept, so a run of paths in sorted order (a shard's loose files,
  * its directories) opens each directory once and checks no real path but the root's. A directory
  * reached this way is the real one, whatever was swapped for a symlink meanwhile (see walk.ts).
+ * A directory two or more levels below the deepest one kept open is opened by its whole path instead
+ * and checked to be exactly that path (`openExact`, one open and one readlink, where the chain would
+ * open each level: loose files spread over a tree, as an index's candidates are, cost a third as
+ * much to reach). Refused, it is reached level by level as before, which says what is in the way.
  */
 import { closeSync } from 'node:fs';
-import { DIR_ONLY, openExactDir, openIn } from '../core/descriptors.ts';
+import path from 'node:path';
+import { DIR_ONLY, openExact, openExactDir, openIn } from '../core/descriptors.ts';
 
 export class DirChain {
   readonly #root: string;
@@ -36,6 +41,15 @@ export class DirChain {
       this.#fds.push(root.value);
     }
     let at = this.#rels[this.#rels.length - 1] as string;
+    const below = at === '' ? rel : rel.slice(at.length + 1);
+    if (below.includes('/')) {
+      const jumped = openExact(path.join(this.#root, rel), DIR_ONLY);
+      if (jumped.ok) {
+        this.#rels.push(rel);
+        this.#fds.push(jumped.value);
+        return jumped.value;
+      }
+    }
     while (at !== rel) {
       const rest = at === '' ? rel : rel.slice(at.length + 1);
       const name = rest.slice(0, rest.indexOf('/') === -1 ? rest.length : rest.indexOf('/'));

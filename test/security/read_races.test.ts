@@ -4,10 +4,11 @@
  * in any output. Each tool runs 1,000 times while the swap runs; none may leak once.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, unlinkSync } from 'node:fs';
+import { mkdirSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { inlineRunner, runSharded, type ShardRunner } from '../../lib/search/parallel.ts';
+import { runGrepShard } from '../../lib/search/shards.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
 import { leaked, outcome, SECRET, scene, TRIES, tally, whileRacing } from './racer.ts';
 
@@ -182,4 +183,66 @@ test('read races: planned searches (shards of loose files and directories, as th
   }
   console.log(`read races: planned grep and glob x${TRIES}: ${seen}, ${leaks} leaked`);
   assert.equal(leaks, 0);
+});
+
+test('read races: loose files two levels below an open directory (reached by their whole checked path) never leak (1,000 runs)', async () => {
+  // An index's candidates are loose files spread over a tree: the directory chain then opens a
+  // directory by its whole path and checks what it reached (dir_chain.ts). `d` keeps being swapped
+  // for a symlink to a tree of secrets with the same names.
+  const { root, outside, d } = scene({ deeper: true });
+  writeTree(root, { 'e/f/g/h.txt': 'needle far\n' });
+  const files = ['d/sub/b.txt', 'd/sub/deeper/c.txt', 'e/f/g/h.txt', 'top.txt'].map((rel) => ({
+    rel,
+    kind: 'file' as const,
+  }));
+  const walk = { root, useIgnore: true, hidden: false, maxDepth: Number.POSITIVE_INFINITY, ignoreBase: root };
+  const task = {
+    kind: 'grep' as const,
+    root,
+    walk,
+    dirs: [],
+    files,
+    pattern: 'needle',
+    ignoreCase: false,
+    fixedStrings: true,
+    multiline: false,
+    before: 0,
+    after: 0,
+    mode: 'content' as const,
+    maxResults: Number.POSITIVE_INFINITY,
+  };
+  const calm = runGrepShard(task);
+  assert.deepEqual(
+    calm.files.map((f) => f.rel),
+    ['d/sub/b.txt', 'd/sub/deeper/c.txt', 'e/f/g/h.txt', 'top.txt'],
+  );
+  const seen = tally();
+  let leaks = 0;
+  await whileRacing(d, outside, async () => {
+    for (let i = 0; i < TRIES; i++) {
+      const r = runGrepShard(task);
+      if (JSON.stringify(r).includes(SECRET)) leaks++;
+      seen.add(`${r.files.length} files, ${r.unreadable.length} unreachable`);
+      // The file outside the swapped directory is read every time.
+      assert.ok(r.files.some((f) => f.rel === 'e/f/g/h.txt'));
+    }
+  });
+  console.log(`read races: loose files x${TRIES}: ${seen}, ${leaks} leaked`);
+  assert.equal(leaks, 0);
+  // `d` a symlink for good: nothing below it is read, and each file says why.
+  const dir = path.join(root, 'd');
+  const moved = `${dir}.real`;
+  renameSync(dir, moved);
+  symlinkSync(outside, dir);
+  try {
+    const r = runGrepShard(task);
+    assert.doesNotMatch(JSON.stringify(r), new RegExp(SECRET));
+    assert.deepEqual(
+      r.unreadable.map((u) => u.rel),
+      ['d/sub/b.txt', 'd/sub/deeper/c.txt'],
+    );
+  } finally {
+    unlinkSync(dir);
+    renameSync(moved, dir);
+  }
 });
