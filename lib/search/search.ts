@@ -132,7 +132,7 @@ export function searchFile(at: string, o: SearchOptions): FileOutcome {
         carry = end; // no whole line yet: read on before searching
         continue;
       }
-      const piece = cut <= 0;
+      const piece = cut <= 0 && !eof; // at the end, an empty region ends the line the last piece began
       if (piece) cut = end;
       const done = searchRegion(cut === end ? filled : buf.subarray(0, cut), base, o, out, head, piece);
       if (done || eof) return { kind: 'ok', lines: out.lines, matches: out.matches };
@@ -190,11 +190,23 @@ function searchRegion(
     src = new TextSource(text);
     hits = none ? [] : o.multiline ? multilineHits(text, src, spec) : textHits(text, src, spec, firstOnly);
   }
-  if (o.invert) hits = otherLines(src, hits, o.firstOnly);
-  // A first line that began in an earlier piece may already have matched there.
-  if (carried && hits[0]?.start === 0) hits.shift();
-  // A piece is one line: any hit is that line's (a hit dropped above already counted it).
-  out.longLineMatched = piece && (carried || hits.length > 0);
+  if (o.invert) {
+    // A long line is inverted only when no piece of it matched: its pieces only note whether one did,
+    // and the region it ends in decides (an empty one when the file ends where a piece does).
+    if (piece) {
+      out.longLineMatched = carried || hits.length > 0;
+      return false;
+    }
+    const ended = head !== undefined && !carried && src.length === 0;
+    hits = ended
+      ? [{ start: 0, lastStart: 0 }]
+      : otherLines(src, carried ? [{ start: 0, lastStart: 0 }, ...hits] : hits, o.firstOnly);
+  } else {
+    // A first line that began in an earlier piece may already have matched there.
+    if (carried && hits[0]?.start === 0) hits.shift();
+    // A piece is one line: any hit is that line's (a hit dropped above already counted it).
+    out.longLineMatched = piece && (carried || hits.length > 0);
+  }
   if (hits.length === 0) return false;
   if (o.namesOnly) {
     out.matches = 1;
