@@ -104,3 +104,50 @@ export function regionView(bytes: Buffer, spec: RegexSpec): FoldedView | undefin
 
 /** A case-sensitive literal's region view: the SIMD search, exact (no folds to check). */
 const exactView = (bytes: Buffer, lit: Buffer): FoldedView => new FoldedHaystack(bytes, exactLiteral(lit));
+
+/** The lines not covered by `hits`, as one-line hits of their own (ripgrep -v). */
+export function otherLines(src: Source, hits: readonly Hit[], firstOnly: boolean): Hit[] {
+  const out: Hit[] = [];
+  let h = 0;
+  for (let s = 0; s < src.length; s = Math.min(src.lineEnd(s) + 1, src.length)) {
+    while (h < hits.length && (hits[h] as Hit).lastStart < s) h++;
+    const hit = hits[h];
+    if (hit && hit.start <= s && s <= hit.lastStart) continue;
+    out.push({ start: s, lastStart: s });
+    if (firstOnly) break;
+  }
+  return out;
+}
+
+const globalOf = (scan: RegExp) => new RegExp(scan.source, scan.flags.includes('g') ? scan.flags : `${scan.flags}g`);
+
+/** The text of each non-empty match in one line (ripgrep -o prints each on a line of its own). */
+export function matchedTexts(text: string, scan: RegExp): string[] {
+  const re = globalOf(scan);
+  const out: string[] = [];
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[0] === '') re.lastIndex = afterEmptyMatch(text, m.index);
+    else out.push(m[0]);
+  }
+  return out;
+}
+
+/**
+ * The matches in one line as rg counts them with -c -o: an empty one counts too (rg prints none),
+ * except right where the match before it ended (the regex crate's iteration skips it there).
+ */
+export function countMatches(text: string, scan: RegExp): number {
+  const re = globalOf(scan);
+  let n = 0;
+  let lastEnd = -1;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[0] !== '') {
+      n++;
+      lastEnd = m.index + m[0].length;
+      continue;
+    }
+    if (m.index !== lastEnd) n++;
+    re.lastIndex = afterEmptyMatch(text, m.index);
+  }
+  return n;
+}

@@ -8,9 +8,18 @@
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { bomKind, readUtf16 } from './bom.ts';
 import { haystackBuffer } from './fold_wasm.ts';
-import { type Hit, literalHits, mayMatch, multilineHits, regionView, textHits } from './hits.ts';
+import {
+  countMatches,
+  type Hit,
+  literalHits,
+  matchedTexts,
+  mayMatch,
+  multilineHits,
+  otherLines,
+  regionView,
+  textHits,
+} from './hits.ts';
 import type { RegexSpec } from './matcher.ts';
-import { afterEmptyMatch } from './regex/compile.ts';
 import { ByteSource, countNewlines, type Source, TextSource } from './source.ts';
 
 /** Files up to this size are searched in one piece; larger ones in pieces of it, cut at a newline. */
@@ -72,6 +81,8 @@ interface Collected {
    * searched a piece at a time (each piece holds no newline), and must be counted once.
    */
   longLineMatched: boolean;
+  /** Lines counted, where `matches` counts matches instead (count with only_matching). */
+  countedLines: number;
 }
 
 // One read buffer per thread, reused for every file: the case-folded byte search's own memory, so a
@@ -95,7 +106,7 @@ export function searchFile(at: string, o: SearchOptions): FileOutcome {
   }
   try {
     const buf = readBuffer();
-    const out: Collected = { lines: [], matches: 0, longLineMatched: false };
+    const out: Collected = { lines: [], matches: 0, longLineMatched: false, countedLines: 0 };
     let base = 1; // line number of the first line in the buffer
     let carry = 0; // bytes of an unfinished line kept at the front of the buffer
     let pos = 0;
@@ -213,6 +224,15 @@ function searchRegion(
     return true;
   }
   const maxCount = o.maxCount ?? Number.POSITIVE_INFINITY;
+  if (o.countOnly && o.onlyMatching && !o.invert && !o.multiline) {
+    // With only_matching a count is of matches, as rg counts them (max_count still counts lines).
+    for (const h of hits) {
+      if (out.countedLines >= maxCount) return true;
+      out.countedLines++;
+      out.matches += countMatches(src.line(h.start), spec.scan);
+    }
+    return out.countedLines >= maxCount;
+  }
   if (o.countOnly) {
     for (const h of hits) out.matches += 1 + (h.lastStart === h.start ? 0 : src.newlines(h.start, h.lastStart));
     if (out.matches >= maxCount) out.matches = maxCount;
@@ -254,7 +274,8 @@ function emit(
     let e = hit.start;
     for (let n = first; n <= last; n++) {
       const piece = head !== undefined && e === 0;
-      if (o.onlyMatching && !o.invert && !piece) block.push(...matchesIn(n, src.line(e), o.spec.scan));
+      if (o.onlyMatching && !o.invert && !piece)
+        block.push(...matchedTexts(src.line(e), o.spec.scan).map((text) => ({ n, text, match: true })));
       else block.push(piece ? { n, text: head, match: true, partial: true } : { n, text: src.line(e), match: true });
       e = next(e);
     }
@@ -274,32 +295,4 @@ function emit(
     if (o.firstOnly) return true;
   }
   return false;
-}
-
-/** The lines not covered by `hits`, as one-line hits of their own (ripgrep -v). */
-function otherLines(src: Source, hits: readonly Hit[], firstOnly: boolean): Hit[] {
-  const out: Hit[] = [];
-  let h = 0;
-  for (let s = 0; s < src.length; s = Math.min(src.lineEnd(s) + 1, src.length)) {
-    while (h < hits.length && (hits[h] as Hit).lastStart < s) h++;
-    const hit = hits[h];
-    if (hit && hit.start <= s && s <= hit.lastStart) continue;
-    out.push({ start: s, lastStart: s });
-    if (firstOnly) break;
-  }
-  return out;
-}
-
-/** Each match in one line, as a line of its own holding the matched text (ripgrep -o). */
-function matchesIn(n: number, text: string, scan: RegExp): Line[] {
-  const re = new RegExp(scan.source, scan.flags.includes('g') ? scan.flags : `${scan.flags}g`);
-  const out: Line[] = [];
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (m[0] === '') {
-      re.lastIndex = afterEmptyMatch(text, m.index);
-      continue;
-    }
-    out.push({ n, text: m[0], match: true });
-  }
-  return out;
 }
