@@ -1,0 +1,175 @@
+/**
+ * The binary file table (table.ts) as the index file holds it and every thread reads it: paths come
+ * back exactly as written, a directory's files are found as one run, a damaged table is refused, and
+ * an index file of the previous format (its file list in the JSON header) is rebuilt, never misread.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { inlineIndexRunner } from '../../../lib/search/index/build.ts';
+import { encodeSegment, PairBuffer } from '../../../lib/search/index/segment.ts';
+import { SearchIndex } from '../../../lib/search/index/service.ts';
+import { readIndex, writeIndex } from '../../../lib/search/index/store.ts';
+import { checkTable, readTable, shareTable } from '../../../lib/search/index/table.ts';
+import { tempDir, writeTree } from '../../helpers.ts';
+
+const LONG = `${'d'.repeat(200)}/${'é'.repeat(1500)}/${'\u{1F600}'.repeat(1000)}.txt`;
+const RELS = ['b/c.ts', 'a.ts', 'é/x', 'a/b', '日本/語.md', '\u{1F600}/y', '\uE000x', '\uFFFD', 'a', LONG, 'a/b c/d'];
+
+/** Writes an index of RELS (one segment, no text) under root '/r'. */
+function writeRels(file: string, rels: readonly string[]): void {
+  const sigs = Float64Array.from({ length: rels.length * 4 }, (_, i) => i + 0.5);
+  const table = shareTable(rels, sigs);
+  const segment = encodeSegment(new PairBuffer(16), rels.length);
+  const header = { root: '/r', builtAt: 1, dirs: [], ignoreFiles: [], tableBytes: table.byteLength };
+  writeIndex(file, { ...header, segments: [{ files: rels.length, byteLength: segment.length }], bytes: 0 }, table, [
+    segment,
+  ]);
+}
+
+test('file table: paths read back from the index file are the ones written, non-ASCII, astral and long ones too', () => {
+  const file = path.join(tempDir(), 'x.idx');
+  writeRels(file, RELS);
+  const idx = readIndex(file, '/r');
+  assert.ok(idx);
+  try {
+    assert.equal(idx.rels.length, RELS.length);
+    for (const [i, r] of RELS.entries()) {
+      assert.equal(idx.rels.relOf(i), r);
+      assert.equal(idx.rels.idOf(r), i);
+      assert.equal(idx.rels.sigs[4 * i + 2], 4 * i + 2.5);
+    }
+    assert.equal(idx.rels.idOf(LONG.slice(0, -1)), -1);
+    assert.equal(idx.table.byteLength, idx.tableBytes);
+  } finally {
+    idx.close();
+  }
+});
+
+test('file table: the files under a directory are exactly those whose path starts with it, in byte order', () => {
+  const t = readTable(shareTable(RELS, new Float64Array(RELS.length * 4)));
+  const under = (p: string) => t.under(p).map(t.relOf);
+  assert.deepEqual(under('a/'), ['a/b', 'a/b c/d']);
+  assert.deepEqual(under('a/b c/'), ['a/b c/d']);
+  assert.deepEqual(under('é/'), ['é/x']);
+  assert.deepEqual(under('\u{1F600}/'), ['\u{1F600}/y']);
+  assert.deepEqual(under(`${'d'.repeat(200)}/`), [LONG]);
+  assert.deepEqual(under('zz/'), []);
+  // Byte order: U+E000 (EE 80 80) before U+FFFD (EF BF BD) before an astral character (F0 …).
+  assert.deepEqual(
+    under(''),
+    [...RELS].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))),
+  );
+  assert.deepEqual(readTable(shareTable([], new Float64Array(0))).under(''), []);
+});
+
+test('file table: a damaged table is refused', () => {
+  const good = shareTable(['a', 'b/c', 'b/d'], new Float64Array(12));
+  assert.equal(checkTable(good), true);
+  const spoilt = (spoil: (ints: Int32Array, bytes: Uint8Array) => void) => {
+    const copy = new SharedArrayBuffer(good.byteLength);
+    new Uint8Array(copy).set(new Uint8Array(good));
+    spoil(new Int32Array(copy, 0, 36), new Uint8Array(copy));
+    return checkTable(copy);
+  };
+  // Ints after the count and 12 signatures (104 bytes): numbers at 26, places at 29, offsets at 32.
+  assert.equal(
+    spoilt(() => {}),
+    true,
+  );
+  assert.equal(
+    spoilt((ints) => {
+      ints[0] = 4;
+    }),
+    false,
+    'count',
+  );
+  assert.equal(
+    spoilt((ints) => {
+      ints[26] = 7;
+    }),
+    false,
+    'a number out of range',
+  );
+  assert.equal(
+    spoilt((ints) => {
+      ints[26] = 1;
+    }),
+    false,
+    'numbers not a permutation',
+  );
+  assert.equal(
+    spoilt((ints) => {
+      ints[34] = 9;
+    }),
+    false,
+    'an offset out of order',
+  );
+  assert.equal(
+    spoilt((_, bytes) => {
+      bytes[good.byteLength - 1] = 0x62; // 'b/d' -> 'b/b': below 'b/c'
+    }),
+    false,
+    'paths out of order',
+  );
+  assert.equal(
+    spoilt((_, bytes) => {
+      bytes[good.byteLength - 1] = 0xff;
+    }),
+    false,
+    'not UTF-8',
+  );
+});
+
+/** The previous format: magic MCIDX01, the file list in the JSON header, the signatures after it. */
+function writeFormat01(file: string, root: string, rels: string[]): void {
+  const segment = encodeSegment(new PairBuffer(16), rels.length);
+  const json = Buffer.from(
+    JSON.stringify({
+      root,
+      builtAt: 1,
+      rels,
+      segments: [{ files: rels.length, byteLength: segment.length }],
+      bytes: 0,
+    }),
+  );
+  const head = Buffer.alloc((8 + 4 + json.length + 7) & ~7);
+  head.write('MCIDX01\n', 0, 'latin1');
+  head.writeUInt32LE(json.length, 8);
+  json.copy(head, 12);
+  writeFileSync(file, Buffer.concat([head, Buffer.alloc(rels.length * 32), segment]));
+}
+
+test('file table: an index file of the previous format is not read, and a warm runtime rebuilds it', async (t) => {
+  const root = tempDir();
+  // One file of twenty holds the needle: few enough for the index to serve.
+  const plain = Object.fromEntries(Array.from({ length: 19 }, (_, i) => [`p${i}.txt`, 'plain\n']));
+  writeTree(root, { 'a.txt': 'needle here\n', ...plain });
+  const si = new SearchIndex({
+    root,
+    use: 'build',
+    watch: true,
+    runner: inlineIndexRunner,
+    cacheDir: tempDir(),
+    minFiles: 1,
+    racyMs: 0, // the files were just written: index them anyway
+  });
+  t.after(() => si.close());
+  writeFormat01(si.file, root, ['a.txt', ...Object.keys(plain)]);
+  assert.equal(readIndex(si.file, root), undefined);
+  const q = {
+    dir: root,
+    pattern: 'needle',
+    ignoreCase: false,
+    fixedStrings: false,
+    walk: { useIgnore: true, hidden: false },
+  };
+  assert.equal((await si.prefilter(q)).index, 'no index: scanned');
+  si.noteSearch(root, 20);
+  await si.settled();
+  assert.equal(readFileSync(si.file).subarray(0, 8).toString('latin1'), 'MCIDX02\n');
+  const served = await si.prefilter(q);
+  assert.equal(served.index, 'served');
+  assert.deepEqual(served.prefilter?.candidates, ['a.txt']);
+});
