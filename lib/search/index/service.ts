@@ -15,7 +15,7 @@ import type { IndexRunner } from './build.ts';
 import { buildIndexSafely } from './build_safe.ts';
 import { EventsDuringBuild } from './during_build.ts';
 import { COMMON_SHARE, candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
-import { indexExists, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
+import { indexCurrent, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
 import { directFiles, type PrefilterAnswer, type PrefilterQuery, summarise, type WalkSummary } from './summary.ts';
 import { rootIdentity, rulesAtStart, rulesOutsideWatches, unlikeIndexed } from './sweep.ts';
 import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
@@ -178,9 +178,11 @@ export class SearchIndex {
   /** A search of `dir` walked `files` files: a warm runtime indexes a large tree in the background. */
   noteSearch(dir: string, files: number): void {
     if (this.o.use !== 'build' || this.#building || this.#closed || dir !== this.o.root) return;
-    // An index file this version cannot read (damaged, or an older format) is rebuilt, not kept.
-    const idx = this.#idx ?? (indexExists(this.file) ? this.#ensure() : undefined);
-    if (idx && this.#changed.size <= Math.max(1000, 0.05 * idx.rels.length)) return;
+    // An index file this version cannot read (an older format, or one that failed to load) is
+    // rebuilt, not kept.
+    const usable = this.#idx !== undefined || (!this.#loaded && indexCurrent(this.file));
+    const stale = this.#idx && this.#changed.size > Math.max(1000, 0.05 * this.#idx.rels.length);
+    if (usable && !stale) return;
     if (files < (this.o.minFiles ?? MIN_INDEXED_FILES)) return;
     this.#rebuild();
   }

@@ -7,17 +7,7 @@
  * into one SharedArrayBuffer with no parsing), then the segments, each 4-aligned.
  */
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { Segment } from './segment.ts';
@@ -115,11 +105,21 @@ export function writeIndex(
   return size;
 }
 
-export function indexExists(file: string): boolean {
+/** Whether `file` is an index file of this version (by its magic): anything else is to be rebuilt. */
+export function indexCurrent(file: string): boolean {
+  let fd: number;
   try {
-    return statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+    fd = openSync(file, 'r');
   } catch {
-    return false; // an unusable cache directory (ENOTDIR, EACCES): there is no index
+    return false; // none, or an unusable cache directory (ENOTDIR, EACCES)
+  }
+  try {
+    const start = Buffer.alloc(MAGIC.length);
+    return fstatSync(fd).isFile() && readSync(fd, start, 0, start.length, 0) === start.length && start.equals(MAGIC);
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -141,35 +141,48 @@ function writeFormat01(file: string, root: string, rels: string[]): void {
   writeFileSync(file, Buffer.concat([head, Buffer.alloc(rels.length * 32), segment]));
 }
 
-test('file table: an index file of the previous format is not read, and a warm runtime rebuilds it', async (t) => {
+/** A warm index of `root` (twenty files, one holding the needle: few enough to be served). */
+function warmIndex(t: { after(fn: () => void): void }, cacheDir: string) {
   const root = tempDir();
-  // One file of twenty holds the needle: few enough for the index to serve.
   const plain = Object.fromEntries(Array.from({ length: 19 }, (_, i) => [`p${i}.txt`, 'plain\n']));
   writeTree(root, { 'a.txt': 'needle here\n', ...plain });
-  const si = new SearchIndex({
-    root,
-    use: 'build',
-    watch: true,
-    runner: inlineIndexRunner,
-    cacheDir: tempDir(),
-    minFiles: 1,
-    racyMs: 0, // the files were just written: index them anyway
-  });
+  const runner = inlineIndexRunner;
+  // racyMs 0: the files were just written, index them anyway.
+  const si = new SearchIndex({ root, use: 'build', watch: true, runner, cacheDir, minFiles: 1, racyMs: 0 });
   t.after(() => si.close());
-  writeFormat01(si.file, root, ['a.txt', ...Object.keys(plain)]);
-  assert.equal(readIndex(si.file, root), undefined);
-  const q = {
-    dir: root,
-    pattern: 'needle',
-    ignoreCase: false,
-    fixedStrings: false,
-    walk: { useIgnore: true, hidden: false },
-  };
-  assert.equal((await si.prefilter(q)).index, 'no index: scanned');
-  si.noteSearch(root, 20);
+  const walk = { useIgnore: true, hidden: false };
+  const q = { dir: root, pattern: 'needle', ignoreCase: false, fixedStrings: false, walk };
+  return { root, si, q, rels: ['a.txt', ...Object.keys(plain)] };
+}
+
+async function assertRebuilt(si: SearchIndex, q: Parameters<SearchIndex['prefilter']>[0]): Promise<void> {
+  si.noteSearch(q.dir, 20);
   await si.settled();
   assert.equal(readFileSync(si.file).subarray(0, 8).toString('latin1'), 'MCIDX02\n');
   const served = await si.prefilter(q);
   assert.equal(served.index, 'served');
   assert.deepEqual(served.prefilter?.candidates, ['a.txt']);
+}
+
+test('file table: an index file of the previous format is not read, and a warm runtime rebuilds it', async (t) => {
+  const { root, si, q, rels } = warmIndex(t, tempDir());
+  writeFormat01(si.file, root, rels);
+  assert.equal(readIndex(si.file, root), undefined);
+  // Its first search has no literal to look up: the index is not loaded, its version is what tells.
+  si.noteSearch(root, 20);
+  await si.settled();
+  assert.equal(readFileSync(si.file).subarray(0, 8).toString('latin1'), 'MCIDX02\n');
+  assert.equal((await si.prefilter(q)).index, 'served');
+});
+
+test('file table: an index file of this version that fails to load is rebuilt too', async (t) => {
+  const { root, si, q } = warmIndex(t, tempDir());
+  assert.ok((await si.build()).ok);
+  si.close();
+  const again = new SearchIndex({ ...si.o });
+  t.after(() => again.close());
+  writeFileSync(again.file, readFileSync(again.file).subarray(0, 100)); // the magic, part of the header
+  assert.equal(readIndex(again.file, root), undefined);
+  assert.equal((await again.prefilter(q)).index, 'no index: scanned');
+  await assertRebuilt(again, q);
 });
