@@ -47,7 +47,7 @@ test('file table: paths read back from the index file are the ones written, non-
   }
 });
 
-test('file table: the files under a directory are exactly those whose path starts with it, in byte order', () => {
+test('file table: the files under a directory are exactly those whose path starts with it, in table order', () => {
   const t = readTable(shareTable(RELS, new Float64Array(RELS.length * 4)));
   const under = (p: string) => t.under(p).map(t.relOf);
   assert.deepEqual(under('a/'), ['a/b', 'a/b c/d']);
@@ -56,70 +56,48 @@ test('file table: the files under a directory are exactly those whose path start
   assert.deepEqual(under('\u{1F600}/'), ['\u{1F600}/y']);
   assert.deepEqual(under(`${'d'.repeat(200)}/`), [LONG]);
   assert.deepEqual(under('zz/'), []);
-  // Byte order: U+E000 (EE 80 80) before U+FFFD (EF BF BD) before an astral character (F0 …).
-  assert.deepEqual(
-    under(''),
-    [...RELS].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))),
-  );
+  // Table order: by directory, then base name, each in byte order — U+E000 (EE 80 80) before U+FFFD
+  // (EF BF BD) before an astral character (F0 …). Short names: a failure prints them all.
+  const short = RELS.filter((r) => r !== LONG);
+  const bytes = (r: string) => Buffer.from(r);
+  const byDirThenBase = (a: string, b: string) =>
+    Buffer.compare(
+      bytes(a.slice(0, Math.max(0, a.lastIndexOf('/')))),
+      bytes(b.slice(0, Math.max(0, b.lastIndexOf('/')))),
+    ) || Buffer.compare(bytes(a.slice(a.lastIndexOf('/') + 1)), bytes(b.slice(b.lastIndexOf('/') + 1)));
+  const t2 = readTable(shareTable(short, new Float64Array(short.length * 4)));
+  assert.deepEqual(t2.under('').map(t2.relOf), [...short].sort(byDirThenBase));
+  assert.deepEqual(t2.under('').map(t2.relOf).slice(0, 4), ['a', 'a.ts', '\uE000x', '\uFFFD']);
   assert.deepEqual(readTable(shareTable([], new Float64Array(0))).under(''), []);
 });
 
 test('file table: a damaged table is refused', () => {
   const good = shareTable(['a', 'b/c', 'b/d'], new Float64Array(12));
+  assert.equal(good.byteLength, 172);
   assert.equal(checkTable(good), true);
-  const spoilt = (spoil: (ints: Int32Array, bytes: Uint8Array) => void) => {
+  /** The table with one i32 (by index) or one byte of the names (from byte 168: 'b', 'a', 'c', 'd') changed. */
+  const spoilt = (int: number | undefined, value: number, byte?: number) => {
     const copy = new SharedArrayBuffer(good.byteLength);
     new Uint8Array(copy).set(new Uint8Array(good));
-    spoil(new Int32Array(copy, 0, 36), new Uint8Array(copy));
+    if (int !== undefined) new Int32Array(copy, 0, 42)[int] = value;
+    if (byte !== undefined) new Uint8Array(copy)[168 + byte] = value;
     return checkTable(copy);
   };
-  // Ints after the count and 12 signatures (104 bytes): numbers at 26, places at 29, offsets at 32.
-  assert.equal(
-    spoilt(() => {}),
-    true,
-  );
-  assert.equal(
-    spoilt((ints) => {
-      ints[0] = 4;
-    }),
-    false,
-    'count',
-  );
-  assert.equal(
-    spoilt((ints) => {
-      ints[26] = 7;
-    }),
-    false,
-    'a number out of range',
-  );
-  assert.equal(
-    spoilt((ints) => {
-      ints[26] = 1;
-    }),
-    false,
-    'numbers not a permutation',
-  );
-  assert.equal(
-    spoilt((ints) => {
-      ints[34] = 9;
-    }),
-    false,
-    'an offset out of order',
-  );
-  assert.equal(
-    spoilt((_, bytes) => {
-      bytes[good.byteLength - 1] = 0x62; // 'b/d' -> 'b/b': below 'b/c'
-    }),
-    false,
-    'paths out of order',
-  );
-  assert.equal(
-    spoilt((_, bytes) => {
-      bytes[good.byteLength - 1] = 0xff;
-    }),
-    false,
-    'not UTF-8',
-  );
+  // i32s after n, m and 12 signatures: numbers 26-28, places 29-31, firsts 32-34, dirAt 35-37, baseAt 38-41.
+  assert.equal(spoilt(undefined, 0), true, 'the copy itself');
+  const cases: [string, number | undefined, number, number?][] = [
+    ['the count', 0, 4],
+    ['the directory count', 1, 3],
+    ['a number out of range', 26, 7],
+    ['numbers not a permutation', 26, 1],
+    ['a directory without files', 33, 3],
+    ['a base name offset out of order', 40, 1],
+    ['a directory name offset past the base names', 36, 3],
+    ['base names out of order', undefined, 0x62, 3], // 'b/d' -> 'b/b', below 'b/c'
+    ['a slash in a base name', undefined, 0x2f, 1],
+    ['not UTF-8', undefined, 0xff, 2],
+  ];
+  for (const [what, int, value, byte] of cases) assert.equal(spoilt(int, value, byte), false, what);
 });
 
 /** The previous format: magic MCIDX01, the file list in the JSON header, the signatures after it. */
