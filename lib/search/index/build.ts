@@ -8,7 +8,8 @@ import type { DenySpec } from '../denied.ts';
 import { IgnoreRules } from '../ignore.ts';
 import { planShards, type WalkOptions } from '../walk.ts';
 import { type IndexShard, type IndexShardResult, runIndexShard } from './build_shard.ts';
-import { type LoadedIndex, readIndex, writeIndex } from './store.ts';
+import { type IndexHeader, type LoadedIndex, readIndex, writeIndex } from './store.ts';
+import { shareTable } from './table.ts';
 
 export interface IndexRunner {
   parallelism: number;
@@ -91,9 +92,20 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
     sigs.set(s, at);
     at += s.length;
   }
-  const header = { root: o.root, builtAt, rels, dirs: entered, ignoreFiles: [...ignoreFiles], segments: meta, bytes };
+  // Packed once, into the memory the loaded index then shares with the search tasks.
+  const table = shareTable(rels, sigs);
+  rels.length = 0;
+  const header: IndexHeader = {
+    root: o.root,
+    builtAt,
+    dirs: entered,
+    ignoreFiles: [...ignoreFiles],
+    tableBytes: table.byteLength,
+    segments: meta,
+    bytes,
+  };
   try {
-    writeIndex(o.file, header, sigs, segments);
+    writeIndex(o.file, header, table, segments);
   } catch (e) {
     const message = `could not write the index ${o.file}: ${(e as Error).message}; set indexCacheDir (or XDG_CACHE_HOME) to a writable directory`;
     return { ok: false, error: { reason: 'failed', message } };
@@ -101,7 +113,7 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
   // The segments were written: only their key tables are read back (postings stay on disk).
   segments.length = 0;
   outcomes.length = 0;
-  const loaded = readIndex(o.file, o.root, header);
+  const loaded = readIndex(o.file, o.root, { header, table });
   if (!loaded)
     return { ok: false, error: { reason: 'failed', message: `the index written to ${o.file} did not read back` } };
   return { ok: true, value: loaded };

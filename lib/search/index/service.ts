@@ -15,10 +15,9 @@ import type { IndexRunner } from './build.ts';
 import { buildIndexSafely } from './build_safe.ts';
 import { EventsDuringBuild } from './during_build.ts';
 import { COMMON_SHARE, candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
-import { indexExists, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
+import { indexCurrent, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
 import { directFiles, type PrefilterAnswer, type PrefilterQuery, summarise, type WalkSummary } from './summary.ts';
 import { rootIdentity, rulesAtStart, rulesOutsideWatches, unlikeIndexed } from './sweep.ts';
-import { type FileTable, readTable, shareTable } from './table.ts';
 import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
 
 /** Trees smaller than this are not indexed on their own: a scan of them takes milliseconds. */
@@ -46,9 +45,6 @@ const WRITE_TEMP = new RegExp(`^\\..*\\.${process.pid}\\.[0-9a-f]{8}\\.mewcode-t
 export class SearchIndex {
   readonly file: string;
   #idx: LoadedIndex | undefined;
-  /** The file table every thread reads (shared, one copy), and this thread's view of it. */
-  #shared: SharedArrayBuffer | undefined;
-  #table: FileTable | undefined;
   #dirs = new Set<string>();
   #changed = new Set<string>();
   /** Bumped whenever the tree's shape (entries, ignore rules) may have changed. */
@@ -135,7 +131,8 @@ export class SearchIndex {
     // Taken after the wait: a build finishing meanwhile closes the index it replaces.
     const idx = this.#idx;
     if (!idx || this.#closed) return { index: this.#building ? 'building: scanned' : 'no index: scanned' };
-    const n = idx.rels.length;
+    const files = idx.rels;
+    const n = files.length;
     let found: number[];
     try {
       if (estimate(plan, idx.parts) > COMMON_SHARE * n) return { index: 'common: scanned' };
@@ -143,14 +140,14 @@ export class SearchIndex {
     } catch {
       return { index: 'index unreadable: scanned' };
     }
-    const cands = found.map((f) => idx.rels[f] as string);
+    const cands = found.map((f) => files.relOf(f));
     for (const c of this.#changed) cands.push(c);
     if (cands.length > COMMON_SHARE * n) return { index: 'common: scanned' };
     const at = rel.split(path.sep).join('/');
     const prefix = at === '' ? '' : `${at}/`;
     const answer: PrefilterAnswer = {
       index: 'served',
-      prefilter: { table: this.#shared as SharedArrayBuffer, prefix, candidates: cands, validate: !this.#watch },
+      prefilter: { table: idx.table, prefix, candidates: cands, validate: !this.#watch },
     };
     // Only a warm runtime's default walk of a directory the index covers can be summarised: its
     // directories are watched, and everything it may skip is decided inside them.
@@ -170,7 +167,7 @@ export class SearchIndex {
     const shape = this.#shape;
     answer.learn = (results, planned) => {
       if (this.#shape !== shape) return;
-      const s = summarise(shape, results, planned, prefix, idx.rels, this.#dirs);
+      const s = summarise(shape, results, planned, prefix, files, this.#dirs);
       if (!s) return this.#rebuild(); // only a rebuild can bring the summary back
       if (this.#summaries.size > 64) this.#summaries.clear();
       this.#summaries.set(key, s);
@@ -181,8 +178,11 @@ export class SearchIndex {
   /** A search of `dir` walked `files` files: a warm runtime indexes a large tree in the background. */
   noteSearch(dir: string, files: number): void {
     if (this.o.use !== 'build' || this.#building || this.#closed || dir !== this.o.root) return;
+    // An index file this version cannot read (an older format, or one that failed to load) is
+    // rebuilt, not kept.
+    const usable = this.#idx !== undefined || (!this.#loaded && indexCurrent(this.file));
     const stale = this.#idx && this.#changed.size > Math.max(1000, 0.05 * this.#idx.rels.length);
-    if ((this.#idx || indexExists(this.file)) && !stale) return;
+    if (usable && !stale) return;
     if (files < (this.o.minFiles ?? MIN_INDEXED_FILES)) return;
     this.#rebuild();
   }
@@ -226,12 +226,10 @@ export class SearchIndex {
     if (this.#idx !== idx) this.#idx?.close();
     this.#idx = idx;
     this.#loaded = true;
-    this.#shared = shareTable(idx.rels, idx.sigs);
-    this.#table = readTable(this.#shared);
-    idx.sigs = this.#table.sigs; // one copy: the shared one
     // Watched: every directory the build's walk entered, even one holding no indexed file.
-    this.#dirs = new Set(['', ...(idx.dirs ?? [])]);
-    for (const r of idx.rels) {
+    this.#dirs = new Set(['', ...idx.dirs]);
+    for (let i = 0; i < idx.rels.length; i++) {
+      const r = idx.rels.relOf(i);
       for (let d = path.posix.dirname(r); d !== '.' && !this.#dirs.has(d); d = path.posix.dirname(d)) this.#dirs.add(d);
     }
     this.#changed = new Set();
@@ -278,7 +276,7 @@ export class SearchIndex {
     }
     const st = lstatSync(path.join(this.o.root, rel), { throwIfNoEntry: false });
     if (st?.isDirectory() && (!this.#dirs.has(rel) || this.#watch?.replaced(rel))) this.#unwatched = true;
-    if (st?.isFile() && (this.#table?.idOf(rel) ?? -1) >= 0) this.#mark(rel);
+    if (st?.isFile() && (this.#idx?.rels.idOf(rel) ?? -1) >= 0) this.#mark(rel);
     // Any other entry that came or went may be one a walk met or counted as skipped (an ignored or
     // hidden file) — except this process's write lane temporary file, gone again by the time its event
     // is read (another's, or a file named like one, may have been met by a walk).
@@ -289,10 +287,11 @@ export class SearchIndex {
   }
 
   #mark(rel: string): void {
-    if ((this.#table?.idOf(rel) ?? -1) >= 0) this.#changed.add(rel);
-    if (this.#idx && (rel === '' || this.#dirs.has(rel))) {
-      const under = rel === '' ? '' : `${rel}/`;
-      for (const r of this.#idx.rels) if (r.startsWith(under)) this.#changed.add(r);
-    }
+    const files = this.#idx?.rels;
+    if (!files) return;
+    if (files.idOf(rel) >= 0) this.#changed.add(rel);
+    // A directory's files are one run of the table's path order.
+    if (rel === '' || this.#dirs.has(rel))
+      for (const f of files.under(rel === '' ? '' : `${rel}/`)) this.#changed.add(files.relOf(f));
   }
 }

@@ -2,38 +2,33 @@
  * The index on disk: one file per search root under the user's cache directory
  * ($XDG_CACHE_HOME/mewcode/index, else ~/.cache/mewcode/index), never in the tree. Written to a
  * temporary name and renamed, mode 0600 (trigram sets say something about the files' contents).
- * Layout: magic, u32 header length, JSON header (root, files), 8-aligned f64 signatures
- * (inode, size, mtime, ctime per file), then the segments, each 4-aligned.
+ * Layout: magic, u32 header length, JSON header (root, directories, segments), then 8-aligned the
+ * file table exactly as the threads share it (table.ts: paths and signatures by file number, read
+ * into one SharedArrayBuffer with no parsing), then the segments, each 4-aligned.
  */
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { Segment } from './segment.ts';
+import { checkTable, type FileTable, readTable } from './table.ts';
 
-const MAGIC = Buffer.from('MCIDX01\n');
+// 02: the file list moved from the JSON header into the binary table; an 01 file is not read (and
+// a warm runtime rebuilds it).
+const MAGIC = Buffer.from('MCIDX02\n');
 
 export interface IndexHeader {
   root: string;
   builtAt: number;
-  rels: string[];
-  /** Every directory the build's walk entered (an older index may lack it). */
-  dirs?: string[];
+  /** Every directory the build's walk entered. */
+  dirs: string[];
   /**
    * The ignore files those directories' listings showed: while no directory changed since the build
-   * began, the only ones there are (an older index may lack it).
+   * began, the only ones there are.
    */
-  ignoreFiles?: string[];
+  ignoreFiles: string[];
+  /** Bytes of the file table. */
+  tableBytes: number;
   /** Files per segment, in order. */
   segments: { files: number; byteLength: number }[];
   /** Bytes of text the index covers. */
@@ -42,7 +37,10 @@ export interface IndexHeader {
 
 export interface LoadedIndex extends IndexHeader {
   file: string;
-  sigs: Float64Array;
+  /** The file table (table.ts), shared with every search task. */
+  table: SharedArrayBuffer;
+  /** This thread's view of it: the indexed files by number. */
+  rels: FileTable;
   parts: Segment[];
   /** Bytes of the index file. */
   size: number;
@@ -64,7 +62,12 @@ export const indexFileFor = (root: string, dir = cacheDir()) =>
 
 const pad = (n: number, to: number) => (n + to - 1) & ~(to - 1);
 
-export function writeIndex(file: string, header: IndexHeader, sigs: Float64Array, segments: Uint8Array[]): number {
+export function writeIndex(
+  file: string,
+  header: IndexHeader,
+  table: SharedArrayBuffer,
+  segments: readonly Uint8Array[],
+): number {
   const json = Buffer.from(JSON.stringify(header));
   const head = Buffer.alloc(pad(MAGIC.length + 4 + json.length, 8));
   MAGIC.copy(head, 0);
@@ -82,7 +85,7 @@ export function writeIndex(file: string, header: IndexHeader, sigs: Float64Array
         size += b.length;
       };
       put(head);
-      put(new Uint8Array(sigs.buffer, sigs.byteOffset, sigs.byteLength));
+      put(new Uint8Array(table));
       for (const s of segments) {
         put(new Uint8Array(pad(size, 4) - size));
         put(s);
@@ -102,19 +105,29 @@ export function writeIndex(file: string, header: IndexHeader, sigs: Float64Array
   return size;
 }
 
-export function indexExists(file: string): boolean {
+/** Whether `file` is an index file of this version (by its magic): anything else is to be rebuilt. */
+export function indexCurrent(file: string): boolean {
+  let fd: number;
   try {
-    return statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+    fd = openSync(file, 'r');
   } catch {
-    return false; // an unusable cache directory (ENOTDIR, EACCES): there is no index
+    return false; // none, or an unusable cache directory (ENOTDIR, EACCES)
+  }
+  try {
+    const start = Buffer.alloc(MAGIC.length);
+    return fstatSync(fd).isFile() && readSync(fd, start, 0, start.length, 0) === start.length && start.equals(MAGIC);
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
   }
 }
 
 /**
  * The index in `file`, or undefined when there is none or it is not one this version reads. `known`:
- * the header just written (a build's), so its file list is not parsed back into a second copy.
+ * the header and table just written (a build's), so they are not read back into a second copy.
  */
-export function readIndex(file: string, root: string, known?: IndexHeader): LoadedIndex | undefined {
+export function readIndex(file: string, root: string, known?: Known): LoadedIndex | undefined {
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -136,12 +149,17 @@ export function readIndex(file: string, root: string, known?: IndexHeader): Load
   }
 }
 
+interface Known {
+  header: IndexHeader;
+  table: SharedArrayBuffer;
+}
+
 function readOpen(
   fd: number,
   file: string,
   root: string,
   isOpen: () => boolean,
-  known: IndexHeader | undefined,
+  known: Known | undefined,
 ): Omit<LoadedIndex, 'close'> | undefined {
   const size = fstatSync(fd).size;
   const readAt = (at: number, length: number, into?: Uint8Array): Buffer => {
@@ -162,18 +180,26 @@ function readOpen(
   if (MAGIC.length + 4 + len > size) return undefined;
   let header: IndexHeader;
   try {
-    header = known ?? (JSON.parse(readAt(MAGIC.length + 4, len).toString('utf8')) as IndexHeader);
+    header = known?.header ?? (JSON.parse(readAt(MAGIC.length + 4, len).toString('utf8')) as IndexHeader);
   } catch {
     return undefined;
   }
-  if (header.root !== root || !Array.isArray(header.rels)) return undefined;
+  const { tableBytes } = header;
+  if (header.root !== root || !Array.isArray(header.dirs) || !Array.isArray(header.ignoreFiles)) return undefined;
+  if (!Number.isSafeInteger(tableBytes) || tableBytes < 8) return undefined;
   const headEnd = pad(MAGIC.length + 4 + len, 8);
-  const n = header.rels.length;
-  if (headEnd + n * 32 > size) return undefined;
-  const sigs = new Float64Array(n * 4);
-  readAt(headEnd, n * 32, new Uint8Array(sigs.buffer));
+  if (headEnd + tableBytes > size) return undefined;
+  let table = known?.table;
+  if (!table) {
+    // Read straight into the memory every thread shares: no parse, no second copy.
+    table = new SharedArrayBuffer(tableBytes);
+    readAt(headEnd, tableBytes, new Uint8Array(table));
+    if (!checkTable(table)) return undefined;
+  }
+  const rels = readTable(table);
+  const n = rels.length;
   const parts: Segment[] = [];
-  let at = headEnd + n * 32;
+  let at = headEnd + tableBytes;
   let base = 0;
   for (const s of header.segments) {
     at = pad(at, 4);
@@ -193,5 +219,5 @@ function readOpen(
     base += s.files;
   }
   if (base !== n) return undefined;
-  return { ...header, file, sigs, parts, size };
+  return { ...header, file, table, rels, parts, size };
 }

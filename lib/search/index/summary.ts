@@ -10,6 +10,7 @@ import type { DenySpec } from '../denied.ts';
 import type { GrepShardResult, SkipCounts } from '../shards.ts';
 import { comparePaths, type Entry } from '../walk.ts';
 import type { GrepPrefilter } from './skip.ts';
+import type { FileTable } from './table.ts';
 
 /** What a grep asks the index (service.ts `SearchIndex.prefilter`): `dir` is a real path. */
 export interface PrefilterQuery {
@@ -59,12 +60,12 @@ export function summarise(
   results: readonly GrepShardResult[],
   planned: SkipCounts,
   prefix: string,
-  rels: readonly string[],
+  indexed: FileTable,
   watched: ReadonlySet<string>,
 ): WalkSummary | undefined {
   if (results.some((r) => r.stopped || !r.unindexed)) return undefined;
   const seen = results.reduce((n, r) => n + (r.indexedSeen ?? 0), 0);
-  if (seen !== (prefix === '' ? rels.length : rels.filter((r) => r.startsWith(prefix)).length)) return undefined;
+  if (seen !== (prefix === '' ? indexed.length : indexed.under(prefix).length)) return undefined;
   const unindexed = results.flatMap((r) => r.unindexed ?? []);
   const dirOf = (rel: string) => (rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
   if (unindexed.some((u) => !watched.has(dirOf(prefix + u)))) return undefined;

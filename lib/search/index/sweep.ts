@@ -20,11 +20,11 @@ export function unlikeIndexed(
   known: ReadonlySet<string>,
   onlyIn?: ReadonlySet<string>,
 ): { rel: string; file: boolean }[] {
-  const s = idx.sigs;
+  const s = idx.rels.sigs;
   const out: { rel: string; file: boolean }[] = [];
   if (onlyIn?.size === 0) return out;
   for (let i = 0; i < idx.rels.length; i++) {
-    const rel = idx.rels[i] as string;
+    const rel = idx.rels.relOf(i);
     if (known.has(rel)) continue;
     if (onlyIn && !onlyIn.has(rel.slice(0, Math.max(0, rel.lastIndexOf('/'))))) continue;
     const st = lstatSync(path.join(root, rel), { throwIfNoEntry: false });
@@ -93,7 +93,7 @@ export function rulesAtStart(
   const since = idx.builtAt - RACY_MS;
   const dirsChanged = dirChangedSince(root, unseen, since);
   // An unchanged directory holds the ignore files its listing showed in the build, and no other.
-  const files = !dirsChanged && idx.ignoreFiles ? idx.ignoreFiles : ignoreFilesIn(dirs, IGNORE_FILES);
+  const files = dirsChanged ? ignoreFilesIn(dirs, IGNORE_FILES) : idx.ignoreFiles;
   const ignores = ignoreFileStates(root, files, since);
   return { unwatched: dirsChanged || ignores.changedSince, linked: ignores.linked };
 }

@@ -217,7 +217,7 @@ test('index attack held: damaged, foreign and replaced index files are not trust
     ['garbage', () => writeFileSync(file, 'garbage'.repeat(100))],
     ['truncated', () => writeFileSync(file, good.subarray(0, good.length >> 1))],
     ['empty', () => writeFileSync(file, '')],
-    ['another version', () => writeFileSync(file, Buffer.concat([Buffer.from('MCIDX02\n'), good.subarray(8)]))],
+    ['another version', () => writeFileSync(file, Buffer.concat([Buffer.from('MCIDX01\n'), good.subarray(8)]))],
     ['a directory', () => mkdirSync(file)],
     ['a symlink to nothing', () => symlinkSync(path.join(t.cache, 'none'), file)],
   ];

@@ -29,7 +29,9 @@ function write(file: string, texts: string[], per: number): void {
   }
   const rels = texts.map((_, f) => `f${f}`);
   const sigs = new Float64Array(rels.length * 4).map((_, i) => i);
-  writeIndex(file, { root: '/r', builtAt: 1, rels, segments: meta, bytes: 0 }, sigs, segments);
+  const table = shareTable(rels, sigs);
+  const header = { root: '/r', builtAt: 1, dirs: [], ignoreFiles: [], tableBytes: table.byteLength };
+  writeIndex(file, { ...header, segments: meta, bytes: 0 }, table, segments);
 }
 
 const find = (idx: NonNullable<ReturnType<typeof readIndex>>, literal: string) => {
@@ -48,7 +50,11 @@ test('index store: postings are read from the loaded file, even after a rebuild 
   assert.ok(first);
   const want = texts.flatMap((s, f) => (s.includes('needle') ? [f] : []));
   assert.deepEqual(find(first, 'needle'), want);
-  assert.deepEqual(first.sigs.subarray(0, 8), Float64Array.from([0, 1, 2, 3, 4, 5, 6, 7]));
+  assert.deepEqual(first.rels.sigs.subarray(0, 8), Float64Array.from([0, 1, 2, 3, 4, 5, 6, 7]));
+  assert.deepEqual(
+    Array.from({ length: 3 }, (_, f) => first.rels.relOf(f)),
+    ['f0', 'f1', 'f2'],
+  );
   // A rebuild writes a different index and renames it over the same path.
   write(
     file,
@@ -104,8 +110,8 @@ test('index build: a file larger than the read buffer is read in pieces; a liter
   assert.ok(built.ok);
   const idx = built.value;
   t.after(() => idx.close());
-  assert.deepEqual([...idx.rels].sort(), ['big.txt', 'small.txt']);
-  const relsOf = (lit: string) => find(idx, lit).map((f) => idx.rels[f]);
+  assert.deepEqual(idx.rels.under('').map(idx.rels.relOf), ['big.txt', 'small.txt']);
+  const relsOf = (lit: string) => find(idx, lit).map(idx.rels.relOf);
   assert.deepEqual(relsOf('NeedleX'), ['big.txt', 'small.txt'], 'folded: both');
   assert.deepEqual(relsOf('tailword'), ['big.txt']);
   assert.deepEqual(relsOf('zzz'), []);

@@ -1,0 +1,75 @@
+/**
+ * The directory watches themselves (watch.ts), on real directories: every watch shares one listener
+ * that finds its directory through the watcher, so each test checks that events still name the right
+ * directory, that a removed directory's watch is known dead and that update() keeps live watches.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { watchDirs } from '../../../lib/search/index/watch.ts';
+import { tempDir, waitFor, writeTree } from '../../helpers.ts';
+
+type Seen = [rel: string, named: boolean, lost: boolean | undefined];
+
+function watched(root: string, dirs: string[]) {
+  const seen: Seen[] = [];
+  const w = watchDirs(root, dirs, (rel, named, lost) => void seen.push([rel, named, lost]));
+  assert.ok(w, 'watching');
+  return { w, seen };
+}
+
+test('watch: an event names the entry under its own directory, for the root and nested ones', async (t) => {
+  const root = tempDir();
+  writeTree(root, { 'a.txt': 'a', 'sub/b.txt': 'b', 'sub/deep/c.txt': 'c' });
+  const { w, seen } = watched(root, ['', 'sub', 'sub/deep']);
+  t.after(() => w.close());
+  writeFileSync(path.join(root, 'sub/deep/c.txt'), 'changed');
+  writeFileSync(path.join(root, 'a.txt'), 'changed');
+  writeFileSync(path.join(root, 'sub/new.txt'), 'new');
+  const has = (rel: string) => seen.some(([r, named, lost]) => r === rel && named && !lost);
+  await waitFor(() => has('sub/deep/c.txt') && has('a.txt') && has('sub/new.txt'), 'the three events');
+  assert.ok(
+    seen.every(([r]) => ['a.txt', 'sub/deep/c.txt', 'sub/new.txt'].includes(r)),
+    JSON.stringify(seen),
+  );
+});
+
+test('watch: a directory removed and made again is lost, replaced, and watched anew by update()', async (t) => {
+  const root = tempDir();
+  writeTree(root, { 'keep/a.txt': 'a', 'gone/b.txt': 'b' });
+  const { w, seen } = watched(root, ['', 'keep', 'gone']);
+  t.after(() => w.close());
+  const keptSince = w.watchedSince('keep');
+  assert.equal(typeof keptSince, 'number');
+  assert.equal(w.replaced('gone'), false);
+  renameSync(path.join(root, 'gone'), path.join(root, 'moved'));
+  rmSync(path.join(root, 'moved'), { recursive: true });
+  mkdirSync(path.join(root, 'gone'));
+  await waitFor(() => seen.some(([r, , lost]) => r === 'gone' && lost === true), 'the lost watch');
+  assert.equal(w.watchedSince('gone'), undefined, 'a dead watch covers nothing');
+  assert.equal(w.replaced('gone'), true);
+  assert.equal(w.replaced('keep'), false);
+  assert.equal(w.update(['', 'keep', 'gone']), true);
+  assert.equal(w.watchedSince('keep'), keptSince, 'a live watch is kept, not reopened');
+  assert.equal(w.replaced('gone'), false, 'watched again');
+  writeFileSync(path.join(root, 'gone/c.txt'), 'c');
+  await waitFor(() => seen.some(([r, named]) => r === 'gone/c.txt' && named), 'the new watch sees a new file');
+});
+
+test('watch: update() drops the watches of directories no longer asked for', async (t) => {
+  const root = tempDir();
+  writeTree(root, { 'x/a.txt': 'a', 'y/b.txt': 'b' });
+  const { w, seen } = watched(root, ['x', 'y']);
+  t.after(() => w.close());
+  assert.equal(w.update(['y']), true);
+  assert.equal(w.watchedSince('x'), undefined);
+  writeFileSync(path.join(root, 'x/a.txt'), 'changed');
+  writeFileSync(path.join(root, 'y/b.txt'), 'changed');
+  await waitFor(() => seen.some(([r]) => r === 'y/b.txt'), 'the event of the watch kept');
+  // Events of one inotify read come together: x's would have arrived with or before y's.
+  assert.deepEqual(
+    seen.filter(([r]) => r.startsWith('x')),
+    [],
+  );
+});
