@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { BUFFER_BYTES as B } from '../../lib/search/search.ts';
-import { removeSpills, requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { ourLines, rgLines } from './rg_lines.ts';
 
 // Attacks on lines longer than the read buffer (lib/search/search.ts searches them a piece of
 // BUFFER_BYTES at a time and must count each once, as rg does): lines of exactly BUFFER_BYTES and one
@@ -42,31 +41,9 @@ writeTree(root, {
 });
 const rt = runtimeAt(root, { workers: 0 });
 
-const head = (l: string) => l.replace(/\r$/, '').slice(0, 120);
-function rg(args: string[]): string[] {
-  const r = spawnSync('rg', ['--no-config', '--no-heading', '--with-filename', '-n', '--sort', 'path', ...args, '.'], {
-    cwd: root,
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  assert.ok(r.status === 0 || r.status === 1, r.stderr);
-  return r.stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => head(l.replace(/^\.\//, '')));
-}
-async function ours(input: Record<string, unknown>): Promise<string[]> {
-  const r = await rt.call('grep', { head_limit: 0, glob: '!edge/**', ...input });
-  assert.equal(r.isError, false, r.content);
-  const spill = r.meta?.truncated?.spillPath;
-  const text = typeof spill === 'string' ? readFileSync(spill, 'utf8') : r.content;
-  removeSpills(r);
-  if (text.startsWith('No ')) return [];
-  return text
-    .split('\n')
-    .filter((l) => l !== '' && !l.startsWith('[note:') && !l.startsWith('[truncated:'))
-    .map(head);
-}
+after(() => rt.close());
+const rg = (args: string[]) => rgLines(root, args, 120);
+const ours = (input: Record<string, unknown>) => ourLines(rt, { glob: '!edge/**', ...input }, 120);
 
 const holding: [string, Record<string, unknown>, string[]][] = [
   ['content', { pattern: 'needle' }, ['needle']],

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { BUFFER_BYTES, CHUNK_BYTES } from '../../lib/search/search.ts';
-import { removeSpills, requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { ourLines, rgLines } from './rg_lines.ts';
 
 // Large files are read and searched CHUNK_BYTES at a time (lib/search/search.ts): lines that straddle
 // a read, lines longer than several reads (with the literal at their start, middle and end), a UTF-8
@@ -72,34 +72,9 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** Lines compared on their first 200 characters: MewCode cuts long lines (format.ts), rg does not. */
-const head = (l: string) => l.replace(/\r$/, '').slice(0, 200);
-
-function rg(args: string[]): string[] {
-  const r = spawnSync('rg', ['--no-config', '--no-heading', '--with-filename', '-n', '--sort', 'path', ...args, '.'], {
-    cwd: root,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  assert.ok(r.status === 0 || r.status === 1, r.stderr);
-  return r.stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => head(l.replace(/^\.\//, '')));
-}
-
-async function ours(input: Record<string, unknown>): Promise<string[]> {
-  const r = await rt.call('grep', { head_limit: 0, ...input });
-  assert.equal(r.isError, false, r.content);
-  const spill = r.meta?.truncated?.spillPath;
-  const text = typeof spill === 'string' ? readFileSync(spill, 'utf8') : r.content;
-  removeSpills(r);
-  if (text.startsWith('No ')) return [];
-  return text
-    .split('\n')
-    .filter((l) => l !== '' && !l.startsWith('[note:') && !l.startsWith('[truncated:'))
-    .map(head);
-}
+/** Lines compared on their first 200 characters. */
+const rg = (args: string[]) => rgLines(root, args, 200);
+const ours = (input: Record<string, unknown>) => ourLines(rt, input, 200);
 
 const cases: [string, Record<string, unknown>, string[]][] = [
   ['content', { pattern: 'needle' }, ['needle']],
