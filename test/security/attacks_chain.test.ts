@@ -29,7 +29,7 @@ import { runIndexShard } from '../../lib/search/index/build_shard.ts';
 import { runGlobShard, runGrepShard } from '../../lib/search/shards.ts';
 import { comparePaths, type Entry } from '../../lib/search/walk.ts';
 import { REPO, TSX, tempDir, writeTree } from '../helpers.ts';
-import { SECRET, TRIES, tally, whileRacing } from './racer.ts';
+import { NEEDLE_GREP, SECRET, TRIES, tally, whileRacing } from './racer.ts';
 
 const INSIDE = ['a/b/c/d/f.txt', 'a/b/c/g.txt', 'a/b/c/h/i.txt', 'a/b/x.txt', 'top.txt'];
 const loose = (rels: readonly string[]): Entry[] =>
@@ -43,19 +43,11 @@ const walkOf = (root: string, deny?: string[]) => ({
   ...(deny ? { deny: { globs: deny, regexes: [] } } : {}),
 });
 const grepTask = (root: string, files: Entry[], dirs: string[] = [], deny?: string[]) => ({
-  kind: 'grep' as const,
+  ...NEEDLE_GREP,
   root,
   walk: walkOf(root, deny),
   dirs,
   files,
-  pattern: 'needle',
-  ignoreCase: false,
-  fixedStrings: true,
-  multiline: false,
-  before: 0,
-  after: 0,
-  mode: 'content' as const,
-  maxResults: Number.POSITIVE_INFINITY,
 });
 /** What a grep shard found: each file with its lines, and the files it could not reach. */
 const found = (r: ReturnType<typeof runGrepShard>) => ({

@@ -10,6 +10,18 @@ import { REPO, TSX, tempDir, writeTree } from '../helpers.ts';
 
 /** Something a test must never see in any output: the marker every file outside the root carries. */
 export const SECRET = 'SECRET-7f3a9c';
+/** A grep shard's options for `needle`, every line of every file: the race tests' search. */
+export const NEEDLE_GREP = {
+  kind: 'grep' as const,
+  pattern: 'needle',
+  ignoreCase: false,
+  fixedStrings: true,
+  multiline: false,
+  before: 0,
+  after: 0,
+  mode: 'content' as const,
+  maxResults: Number.POSITIVE_INFINITY,
+};
 /** Calls per race test. */
 export const TRIES = 1000;
 export const leaked = (r: ToolResult) => `${r.content}\n${JSON.stringify(r.meta ?? {})}`.includes(SECRET);

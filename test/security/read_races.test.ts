@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { inlineRunner, runSharded, type ShardRunner } from '../../lib/search/parallel.ts';
 import { runGrepShard } from '../../lib/search/shards.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
-import { leaked, outcome, SECRET, scene, TRIES, tally, whileRacing } from './racer.ts';
+import { leaked, NEEDLE_GREP, outcome, SECRET, scene, TRIES, tally, whileRacing } from './racer.ts';
 
 test('read races: read_file never returns a byte from outside the root (1,000 reads, parent swapped)', async () => {
   const { root, outside, d } = scene();
@@ -154,17 +154,7 @@ test('read races: planned searches (shards of loose files and directories, as th
   // search plan its shards instead of one walk. A small tree becomes one shard of loose files (each
   // opened through its directory afresh); ten top directories become shards of directories.
   const runner: ShardRunner = { parallelism: 2, run: inlineRunner.run };
-  const grepTemplate = {
-    kind: 'grep' as const,
-    pattern: 'needle',
-    ignoreCase: false,
-    fixedStrings: true,
-    multiline: false,
-    before: 0,
-    after: 0,
-    mode: 'content' as const,
-    maxResults: Number.POSITIVE_INFINITY,
-  };
+  const grepTemplate = NEEDLE_GREP;
   const globTemplate = { kind: 'glob' as const, pattern: '**', dot: false, withMtime: true, maxResults: 1000 };
   const seen = tally();
   let leaks = 0;
@@ -196,21 +186,7 @@ test('read races: loose files two levels below an open directory (reached by the
     kind: 'file' as const,
   }));
   const walk = { root, useIgnore: true, hidden: false, maxDepth: Number.POSITIVE_INFINITY, ignoreBase: root };
-  const task = {
-    kind: 'grep' as const,
-    root,
-    walk,
-    dirs: [],
-    files,
-    pattern: 'needle',
-    ignoreCase: false,
-    fixedStrings: true,
-    multiline: false,
-    before: 0,
-    after: 0,
-    mode: 'content' as const,
-    maxResults: Number.POSITIVE_INFINITY,
-  };
+  const task = { ...NEEDLE_GREP, root, walk, dirs: [], files };
   const calm = runGrepShard(task);
   assert.deepEqual(
     calm.files.map((f) => f.rel),
