@@ -23,6 +23,8 @@ export interface FileTable {
   relOf(id: number): string;
   /** The numbers of the files below `prefix` (a directory with a trailing slash, or '' for all). */
   under(prefix: string): number[];
+  /** The directories that directly hold files ('' for the root), in table order. */
+  dirs(): string[];
   /** inode, size, mtime, ctime per file number, as indexed. */
   sigs: Float64Array;
 }
@@ -39,65 +41,94 @@ function layout(n: number, m: number) {
   return { numbers, places, firsts, dirAt, baseAt, text: baseAt + 4 * (n + 1) };
 }
 
-const dirOf = (rel: string) => rel.slice(0, Math.max(0, rel.lastIndexOf('/')));
-const baseOf = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
-
 /** Packs `rels` (file number order) and their signatures into one shared buffer. */
 export function shareTable(rels: readonly string[], sigs: Float64Array): SharedArrayBuffer {
   const n = rels.length;
   // Byte order is code point order, which is the strings' own (UTF-16 unit) order unless a name holds
   // a surrogate pair and another a character at U+E000 or above: only then are bytes compared.
   const wide = rels.some((r) => SURROGATE_OR_HIGH.test(r));
-  /** The indices of `xs` in the byte order of its strings. */
-  const sorted = (xs: readonly string[]) => {
-    const ix = Array.from({ length: xs.length }, (_, i) => i);
-    if (!wide) return ix.sort((a, b) => ((xs[a] as string) < (xs[b] as string) ? -1 : 1));
-    const bytes = xs.map((x) => Buffer.from(x));
-    return ix.sort((a, b) => Buffer.compare(bytes[a] as Buffer, bytes[b] as Buffer));
-  };
-  const unique = [...new Set(rels.map(dirOf))];
-  const dirs = sorted(unique).map((k) => unique[k] as string);
-  const dirNo = new Map(dirs.map((d, k) => [d, k]));
-  const dirOfFile = Int32Array.from(rels, (r) => dirNo.get(dirOf(r)) as number);
-  const bases = rels.map(baseOf);
-  const m = dirs.length;
-  // Files by directory, then each directory's few by name: a sort of all 78k names (and of the files
-  // by directory and rank) took ~130 ms of every rebuild on the main thread.
-  const byDir: number[][] = Array.from({ length: m }, () => []);
-  for (let i = 0; i < n; i++) byDir[dirOfFile[i] as number]?.push(i);
-  const byName = wide
-    ? (a: number, b: number) => Buffer.compare(Buffer.from(bases[a] as string), Buffer.from(bases[b] as string))
-    : (a: number, b: number) => ((bases[a] as string) < (bases[b] as string) ? -1 : 1);
+  const before = wide
+    ? (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b))
+    : (a: string, b: string) => (a < b ? -1 : 1);
+  // Each file's directory, numbered as first met, then renumbered in directory order. This runs on
+  // the main thread at the end of every rebuild: one slice per path and no sort of all the names
+  // (a sort of all 78k took ~130 ms; this whole function ~20 ms on the bench tree).
+  const met = new Map<string, number>();
+  const unique: string[] = [];
+  const dirOfFile = new Int32Array(n);
+  const bases: string[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const rel = rels[i] as string;
+    const slash = rel.lastIndexOf('/');
+    const dir = slash < 0 ? '' : rel.slice(0, slash);
+    let k = met.get(dir);
+    if (k === undefined) {
+      k = unique.length;
+      met.set(dir, k);
+      unique.push(dir);
+    }
+    dirOfFile[i] = k;
+    bases[i] = slash < 0 ? rel : rel.slice(slash + 1);
+  }
+  const m = unique.length;
+  const rank = Array.from({ length: m }, (_, k) => k).sort((a, b) => before(unique[a] as string, unique[b] as string));
+  const dirs = rank.map((k) => unique[k] as string);
+  const dirNo = new Int32Array(m);
+  for (let r = 0; r < m; r++) dirNo[rank[r] as number] = r;
+  // Files by directory (a counting sort), then each directory's few by name.
+  const firsts = new Int32Array(m + 1);
+  for (let i = 0; i < n; i++) {
+    const k = dirNo[dirOfFile[i] as number] as number;
+    dirOfFile[i] = k;
+    firsts[k + 1] = (firsts[k + 1] as number) + 1;
+  }
+  for (let k = 0; k < m; k++) firsts[k + 1] = (firsts[k + 1] as number) + (firsts[k] as number);
   const order = new Int32Array(n);
-  let o = 0;
-  for (const files of byDir) for (const f of files.length > 1 ? files.sort(byName) : files) order[o++] = f;
+  const fill = firsts.slice(0, m);
+  for (let i = 0; i < n; i++) {
+    const k = dirOfFile[i] as number;
+    order[fill[k] as number] = i;
+    fill[k] = (fill[k] as number) + 1;
+  }
+  // A walk meets each directory's files in name order, so a run is sorted already but where names
+  // are compared by bytes (`wide`) or came otherwise: checked, and sorted only then.
+  const byName = (a: number, b: number) => before(bases[a] as string, bases[b] as string);
+  for (let k = 0; k < m; k++) {
+    const a = firsts[k] as number;
+    const b = firsts[k + 1] as number;
+    let sorted = true;
+    for (let i = a + 1; i < b && sorted; i++) sorted = byName(order[i - 1] as number, order[i] as number) < 0;
+    if (!sorted) order.subarray(a, b).set(Array.from(order.subarray(a, b)).sort(byName));
+  }
+  const dirText = dirs.join('');
+  const baseText = Array.from(order, (id) => bases[id] as string).join('');
   const at = layout(n, m);
-  let text = 0;
-  for (const d of dirs) text += Buffer.byteLength(d);
-  for (const b of bases) text += Buffer.byteLength(b);
-  const sab = new SharedArrayBuffer(at.text + text);
+  const dirBytes = Buffer.byteLength(dirText);
+  const sab = new SharedArrayBuffer(at.text + dirBytes + Buffer.byteLength(baseText));
   new Int32Array(sab, 0, 2).set([n, m]);
   new Float64Array(sab, 8, 4 * n).set(sigs.subarray(0, 4 * n));
+  new Int32Array(sab, at.firsts, m + 1).set(firsts);
   const numbers = new Int32Array(sab, at.numbers, n);
+  numbers.set(order);
   const places = new Int32Array(sab, at.places, n);
-  const firsts = new Int32Array(sab, at.firsts, m + 1);
-  const dirAt = new Int32Array(sab, at.dirAt, m + 1);
-  const baseAt = new Int32Array(sab, at.baseAt, n + 1);
+  for (let i = 0; i < n; i++) places[order[i] as number] = i;
   const names = Buffer.from(sab, at.text);
+  names.write(dirText, 0);
+  names.write(baseText, dirBytes);
+  // Offsets: a string's length is its byte length when all of it is ASCII (then written at once).
+  const ascii = dirBytes === dirText.length && names.length - dirBytes === baseText.length;
+  const bytesOf = ascii ? (x: string) => x.length : (x: string) => Buffer.byteLength(x);
+  const dirAt = new Int32Array(sab, at.dirAt, m + 1);
   let w = 0;
   for (let k = 0; k < m; k++) {
     dirAt[k] = w;
-    w += names.write(dirs[k] as string, w);
+    w += bytesOf(dirs[k] as string);
   }
   dirAt[m] = w;
-  firsts.fill(n);
-  for (let i = n - 1; i >= 0; i--) firsts[dirOfFile[order[i] as number] as number] = i;
+  const baseAt = new Int32Array(sab, at.baseAt, n + 1);
   for (let i = 0; i < n; i++) {
-    const id = order[i] as number;
-    numbers[i] = id;
-    places[id] = i;
     baseAt[i] = w;
-    w += names.write(bases[id] as string, w);
+    w += bytesOf(bases[order[i] as number] as string);
   }
   baseAt[n] = w;
   return sab;
@@ -197,6 +228,9 @@ export function readTable(sab: SharedArrayBuffer): FileTable {
       const base = names.toString('utf8', baseAt[i] as number, baseAt[i + 1] as number);
       if (dirAt[lo] === dirAt[lo + 1]) return base; // the root
       return `${names.toString('utf8', dirAt[lo] as number, dirAt[lo + 1] as number)}/${base}`;
+    },
+    dirs() {
+      return Array.from({ length: m }, (_, k) => names.toString('utf8', dirAt[k] as number, dirAt[k + 1] as number));
     },
     under(prefix) {
       if (prefix === '') return Array.from(numbers);
