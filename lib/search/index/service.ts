@@ -97,7 +97,10 @@ export class SearchIndex {
       runner: this.o.runner,
       ...(this.o.deny ? { deny: this.o.deny } : {}),
       ...(this.o.racyMs !== undefined ? { racyMs: this.o.racyMs } : {}),
-    }).finally(() => this.#recording.delete(seen));
+    });
+    // Events queued meanwhile are let in (and recorded) first: watch.ts `update` keeps live watches.
+    if (this.#watch) await drainEvents();
+    this.#recording.delete(seen);
     this.#lastBuild = { at: Date.now(), ms: Date.now() - started };
     if (!r.ok) return { ok: false, message: r.error.message };
     if (this.#closed) r.value.close();
@@ -228,10 +231,10 @@ export class SearchIndex {
     this.#loaded = true;
     // Watched: every directory the build's walk entered, even one holding no indexed file.
     this.#dirs = new Set(['', ...idx.dirs]);
-    for (let i = 0; i < idx.rels.length; i++) {
-      const r = idx.rels.relOf(i);
-      for (let d = path.posix.dirname(r); d !== '.' && !this.#dirs.has(d); d = path.posix.dirname(d)) this.#dirs.add(d);
-    }
+    // And every directory holding an indexed file, with those above it: the table names each once.
+    for (const held of idx.rels.dirs())
+      for (let d = held; d !== '' && !this.#dirs.has(d); d = d.slice(0, Math.max(0, d.lastIndexOf('/'))))
+        this.#dirs.add(d);
     this.#changed = new Set();
     if (!this.o.watch) return;
     this.#shape++;
