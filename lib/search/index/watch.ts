@@ -12,7 +12,9 @@ export interface DirWatch {
   /**
    * Watches exactly `dirs` from now on: a rebuild keeps the watches of the directories it still
    * indexes (15k watches cost ~0.3 s to close and reopen, and their memory twice until collected).
-   * False when the system refuses a watch (then nothing is watched any more).
+   * Call it once the events already queued are delivered (`drainEvents`): a watch is taken for
+   * replaced by the death an event reported. False when the system refuses a watch (then nothing is
+   * watched any more).
    */
   update(dirs: Iterable<string>): boolean;
   /** The watch of `dir` is dead (its directory removed or moved) or follows another inode: unwatched. */
@@ -85,8 +87,21 @@ export function watchDirs(
   };
   const update = (want: Iterable<string>): boolean => {
     const keep = new Set(want);
+    // A directory replaced under the same name (renamed away, made anew) is watched again, else its
+    // new files would go unseen. Its own watch died then (the self-event), or one above it did (a
+    // directory above was moved away: the watches below follow the old tree, and the new one holds
+    // new directories) — so only watches at or below a dead one are checked by inode, not all 15k
+    // (an lstat each, ~50 ms of every rebuild's main thread). The caller first lets queued events in.
+    const dead = new Set<string>();
+    for (const [dir, w] of watchers) if (w[STATE].dead) dead.add(dir);
+    const belowDead = (dir: string) => {
+      for (let d = dir; ; d = d.slice(0, Math.max(0, d.lastIndexOf('/')))) {
+        if (dead.has(d)) return true;
+        if (d === '') return false;
+      }
+    };
     for (const [dir, w] of watchers)
-      if (!keep.has(dir) || w[STATE].dead || inoOf(dir) !== w[STATE].ino) {
+      if (!keep.has(dir) || w[STATE].dead || (dead.size > 0 && belowDead(dir) && inoOf(dir) !== w[STATE].ino)) {
         w.close();
         watchers.delete(dir);
       }

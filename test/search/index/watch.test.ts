@@ -73,3 +73,26 @@ test('watch: update() drops the watches of directories no longer asked for', asy
     [],
   );
 });
+
+test('watch: a directory above moved away and made anew: update() watches the new ones below it too', async (t) => {
+  const root = tempDir();
+  writeTree(root, { 'p/d/a.txt': 'a', 'other/b.txt': 'b' });
+  const { w, seen } = watched(root, ['', 'p', 'p/d', 'other']);
+  t.after(() => w.close());
+  const otherSince = w.watchedSince('other');
+  // p/d's own watch stays alive: it follows the moved directory (q/d), and no event names p/d.
+  renameSync(path.join(root, 'p'), path.join(root, 'q'));
+  mkdirSync(path.join(root, 'p/d'), { recursive: true });
+  await waitFor(() => seen.some(([r, , lost]) => r === 'p' && lost === true), 'the lost watch of p');
+  assert.notEqual(w.watchedSince('p/d'), undefined, 'the watch below is not dead');
+  assert.equal(w.update(['', 'p', 'p/d', 'other']), true);
+  assert.equal(w.watchedSince('other'), otherSince, 'a watch beside the dead one is kept');
+  writeFileSync(path.join(root, 'q/d/old.txt'), 'old');
+  writeFileSync(path.join(root, 'p/d/new.txt'), 'new');
+  await waitFor(() => seen.some(([r, named]) => r === 'p/d/new.txt' && named), 'the new p/d watched');
+  // The moved tree's event would come with or before the new one's: it is no longer watched.
+  assert.deepEqual(
+    seen.filter(([r]) => r.endsWith('old.txt')),
+    [],
+  );
+});
