@@ -80,6 +80,20 @@ test('during a build: an ignore file a worker read, edited in place (no director
   await newFileFound(t, 'd07/ign');
 });
 
+test('during a first build: a file rewritten in place, same size, after it was read', async () => {
+  // Its indexed state is the one taken before reading: the rewrite's ctime differs from it.
+  const root = await agedTree(spread({ 'd04/x.txt': 'plain words\n' }));
+  const t = await builtBy(root, (index) =>
+    buildWith(
+      index,
+      (p) => p.rels.includes('d04/x.txt'),
+      () => writeFileSync(path.join(root, 'd04/x.txt'), 'needle word\n'),
+    ),
+  );
+  assert.deepEqual(rgFiles(root, ['needle']), ['a.txt', 'd04/x.txt']);
+  assert.deepEqual((await diverging(t, { pattern: 'needle' })).diffs, []);
+});
+
 test('during a build: an ignore file made in a listed directory, un-ignoring a directory in it', async () => {
   const root = await agedTree(spread({ '.gitignore': 'ign/\n' }), (r) => mkdirSync(path.join(r, 'd07/ign')));
   const t = await builtBy(root, (index) =>
