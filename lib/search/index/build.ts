@@ -9,7 +9,7 @@ import { IgnoreRules } from '../ignore.ts';
 import { planShards, type WalkOptions } from '../walk.ts';
 import { type IndexShard, type IndexShardResult, runIndexShard } from './build_shard.ts';
 import { type IndexHeader, type LoadedIndex, readIndex, writeIndex } from './store.ts';
-import { shareTable } from './table.ts';
+import { TableBuilder } from './table.ts';
 
 export interface IndexRunner {
   parallelism: number;
@@ -68,33 +68,40 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
         [],
       ),
     );
-  const outcomes = await Promise.all(tasks.map((t) => o.runner.run(t)));
-  const rels: string[] = [];
-  const sigList: number[][] = [];
+  // Each piece's paths go into the table as soon as the pieces before it are in (file numbers run in
+  // task order), while the workers still run: only the packing is left for the end.
+  const files = new TableBuilder();
+  const arrived: (TaskOutcome<IndexShardResult> | undefined)[] = tasks.map(() => undefined);
+  let added = 0;
+  const take = (i: number, r: TaskOutcome<IndexShardResult>) => {
+    arrived[i] = r;
+    for (let next = arrived[added]; next?.ok; next = arrived[++added]) files.add(next.value.rels);
+  };
+  await Promise.all(tasks.map((t, i) => o.runner.run(t).then((r) => take(i, r))));
+  const outcomes = arrived as TaskOutcome<IndexShardResult>[];
   const segments: Uint8Array[] = [];
   const meta: { files: number; byteLength: number }[] = [];
   let bytes = 0;
+  let n = 0;
   for (const r of outcomes) {
     if (!r.ok) return r;
-    for (const rel of r.value.rels) rels.push(rel);
+    n += r.value.rels.length;
     for (const d of r.value.dirs) entered.push(d);
     for (const f of r.value.ignoreFiles) ignoreFiles.add(f);
-    sigList.push(r.value.sigs);
     for (const s of r.value.segments) {
       segments.push(s.bytes);
       meta.push({ files: s.files, byteLength: s.bytes.length });
     }
     bytes += r.value.bytes;
   }
-  const sigs = new Float64Array(rels.length * 4);
+  const sigs = new Float64Array(n * 4);
   let at = 0;
-  for (const s of sigList) {
-    sigs.set(s, at);
-    at += s.length;
+  for (const r of outcomes as { ok: true; value: IndexShardResult }[]) {
+    sigs.set(r.value.sigs, at);
+    at += r.value.sigs.length;
   }
   // Packed once, into the memory the loaded index then shares with the search tasks.
-  const table = shareTable(rels, sigs);
-  rels.length = 0;
+  const table = files.pack(sigs);
   const header: IndexHeader = {
     root: o.root,
     builtAt,

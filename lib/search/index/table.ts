@@ -43,33 +43,60 @@ function layout(n: number, m: number) {
 
 /** Packs `rels` (file number order) and their signatures into one shared buffer. */
 export function shareTable(rels: readonly string[], sigs: Float64Array): SharedArrayBuffer {
-  const n = rels.length;
-  // Byte order is code point order, which is the strings' own (UTF-16 unit) order unless a name holds
-  // a surrogate pair and another a character at U+E000 or above: only then are bytes compared.
-  const wide = rels.some((r) => SURROGATE_OR_HIGH.test(r));
+  const t = new TableBuilder();
+  t.add(rels);
+  return t.pack(sigs);
+}
+
+/**
+ * Builds a table from paths given in file number order, a batch at a time: a build adds each piece's
+ * files as they come back from the workers (while others still run), and only packs at the end — on
+ * the main thread, where it ends every rebuild. Each path is split once (directory numbered as first
+ * met, base name); there is no sort of all the names (a sort of all 78k took ~130 ms).
+ */
+export class TableBuilder {
+  readonly #met = new Map<string, number>();
+  readonly #unique: string[] = [];
+  #dirOfFile: number[] = [];
+  #bases: string[] = [];
+  #wide = false;
+
+  add(rels: readonly string[]): void {
+    const met = this.#met;
+    for (const rel of rels) {
+      const slash = rel.lastIndexOf('/');
+      const dir = slash < 0 ? '' : rel.slice(0, slash);
+      let k = met.get(dir);
+      if (k === undefined) {
+        k = this.#unique.length;
+        met.set(dir, k);
+        this.#unique.push(dir);
+      }
+      this.#dirOfFile.push(k);
+      this.#bases.push(slash < 0 ? rel : rel.slice(slash + 1));
+    }
+    // Byte order is code point order, which is the strings' own (UTF-16 unit) order unless a name
+    // holds a surrogate pair and another a character at U+E000 or above: only then are bytes compared.
+    this.#wide ||= rels.some((r) => SURROGATE_OR_HIGH.test(r));
+  }
+
+  pack(sigs: Float64Array): SharedArrayBuffer {
+    return packTable(this.#unique, Int32Array.from(this.#dirOfFile), this.#bases, this.#wide, sigs);
+  }
+}
+
+/** The table of files whose directories are `unique[dirOfFile[i]]` and base names `bases[i]`. */
+function packTable(
+  unique: readonly string[],
+  dirOfFile: Int32Array,
+  bases: readonly string[],
+  wide: boolean,
+  sigs: Float64Array,
+): SharedArrayBuffer {
+  const n = bases.length;
   const before = wide
     ? (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b))
     : (a: string, b: string) => (a < b ? -1 : 1);
-  // Each file's directory, numbered as first met, then renumbered in directory order. This runs on
-  // the main thread at the end of every rebuild: one slice per path and no sort of all the names
-  // (a sort of all 78k took ~130 ms; this whole function ~20 ms on the bench tree).
-  const met = new Map<string, number>();
-  const unique: string[] = [];
-  const dirOfFile = new Int32Array(n);
-  const bases: string[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const rel = rels[i] as string;
-    const slash = rel.lastIndexOf('/');
-    const dir = slash < 0 ? '' : rel.slice(0, slash);
-    let k = met.get(dir);
-    if (k === undefined) {
-      k = unique.length;
-      met.set(dir, k);
-      unique.push(dir);
-    }
-    dirOfFile[i] = k;
-    bases[i] = slash < 0 ? rel : rel.slice(slash + 1);
-  }
   const m = unique.length;
   const rank = Array.from({ length: m }, (_, k) => k).sort((a, b) => before(unique[a] as string, unique[b] as string));
   const dirs = rank.map((k) => unique[k] as string);
