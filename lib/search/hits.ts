@@ -35,13 +35,49 @@ export function literalHits(
     if (at === -1) break;
     const start = src.lineStart(at);
     const end = src.lineEnd(at);
-    if (pure || spec.line.test(src.line(start))) {
+    const next = (i: number) => (view ? view.find(i) : bytes.indexOf(spec.literal as Buffer, i));
+    const long = spec.span !== undefined && end - start > WINDOWED_LINE;
+    if (pure || (long ? windowsMatch(bytes, at, start, end, spec, next) : spec.line.test(src.line(start)))) {
       hits.push({ start, lastStart: start });
       if (firstOnly) break;
     }
     from = end + 1;
   }
   return hits;
+}
+
+/** Lines longer than this are confirmed from windows around the literal, when the pattern allows. */
+const WINDOWED_LINE = 64 * 1024;
+
+/**
+ * Whether the line bytes[start, end) holds a match, tested in a window of `spec.span` bytes on either
+ * side of each occurrence of the literal (`next` finds them from `at` on): every match holds one and
+ * spans at most that many bytes, and the pattern looks at nothing outside its match, so a match in a
+ * window is one in the line. A window's edges are moved off the middle of a character, so its text
+ * decodes as that stretch of the line does; the line's end drops a CRLF's \r as `Source.line` does.
+ */
+function windowsMatch(
+  bytes: Buffer,
+  at: number,
+  start: number,
+  end: number,
+  spec: RegexSpec,
+  next: (i: number) => number,
+): boolean {
+  const span = spec.span as number;
+  const lineEnd = end > start && bytes[end - 1] === 13 ? end - 1 : end;
+  const inside = (i: number) => (bytes[i] as number) >= 0x80 && (bytes[i] as number) < 0xc0;
+  let done = start; // windows reach up to here already
+  for (let occ = at; occ !== -1 && occ < end; occ = next(occ + 1)) {
+    if (occ + span <= done) continue; // within the window already tested
+    let a = Math.max(start, occ - span);
+    let b = Math.min(lineEnd, occ + 2 * span);
+    while (a > start && inside(a)) a--;
+    while (b < lineEnd && inside(b)) b++;
+    if (spec.line.test(bytes.toString('utf8', a, b))) return true;
+    done = b;
+  }
+  return false;
 }
 
 /** Lines the scanning regex finds in decoded text, each confirmed on its own line. */

@@ -9,6 +9,7 @@ import { errValue, okValue, type Result } from '../../core/result.ts';
 import type { ClassSet, Node } from './ast.ts';
 import { best, type RequiredLiterals, requiredLiteralsOf } from './literals.ts';
 import { parseRegex } from './parse.ts';
+import { matchSpan } from './span.ts';
 import { caseVariants, TranslateFault, translate } from './translate.ts';
 
 export type { RequiredLiterals } from './literals.ts';
@@ -29,6 +30,8 @@ export interface RegexSpec {
   literalAny?: Buffer[];
   /** The pattern is exactly its literal: a line matches iff it contains the literal. */
   pure: boolean;
+  /** The most bytes a match can span, when bounded and independent of its surroundings (span.ts). */
+  span?: number;
   /**
    * The literals every match contains, an AND of ORs (for an index to plan with); undefined when
    * nothing is required. With `caseInsensitive` they are compared under Unicode simple case folding.
@@ -69,10 +72,12 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
   const lit = best(singles)?.[0];
   // A literal with \r is confirmed on the line: the raw bytes hold a CRLF line's \r, the line does not.
   const whole = isPlainLiteral(node) && lit !== undefined && !/[\n\r]/.test(lit) && lit.length === literalLength(node);
+  const span = o.multiline ? undefined : matchSpan(node);
   const spec: RegexSpec = {
     line,
     scan,
     pure: false,
+    ...(span !== undefined ? { span } : {}),
     requiredLiterals: () => {
       planned ??= requiredLiteralsOf(node, allCi);
       return planned.clauses.length > 0 || planned.triples.length > 0 ? planned : undefined;
