@@ -9,14 +9,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { matchSpan } from '../../lib/search/regex/span.ts';
 import { parseRegex } from '../../lib/search/regex/parse.ts';
+import { matchSpan } from '../../lib/search/regex/span.ts';
 import { requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
 import { ourLines, rgLines } from './rg_lines.ts';
 
 requireTool('rg');
 const LONG = 200_000;
-const pad = (n: number, ch = 'x') => ch.repeat(n);
 /** One long line: filler with `parts` written at the given offsets (as UTF-8 bytes). */
 function line(parts: [number, string][], eol = '\n'): Buffer {
   const b = Buffer.alloc(LONG, 'x');
@@ -41,14 +40,23 @@ writeTree(root, {
   // Two- and three-byte characters around, the line ending in CRLF.
   'crlf.txt': line([[LONG - 40, 'éé€ERROR 776€éé']], '\r\n'),
   // No match: the literal without what the pattern wants after it.
-  'nomatch.txt': line([[70_000, 'ERROR 77'], [150_000, 'ERROR 77 ']]),
+  'nomatch.txt': line([
+    [70_000, 'ERROR 77'],
+    [150_000, 'ERROR 77 '],
+  ]),
   'short.txt': "ERROR 771') short\n",
   // A second occurrence inside the first's window (44 bytes a side for the first pattern) whose match
   // reaches past that window's end: it needs a window of its own.
-  'reach.txt': line([[100_000, 'ERROR 77x'], [100_083, "ERROR 775')"]]),
+  'reach.txt': line([
+    [100_000, 'ERROR 77x'],
+    [100_083, "ERROR 775')"],
+  ]),
   // A 3-byte character cut by the first window's end (40 bytes a side for the last pattern): decoded
   // whole, it is no U+FFFD.
-  'straddle.txt': line([[100_000, 'ERROR 771'], [100_069, 'ERROR 772€']]),
+  'straddle.txt': line([
+    [100_000, 'ERROR 771'],
+    [100_069, 'ERROR 772€'],
+  ]),
   // A second long line in one file, after a matching short one.
   'two.txt': Buffer.concat([Buffer.from("ERROR 770')\n"), line([[10, 'ERROR 779']]), line([[199_000, 'ERROR 77']])]),
 });
@@ -87,13 +95,24 @@ test('long lines by windows: invalid UTF-8 around a match answers as a short lin
   const at = (n: number) => Buffer.concat([Buffer.alloc(n, 'x'), body, Buffer.alloc(n, 'x'), Buffer.from('\n')]);
   // And a CRLF line end right after the literal: the \r is not part of the line.
   const crlf = (n: number) => Buffer.concat([Buffer.alloc(n, 'x'), Buffer.from('ERROR 776\r\n')]);
-  writeTree(dir, { 'long.txt': at(100_000), 'short.txt': at(5), 'cr-long.txt': crlf(100_000), 'cr-short.txt': crlf(5) });
+  writeTree(dir, {
+    'long.txt': at(100_000),
+    'short.txt': at(5),
+    'cr-long.txt': crlf(100_000),
+    'cr-short.txt': crlf(5),
+  });
   const r = runtimeAt(dir, { workers: 0 });
   try {
     // What matched in each: the same patterns in both, at least one of them (an answer of nothing in
     // both would say nothing), as many lines each.
     let matched = 0;
-    const patterns = ['.{0,7}ERROR 774.{0,7}', '\\x{FFFD}.{0,5}ERROR 77\\d', 'ERROR 774[^x]{6}', 'ERROR 774[^x]{7}', 'A.{2}ERROR'];
+    const patterns = [
+      '.{0,7}ERROR 774.{0,7}',
+      '\\x{FFFD}.{0,5}ERROR 77\\d',
+      'ERROR 774[^x]{6}',
+      'ERROR 774[^x]{7}',
+      'A.{2}ERROR',
+    ];
     for (const pattern of patterns) {
       const got = await ourLines(r, { pattern, output_mode: 'count' }, 200);
       const invalid = got.filter((l) => !l.startsWith('cr-'));
