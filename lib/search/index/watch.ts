@@ -5,8 +5,30 @@
  * build. Events are delivered by the event loop, so a search first lets one I/O poll pass
  * (`drainEvents`): a change made before the search began is then known. Main thread.
  */
-import { type FSWatcher, lstatSync, watch } from 'node:fs';
+import { type FSWatcher, lstatSync, readFileSync, watch } from 'node:fs';
 import path from 'node:path';
+
+/**
+ * How many events the kernel queues before it drops the rest (fs.inotify.max_queued_events). The
+ * process has one inotify queue, shared by every watch; libuv empties it in one read of a poll phase
+ * and drops the kernel's overflow notice, so a burst this large between two check phases (an install
+ * or checkout while the main thread was busy) may have lost events no watch reports: every watch of
+ * the process is then taken to have missed something. (A watch opened outside this module shares the
+ * queue uncounted.)
+ */
+const QUEUE_LIMIT = (() => {
+  try {
+    return Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8')) || 16384;
+  } catch {
+    return 16384;
+  }
+})();
+const onOverflow = new Set<() => void>();
+let burst = 0;
+function counted(): void {
+  if (burst++ === 0) setImmediate(() => (burst = 0));
+  if (burst === QUEUE_LIMIT) for (const f of onOverflow) f();
+}
 
 export interface DirWatch {
   /**
@@ -76,6 +98,7 @@ export function watchDirs(
   // directory's last holder (a shell's working directory, an open descriptor) lets go.
   const touched = new Set<string>();
   function onChange(this: Watched, _type: string, name: string | null) {
+    counted();
     const s = this[STATE];
     // An entry named like its directory is taken for a self-event too: unwatched until a rebuild.
     if (name === (s.dir === '' ? rootBase : s.dir.slice(s.dir.lastIndexOf('/') + 1))) lose(s);
@@ -87,7 +110,16 @@ export function watchDirs(
   function onError(this: Watched) {
     lose(this[STATE]);
   }
+  // Events may have been lost: the root is reported lost (everything below it changed), and the next
+  // update checks every watch by inode.
+  const overflowed = () => {
+    touched.add('');
+    const s = watchers.get('')?.[STATE];
+    if (s) lose(s);
+    else changed('', false, true);
+  };
   const close = () => {
+    onOverflow.delete(overflowed);
     for (const w of watchers.values()) w.close();
     watchers.clear();
     touched.clear();
@@ -142,7 +174,9 @@ export function watchDirs(
     const had = watchers.get(dir)?.[STATE];
     return had && !had.dead ? had.since : undefined;
   };
-  return update(dirs) ? { update, replaced, watchedSince, close } : undefined;
+  if (!update(dirs)) return undefined;
+  onOverflow.add(overflowed);
+  return { update, replaced, watchedSince, close };
 }
 
 /** Lets the event loop run one I/O poll, so watch events already queued by the kernel are delivered. */
