@@ -74,7 +74,10 @@ test('file table: the files under a directory are exactly those whose path start
 test('file table: a directory met out of name order, or across pieces, comes out sorted; dirs() names each once', () => {
   // A walk meets a directory's files in name order, so that order is only checked; these are not.
   const rels = ['z/b', 'y', 'z/a', 'x/q/2', 'x/q/1', 'z/c', 'b', 'x/q/3', 'a'];
-  const sab = shareTable(rels, Float64Array.from({ length: rels.length * 4 }, (_, i) => i));
+  const sab = shareTable(
+    rels,
+    Float64Array.from({ length: rels.length * 4 }, (_, i) => i),
+  );
   assert.equal(checkTable(sab), true);
   const t = readTable(sab);
   assert.deepEqual(t.under('').map(t.relOf), ['a', 'b', 'y', 'x/q/1', 'x/q/2', 'x/q/3', 'z/a', 'z/b', 'z/c']);
