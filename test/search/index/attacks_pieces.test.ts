@@ -154,3 +154,22 @@ test('real names sorting differently by UTF-16 and by bytes: the table holds eac
     assert.ok((await t.index.build()).ok, 'rebuilt');
   }
 });
+
+test('one directory split across pieces (9000 loose files at the root, some wide names), reversed', async () => {
+  const tree: Record<string, string> = {};
+  for (let i = 0; i < 9000; i++)
+    tree[`${i % 5 === 0 ? '\u{1F600}' : i % 7 === 0 ? '\uE000' : ''}r${i}.txt`] = `rootword${i}x\n`;
+  const t = await threeOn(await agedTree(tree));
+  const restore = reversedRunner(t.index);
+  const built = await t.index.build();
+  const pieces = restore();
+  assert.ok(built.ok, 'built');
+  assert.ok(pieces > 3, `the root's files took several pieces: ${pieces}`);
+  const files = built.index.rels;
+  for (const rel of rgList(t.root)) assert.equal(files.relOf(files.idOf(rel)), rel, rel);
+  for (const i of [0, 1, 7, 4095, 4096, 4097, 5000, 8190, 8999]) {
+    const rel = Object.keys(tree)[i] as string;
+    assert.deepEqual(rgFiles(t.root, [`rootword${i}x`]), [rel]);
+    assert.deepEqual((await diverging(t, { pattern: `rootword${i}x` })).diffs, [], rel);
+  }
+});
