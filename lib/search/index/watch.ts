@@ -5,16 +5,38 @@
  * build. Events are delivered by the event loop, so a search first lets one I/O poll pass
  * (`drainEvents`): a change made before the search began is then known. Main thread.
  */
-import { type FSWatcher, lstatSync, watch } from 'node:fs';
+import { type FSWatcher, lstatSync, readFileSync, watch } from 'node:fs';
 import path from 'node:path';
+
+/**
+ * How many events the kernel queues before it drops the rest (fs.inotify.max_queued_events). The
+ * process has one inotify queue, shared by every watch; libuv empties it in one read of a poll phase
+ * and drops the kernel's overflow notice, so a burst this large between two check phases (an install
+ * or checkout while the main thread was busy) may have lost events no watch reports: every watch of
+ * the process is then taken to have missed something. (A watch opened outside this module shares the
+ * queue uncounted.)
+ */
+const QUEUE_LIMIT = (() => {
+  try {
+    return Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8')) || 16384;
+  } catch {
+    return 16384;
+  }
+})();
+const onOverflow = new Set<() => void>();
+let burst = 0;
+function counted(): void {
+  if (burst++ === 0) setImmediate(() => (burst = 0));
+  if (burst === QUEUE_LIMIT) for (const f of onOverflow) f();
+}
 
 export interface DirWatch {
   /**
    * Watches exactly `dirs` from now on: a rebuild keeps the watches of the directories it still
    * indexes (15k watches cost ~0.3 s to close and reopen, and their memory twice until collected).
    * Call it once the events already queued are delivered (`drainEvents`): a watch is taken for
-   * replaced by the death an event reported. False when the system refuses a watch (then nothing is
-   * watched any more).
+   * replaced by what an event reported (its death, or its entry named by its parent's watch). False
+   * when the system refuses a watch (then nothing is watched any more).
    */
   update(dirs: Iterable<string>): boolean;
   /** The watch of `dir` is dead (its directory removed or moved) or follows another inode: unwatched. */
@@ -71,37 +93,56 @@ export function watchDirs(
     s.dead = true;
     changed(s.dir, false, true);
   };
+  // Watched directories whose entry in their parent an event named since the last update: each may
+  // have been replaced. Its own watch's self-event is no proof: the kernel sends it only once the old
+  // directory's last holder (a shell's working directory, an open descriptor) lets go.
+  const touched = new Set<string>();
   function onChange(this: Watched, _type: string, name: string | null) {
+    counted();
     const s = this[STATE];
     // An entry named like its directory is taken for a self-event too: unwatched until a rebuild.
     if (name === (s.dir === '' ? rootBase : s.dir.slice(s.dir.lastIndexOf('/') + 1))) lose(s);
-    if (name) changed(s.dir ? `${s.dir}/${name}` : String(name), true);
-    else changed(s.dir, false);
+    if (!name) return changed(s.dir, false);
+    const rel = s.dir ? `${s.dir}/${name}` : String(name);
+    if (watchers.has(rel)) touched.add(rel);
+    changed(rel, true);
   }
   function onError(this: Watched) {
     lose(this[STATE]);
   }
+  // Events may have been lost: the root is reported lost (everything below it changed), and the next
+  // update checks every watch by inode.
+  const overflowed = () => {
+    touched.add('');
+    const s = watchers.get('')?.[STATE];
+    if (s) lose(s);
+    else changed('', false, true);
+  };
   const close = () => {
+    onOverflow.delete(overflowed);
     for (const w of watchers.values()) w.close();
     watchers.clear();
+    touched.clear();
   };
   const update = (want: Iterable<string>): boolean => {
     const keep = new Set(want);
     // A directory replaced under the same name (renamed away, made anew) is watched again, else its
-    // new files would go unseen. Its own watch died then (the self-event), or one above it did (a
-    // directory above was moved away: the watches below follow the old tree, and the new one holds
-    // new directories) — so only watches at or below a dead one are checked by inode, not all 15k
-    // (an lstat each, ~50 ms of every rebuild's main thread). The caller first lets queued events in.
-    const dead = new Set<string>();
-    for (const [dir, w] of watchers) if (w[STATE].dead) dead.add(dir);
-    const belowDead = (dir: string) => {
+    // new files would go unseen. Its parent's watch then named its entry (`touched`), or its own watch
+    // died, or one above it did (a directory above was moved away: the watches below follow the old
+    // tree, and the new one holds new directories) — so only watches at or below such a one are
+    // checked by inode, not all 15k (an lstat each, ~50 ms of every rebuild's main thread). The
+    // caller first lets queued events in.
+    const suspect = new Set(touched);
+    touched.clear();
+    for (const [dir, w] of watchers) if (w[STATE].dead) suspect.add(dir);
+    const belowSuspect = (dir: string) => {
       for (let d = dir; ; d = d.slice(0, Math.max(0, d.lastIndexOf('/')))) {
-        if (dead.has(d)) return true;
+        if (suspect.has(d)) return true;
         if (d === '') return false;
       }
     };
     for (const [dir, w] of watchers)
-      if (!keep.has(dir) || w[STATE].dead || (dead.size > 0 && belowDead(dir) && inoOf(dir) !== w[STATE].ino)) {
+      if (!keep.has(dir) || w[STATE].dead || (suspect.size > 0 && belowSuspect(dir) && inoOf(dir) !== w[STATE].ino)) {
         w.close();
         watchers.delete(dir);
       }
@@ -133,7 +174,9 @@ export function watchDirs(
     const had = watchers.get(dir)?.[STATE];
     return had && !had.dead ? had.since : undefined;
   };
-  return update(dirs) ? { update, replaced, watchedSince, close } : undefined;
+  if (!update(dirs)) return undefined;
+  onOverflow.add(overflowed);
+  return { update, replaced, watchedSince, close };
 }
 
 /** Lets the event loop run one I/O poll, so watch events already queued by the kernel are delivered. */

@@ -4,7 +4,7 @@
  * directory, that a removed directory's watch is known dead and that update() keeps live watches.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { watchDirs } from '../../../lib/search/index/watch.ts';
@@ -95,4 +95,23 @@ test('watch: a directory above moved away and made anew: update() watches the ne
     seen.filter(([r]) => r.endsWith('old.txt')),
     [],
   );
+});
+
+test('watch: a directory removed and made anew while held open: update() watches the new one', async (t) => {
+  const root = tempDir();
+  writeTree(root, { 'p/q/a.txt': 'a' });
+  const { w, seen } = watched(root, ['', 'p', 'p/q']);
+  t.after(() => w.close());
+  // Held (a shell's working directory): the kernel reports the old one's own removal only on release.
+  const fd = openSync(path.join(root, 'p/q'), 'r');
+  t.after(() => closeSync(fd));
+  rmSync(path.join(root, 'p/q'), { recursive: true });
+  mkdirSync(path.join(root, 'p/q'));
+  await waitFor(() => seen.filter(([r, named]) => r === 'p/q' && named).length >= 2, 'the parent naming it twice');
+  assert.equal(w.update(['', 'p', 'p/q']), true);
+  assert.equal(w.replaced('p/q'), false, 'watched again');
+  writeFileSync(path.join(root, 'p/q/new.txt'), 'new');
+  await waitFor(() => seen.some(([r, named]) => r === 'p/q/new.txt' && named), 'the new watch sees a new file', {
+    limitMs: 10_000,
+  });
 });
