@@ -57,8 +57,8 @@ export function shareTable(rels: readonly string[], sigs: Float64Array): SharedA
 export class TableBuilder {
   readonly #met = new Map<string, number>();
   readonly #unique: string[] = [];
-  #dirOfFile: number[] = [];
-  #bases: string[] = [];
+  readonly #dirOfFile: number[] = [];
+  readonly #bases: string[] = [];
   #wide = false;
 
   add(rels: readonly string[]): void {
