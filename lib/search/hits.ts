@@ -29,13 +29,13 @@ export function literalHits(
   const view = folded ?? regionView(bytes, spec);
   // A folded view that over-approximates (folded_literal.ts) has its lines confirmed.
   const pure = spec.pure && (view?.exact ?? true);
+  const next = (i: number) => (view ? view.find(i) : bytes.indexOf(spec.literal as Buffer, i));
   let from = 0;
   while (from < bytes.length) {
-    const at = view ? view.find(from) : bytes.indexOf(spec.literal as Buffer, from);
+    const at = next(from);
     if (at === -1) break;
     const start = src.lineStart(at);
     const end = src.lineEnd(at);
-    const next = (i: number) => (view ? view.find(i) : bytes.indexOf(spec.literal as Buffer, i));
     const long = spec.span !== undefined && end - start > WINDOWED_LINE;
     if (pure || (long ? windowsMatch(bytes, at, start, end, spec, next) : spec.line.test(src.line(start)))) {
       hits.push({ start, lastStart: start });
@@ -155,7 +155,16 @@ export function otherLines(src: Source, hits: readonly Hit[], firstOnly: boolean
   return out;
 }
 
-const globalOf = (scan: RegExp) => new RegExp(scan.source, scan.flags.includes('g') ? scan.flags : `${scan.flags}g`);
+/**
+ * A global regex to iterate one line with: the spec's own scanner (global already), its position reset
+ * — one line is iterated at a time, so nothing else uses it meanwhile, and compiling a copy per line
+ * cost more than the line's matching. A regex that is not global is copied with `g`.
+ */
+function globalOf(scan: RegExp): RegExp {
+  if (!scan.global) return new RegExp(scan.source, `${scan.flags}g`);
+  scan.lastIndex = 0;
+  return scan;
+}
 
 /** The text of each non-empty match in one line (ripgrep -o prints each on a line of its own). */
 export function matchedTexts(text: string, scan: RegExp): string[] {
