@@ -81,11 +81,11 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
   const outcomes = arrived as TaskOutcome<IndexShardResult>[];
   const segments: Uint8Array[] = [];
   const meta: { files: number; byteLength: number }[] = [];
+  const sigList: number[][] = [];
   let bytes = 0;
-  let n = 0;
   for (const r of outcomes) {
     if (!r.ok) return r;
-    n += r.value.rels.length;
+    sigList.push(r.value.sigs);
     for (const d of r.value.dirs) entered.push(d);
     for (const f of r.value.ignoreFiles) ignoreFiles.add(f);
     for (const s of r.value.segments) {
@@ -94,11 +94,11 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
     }
     bytes += r.value.bytes;
   }
-  const sigs = new Float64Array(n * 4);
+  const sigs = new Float64Array(sigList.reduce((k, s) => k + s.length, 0));
   let at = 0;
-  for (const r of outcomes as { ok: true; value: IndexShardResult }[]) {
-    sigs.set(r.value.sigs, at);
-    at += r.value.sigs.length;
+  for (const s of sigList) {
+    sigs.set(s, at);
+    at += s.length;
   }
   // Packed once, into the memory the loaded index then shares with the search tasks.
   const table = files.pack(sigs);
