@@ -95,12 +95,13 @@ const readBuffer = () => {
 
 /**
  * Searches the file at `at`: a path through its checked directory's descriptor (see walk.ts), opened
- * with O_NOFOLLOW, so it is that directory's entry and never what a symlink swapped in points to.
+ * with O_NOFOLLOW, so it is that directory's entry and never what a symlink swapped in points to —
+ * or the file open already as `given` (checked by the caller, who closes it).
  */
-export function searchFile(at: string, o: SearchOptions): FileOutcome {
+export function searchFile(at: string, o: SearchOptions, given?: number): FileOutcome {
   let fd: number;
   try {
-    fd = openSync(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = given ?? openSync(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (e) {
     return { kind: 'unreadable', error: (e as NodeJS.ErrnoException).code ?? String(e) };
   }
@@ -158,7 +159,7 @@ export function searchFile(at: string, o: SearchOptions): FileOutcome {
   } catch (e) {
     return { kind: 'unreadable', error: (e as NodeJS.ErrnoException).code ?? String(e) };
   } finally {
-    closeSync(fd);
+    if (given === undefined) closeSync(fd);
   }
 }
 

@@ -11,7 +11,8 @@ import { type GrepPrefilter, skipperOf } from './index/skip.ts';
 import { ListingWriter, type ShardListing } from './listing.ts';
 import { compileGlob, compileRegex } from './matcher.ts';
 import { type Line, type SearchOptions, searchFile } from './search.ts';
-import { comparePaths, type Entry, type SkipReason, type Visitor, visitFiles, type WalkOptions, walk } from './walk.ts';
+import { visitFiles } from './visit_files.ts';
+import { comparePaths, type Entry, type SkipReason, type Visitor, type WalkOptions, walk } from './walk.ts';
 
 export interface SkipCount {
   dirs: number;
@@ -200,7 +201,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     onlyMatching: t.onlyMatching ?? false,
     maxCount: t.maxCount ?? Number.POSITIVE_INFINITY,
   };
-  const visit = (e: Entry, at?: string): boolean => {
+  const visit = (e: Entry, at?: string, fd?: number): boolean => {
     checkDeadline(t);
     out.visited++;
     if (e.kind !== 'file' || at === undefined) return false; // symlinks are not followed, as in ripgrep
@@ -209,10 +210,10 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
       else out.unindexed.push(e.rel);
     }
     if (filter && !filter(e.rel)) return false;
-    if (skip?.skip(e.rel, at)) return false;
+    if (skip?.skip(e.rel, at, fd)) return false;
     // One options object for the shard; only content mode's line budget changes from file to file.
     if (t.mode === 'content') options.maxLines = t.maxResults - out.results;
-    const r = searchFile(at, options);
+    const r = searchFile(at, options, fd);
     if (r.kind === 'binary') out.binary++;
     else if (r.kind === 'unreadable') out.unreadable.push({ rel: e.rel, error: r.error });
     else if (r.matches > 0) {
@@ -232,7 +233,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     unreachable: (e) => out.unreadable.push({ rel: e.rel, error: UNREACHABLE }),
   };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
-  const o = { ...t.walk, openFiles: true };
+  const o = { ...t.walk, openFiles: 'read' as const };
   if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
   out.skipped = count.skipped;
   if (listing) out.listed = listing.done();

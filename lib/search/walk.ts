@@ -40,8 +40,11 @@ export interface WalkOptions {
   fileGlobs?: readonly string[];
   /** Paths the policy denies for reading (never listed, never read). */
   deny?: DenySpec;
-  /** The visitor opens the files it gets: hand them over as paths through checked descriptors. */
-  openFiles?: boolean;
+  /**
+   * The visitor opens the files it gets: hand them over as paths through checked descriptors. 'read':
+   * it reads every file it gets, so `visitFiles` may hand a file over already open (visit_files.ts).
+   */
+  openFiles?: boolean | 'read';
 }
 
 export type SkipReason = IgnoreSource | 'hidden' | 'denied';
@@ -55,9 +58,11 @@ export interface Entry {
 export interface Visitor {
   /**
    * A file. With `openFiles`, `at` reaches it through its checked directory's descriptor and is valid
-   * only during the call: open it with O_NOFOLLOW. True stops the walk.
+   * only during the call: open it with O_NOFOLLOW. With `fd` (openFiles 'read'), the file is open
+   * already as exactly that entry, read-only, and `at` is its path: read through `fd`, never close it.
+   * True stops the walk.
    */
-  file(entry: Entry, at?: string): boolean | undefined;
+  file(entry: Entry, at?: string, fd?: number): boolean | undefined;
   skipped?(rel: string, isDir: boolean, reason: SkipReason): void;
   /** A directory the walk entered (listed). */
   dir?(rel: string): void;
@@ -101,27 +106,6 @@ function excludedOnTheWay(
   return hit !== undefined;
 }
 
-/**
- * Visits loose files (relative to the root, met in a listing earlier) in the order given (sorted),
- * each through its directory opened afresh from the root (`DirChain`): the directory listed before
- * may have been swapped since. Files of one directory share one open.
- */
-export function visitFiles(o: WalkOptions, files: readonly Entry[], visitor: Visitor): boolean {
-  if (!o.openFiles) return files.some((f) => visitor.file(f)); // names from a checked listing: nothing to open
-  const chain = new DirChain(o.root);
-  try {
-    for (const f of files) {
-      const slash = f.rel.lastIndexOf('/');
-      const fd = chain.open(slash === -1 ? '' : f.rel.slice(0, slash));
-      if (fd === undefined) visitor.unreachable?.(f);
-      else if (visitor.file(f, fdPath(fd, f.rel.slice(slash + 1)))) return true;
-    }
-    return false;
-  } finally {
-    chain.close();
-  }
-}
-
 /** An open directory that its subdirectories still waiting on the stack will be opened through. */
 interface Shared {
   fd: number;
@@ -148,7 +132,7 @@ function walkDir(
   ];
   // Without kept listings (a one-shot), a names-only walk lists through descriptors as well: opening
   // each directory through its parent's costs less than checking a path (stat, or open + readlink).
-  const viaFds = o.openFiles === true || !listingsKept();
+  const viaFds = Boolean(o.openFiles) || !listingsKept();
   try {
     while (stack.length > 0) {
       const { dir, depth, parent } = stack.pop() as (typeof stack)[number];

@@ -9,7 +9,8 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { bomKind } from '../bom.ts';
 import { RACY_MS } from '../dircache.ts';
 import { IgnoreRules } from '../ignore.ts';
-import { comparePaths, type Entry, type Visitor, visitFiles, type WalkOptions, walk } from '../walk.ts';
+import { visitFiles } from '../visit_files.ts';
+import { comparePaths, type Entry, type Visitor, type WalkOptions, walk } from '../walk.ts';
 import { DenseKeys, MAX_DENSE_FILES } from './dense.ts';
 import { clearTrigramBits, setTrigramBits } from './ngrams.ts';
 import { encodeSegment, PairBuffer } from './segment_build.ts';
@@ -90,10 +91,10 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
       pairs.dense = dense;
     }
   };
-  const visit = (e: Entry, at?: string): boolean => {
+  const visit = (e: Entry, at?: string, fd?: number): boolean => {
     out.visited++;
     if (e.kind !== 'file' || at === undefined) return false;
-    const read = readFile(at, racy);
+    const read = readFile(at, racy, fd);
     if (!read) return false;
     const { bytes, sig } = read;
     // A file that may not fit what is left starts a new segment: the buffer keeps its size.
@@ -111,7 +112,7 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
   };
   const visitor: Visitor = { file: visit, dir: (d) => out.dirs.push(d) };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
-  const o = { ...t.walk, openFiles: true };
+  const o = { ...t.walk, openFiles: 'read' as const };
   const rules = new IgnoreRules(t.root, t.walk.ignoreBase);
   if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, rules);
   out.ignoreFiles = rules.filesSeen;
@@ -128,10 +129,10 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
  * its text), holds a NUL byte, has another hard link, is not the size it had when read began, or
  * changed within `racy` ms (a change in the same tick would not show).
  */
-function readFile(at: string, racy: number): { bytes?: Buffer; sig: FileSig } | undefined {
+function readFile(at: string, racy: number, given?: number): { bytes?: Buffer; sig: FileSig } | undefined {
   let fd: number;
   try {
-    fd = openSync(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = given ?? openSync(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return undefined;
   }
@@ -175,6 +176,6 @@ function readFile(at: string, racy: number): { bytes?: Buffer; sig: FileSig } | 
     return undefined;
   } finally {
     if (streamed) clearTrigramBits();
-    closeSync(fd);
+    if (given === undefined) closeSync(fd);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * A grep that needs no walk (see `PrefilterAnswer.direct`): only the candidate files, split into
- * file-list shards as the planner splits loose files, each opened through its directory reached
- * from the root by checked descriptors (`visitFiles`), exactly as a walk's shard would. What the walk
+ * file-list shards as the planner splits loose files, each reached from the root as a walk's shard
+ * reaches loose files (`visitFiles`: through checked directories, or opened and checked itself). What the walk
  * would have skipped comes from the summary. Main thread.
  */
 import { okValue } from '../../core/result.ts';

@@ -5,7 +5,7 @@
  * built, unreadable, too large — is searched as always. The file table is the main thread's shared
  * buffer (table.ts): no thread keeps a copy of its own. Runs in workers and inline.
  */
-import { lstatSync } from 'node:fs';
+import { fstatSync, lstatSync } from 'node:fs';
 import { readTable } from './table.ts';
 
 export interface GrepPrefilter {
@@ -20,8 +20,8 @@ export interface GrepPrefilter {
 }
 
 export interface Skipper {
-  /** The file (relative to the shard root, reached at `at`) need not be searched. */
-  skip(rel: string, at: string): boolean;
+  /** The file (relative to the shard root, reached at `at`, or open as `fd`) need not be searched. */
+  skip(rel: string, at: string, fd?: number): boolean;
   /** The index holds the file. */
   indexed(rel: string): boolean;
 }
@@ -31,14 +31,14 @@ export function skipperOf(p: GrepPrefilter | undefined): Skipper | undefined {
   const { idOf, sigs } = readTable(p.table);
   const maybe = new Set(p.candidates);
   return {
-    skip(rel, at) {
+    skip(rel, at, fd) {
       const r = p.prefix + rel;
       if (maybe.has(r)) return false;
       const id = idOf(r);
       if (id < 0) return false;
       if (!p.validate) return true;
       // No watches: the file is skipped only while it is exactly the file indexed.
-      const st = lstatSync(at, { throwIfNoEntry: false });
+      const st = fd === undefined ? lstatSync(at, { throwIfNoEntry: false }) : fstatSync(fd);
       return (
         st !== undefined &&
         st.ino === sigs[4 * id] &&
