@@ -10,6 +10,9 @@ import { BITMAP } from './segment_build.ts';
 
 export { encodeSegment, PairBuffer } from './segment_build.ts';
 
+/** Most bytes one read ahead takes: what lies between the keys is read too. */
+const MAX_AHEAD_BYTES = 64 * 1024;
+
 /** Reads bytes [from, to) of a segment's postings (from the index file, when they are not in memory). */
 export type PostingsReader = (from: number, to: number) => Uint8Array;
 
@@ -19,12 +22,16 @@ export type PostingsReader = (from: number, to: number) => Uint8Array;
  */
 export class Segment {
   readonly nKeys: number;
+  /** Files of the segment: `base` … `base + nFiles - 1`. */
+  readonly nFiles: number;
   readonly keys: Uint32Array;
   readonly counts: Uint32Array;
   readonly ends: Uint32Array;
   readonly #read: PostingsReader;
   /** Global number of the segment's first file. */
   readonly base: number;
+  /** Postings read ahead for one lookup (`readAhead`): bytes [from, from + bytes.length). */
+  #ahead: { from: number; bytes: Uint8Array } | undefined;
 
   /** `bytes`: the whole segment, or only its key table when `read` gives the postings. */
   constructor(bytes: Uint8Array, base: number, read?: PostingsReader) {
@@ -33,6 +40,7 @@ export class Segment {
     const nKeys = new Uint32Array(aligned.buffer, aligned.byteOffset, 1)[0] as number;
     const u32 = new Uint32Array(aligned.buffer, aligned.byteOffset, 2 + 3 * nKeys);
     this.nKeys = nKeys;
+    this.nFiles = u32[1] as number;
     this.keys = u32.subarray(2, 2 + nKeys);
     this.counts = u32.subarray(2 + nKeys, 2 + 2 * nKeys);
     this.ends = u32.subarray(2 + 2 * nKeys, 2 + 3 * nKeys);
@@ -59,6 +67,33 @@ export class Segment {
     return -1;
   }
 
+  /**
+   * Reads the postings of all of `keys` this segment holds in one read, when they lie within
+   * MAX_AHEAD_BYTES of each other, for the `forEach` calls up to `endAhead`: a lookup of many
+   * alternatives (a digit class's ten triples) costs one system call per segment, not one per key.
+   */
+  readAhead(keys: readonly number[]): void {
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = -1;
+    for (const k of keys) {
+      const s = this.find(k);
+      if (s < 0) continue;
+      lo = Math.min(lo, s === 0 ? 0 : (this.ends[s - 1] as number));
+      hi = Math.max(hi, this.ends[s] as number);
+    }
+    this.#ahead = hi > lo && hi - lo <= MAX_AHEAD_BYTES ? { from: lo, bytes: this.#read(lo, hi) } : undefined;
+  }
+
+  endAhead(): void {
+    this.#ahead = undefined;
+  }
+
+  #postings(from: number, to: number): Uint8Array {
+    const a = this.#ahead;
+    if (a && from >= a.from && to <= a.from + a.bytes.length) return a.bytes.subarray(from - a.from, to - a.from);
+    return this.#read(from, to);
+  }
+
   count(key: number): number {
     const s = this.find(key);
     return s < 0 ? 0 : ((this.counts[s] as number) & ~BITMAP) >>> 0;
@@ -68,7 +103,7 @@ export class Segment {
   forEach(key: number, each: (file: number) => void): void {
     const s = this.find(key);
     if (s < 0) return;
-    const p = this.#read(s === 0 ? 0 : (this.ends[s - 1] as number), this.ends[s] as number);
+    const p = this.#postings(s === 0 ? 0 : (this.ends[s - 1] as number), this.ends[s] as number);
     const end = p.length;
     let at = 0;
     if ((this.counts[s] as number) & BITMAP) {

@@ -96,3 +96,102 @@ test('index build: a file larger than the pair buffer yields the same pairs, sor
   assert.equal(seg.count(key('abc')), want.includes(key('abc')) ? 2 : 1);
   assert.equal(seg.count(want[0] as number), (want[0] as number) === key('abc') || want[0] === key('bcd') ? 2 : 1);
 });
+
+/** Segments of `per` files each, their postings read through a counting reader, as the store serves them. */
+function segmentsOf(texts: readonly string[], per: number) {
+  const reads = { n: 0 };
+  const parts: Segment[] = [];
+  for (let base = 0; base < texts.length; base += per) {
+    const pairs = new PairBuffer(16);
+    const chunk = texts.slice(base, base + per);
+    for (const [f, t] of chunk.entries()) pairs.add(trigramsOf(Buffer.from(t)), f);
+    const bytes = encodeSegment(pairs, chunk.length);
+    const head = Segment.headBytes(new Uint32Array(bytes.buffer, bytes.byteOffset, 1)[0] as number);
+    parts.push(
+      new Segment(bytes.subarray(0, head), base, (from, to) => {
+        reads.n++;
+        return bytes.subarray(head + from, head + to);
+      }),
+    );
+  }
+  return { parts, reads };
+}
+
+test('index plan: over many segments, candidates hold every matching file; a group that rules out files narrows all of them', () => {
+  let x = 7;
+  const rand = (n: number) => {
+    x = (x * 1103515245 + 12345) >>> 0;
+    return x % n;
+  };
+  const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
+  const texts = Array.from({ length: 3000 }, () =>
+    Array.from({ length: 1 + rand(4) }, () => words[rand(words.length)]).join(' '),
+  );
+  const { parts } = segmentsOf(texts, 100);
+  for (let trial = 0; trial < 200; trial++) {
+    const literals = Array.from({ length: 1 + rand(3) }, () =>
+      Array.from({ length: 1 + rand(2) }, () => words[rand(words.length)] as string),
+    );
+    const plan = planQuery({ literals, caseInsensitive: false });
+    assert.ok(plan);
+    const truth = texts.flatMap((t, f) => (literals.every((any) => any.some((w) => t.includes(w))) ? [f] : []));
+    const got = candidates(plan, parts, texts.length);
+    assert.deepEqual(
+      [...got].sort((a, b) => a - b),
+      got,
+      'ascending',
+    );
+    const held = new Set(got);
+    assert.ok(
+      truth.every((f) => held.has(f)),
+      `${JSON.stringify(literals)}: a matching file missing`,
+    );
+  }
+  // Two literals, each in a quarter of the files, together in a sixteenth: the second rules out three
+  // quarters of what the first lets through, so it is applied everywhere and the answer is exact.
+  const halves = Array.from(
+    { length: 2000 },
+    (_, f) => `${f % 4 === 0 ? 'xylophone' : ''} ${(f >> 2) % 4 === 0 ? 'quizzical' : ''}`,
+  );
+  const h = segmentsOf(halves, 100);
+  const plan = planQuery({ literals: [['xylophone'], ['quizzical']], caseInsensitive: false });
+  assert.ok(plan);
+  assert.deepEqual(
+    candidates(plan, h.parts, halves.length),
+    halves.flatMap((t, f) => (t.includes('xylophone') && t.includes('quizzical') ? [f] : [])),
+  );
+});
+
+test('index plan: a later group that rules out almost nothing is dropped after a sample; one read per segment per group', () => {
+  // "rarest" in 1 file of 10 (the first group), "common" in all of them but one: the second group is
+  // tried on the first candidates, rules out too few, and is not looked up in the remaining segments.
+  const texts = Array.from(
+    { length: 10_000 },
+    (_, f) => `${f % 10 === 0 ? 'rarest ' : ''}${f === 5000 ? '' : 'commons'}`,
+  );
+  const { parts, reads } = segmentsOf(texts, 100);
+  const plan = planQuery({ literals: [['rarest'], ['commons']], caseInsensitive: false });
+  assert.ok(plan);
+  const got = candidates(plan, parts, texts.length);
+  assert.deepEqual(
+    got,
+    texts.flatMap((t, f) => (t.includes('rarest') ? [f] : [])),
+    'the rare files, the one without "commons" among them',
+  );
+  // The first group: one read per segment (its keys read ahead together); the second: only the sample's.
+  assert.ok(reads.n < parts.length * 1.5, `${reads.n} reads for ${parts.length} segments`);
+  assert.ok(reads.n >= parts.length, 'every segment read for the first group');
+  // A digit class's alternatives, all read ahead in one read per segment.
+  reads.n = 0;
+  const digits = Array.from({ length: 1000 }, (_, f) => (f % 10 === 0 ? `ERROR 77${(f / 10) % 10}')` : 'ERROR 77 x'));
+  const d = segmentsOf(digits, 100);
+  const classPlan = planQuery(requiredLiteralsOf("ERROR 77\\d'\\)", { ignoreCase: false, fixedStrings: false }));
+  assert.ok(classPlan, 'a plan for the digit class');
+  assert.deepEqual(
+    candidates(classPlan, d.parts, digits.length),
+    digits.flatMap((t, f) => (t.endsWith("')") ? [f] : [])),
+  );
+  // Two groups of the class's triples are selective (the literal is in every file): each of them, ten
+  // alternatives, costs one read per segment.
+  assert.equal(d.reads.n, 2 * d.parts.length, 'one read per segment per group');
+});
