@@ -7,7 +7,7 @@
  */
 import { compileRegex } from '../matcher.ts';
 import { literalTrigrams } from './ngrams.ts';
-import type { Segment } from './segment.ts';
+import type { ReadAhead, Segment } from './segment.ts';
 
 export interface RequiredLiterals {
   /** AND of ORs: every match contains at least one literal of each inner list. */
@@ -166,45 +166,48 @@ class Marks {
   }
 }
 
+/** A key and the files of one segment that hold it. */
+interface Counted {
+  k: number;
+  n: number;
+}
+
 /** The files of segment `p` (ascending) that hold every key of some alternative. */
 function groupIn(alts: readonly number[][], p: Segment, marks: Marks): number[] {
-  // Only the alternatives whose every key the segment holds are looked up.
-  const present = alts.filter((keys) => keys.every((k) => p.count(k) > 0));
+  // Each alternative's keys, rarest first; only those whose every key the segment holds are looked up.
+  const present = alts
+    .map((keys) => keys.map((k) => ({ k, n: p.count(k) })).sort((a, b) => a.n - b.n))
+    .filter((ranked) => ranked.length > 0 && (ranked[0] as Counted).n > 0);
   if (present.length === 0) return [];
-  p.readAhead(present.flat());
-  try {
-    if (present.length === 1) return intersectIn(present[0] as number[], p, marks);
-    const gen = marks.next();
-    const out: number[] = [];
-    for (const keys of present) {
-      for (const f of intersectIn(keys, p, marks)) {
-        if (marks.union[f] === gen) continue;
-        marks.union[f] = gen;
-        out.push(f);
-      }
+  const ahead = p.readAhead(present.flatMap((ranked) => ranked.map((r) => r.k)));
+  if (present.length === 1) return intersectIn(present[0] as Counted[], p, marks, ahead);
+  const gen = marks.next();
+  const out: number[] = [];
+  for (const ranked of present) {
+    for (const f of intersectIn(ranked, p, marks, ahead)) {
+      if (marks.union[f] === gen) continue;
+      marks.union[f] = gen;
+      out.push(f);
     }
-    return out.sort((a, b) => a - b);
-  } finally {
-    p.endAhead();
   }
+  return out.sort((a, b) => a - b);
 }
 
 /**
- * The files of segment `p` holding every key, rarest key first. A key in a common share of its files
- * is left out after the first (a looser answer, never a missed file): it can rule out few of the
- * files left, and decoding its list (`ERR` of `ERROR 777`: most files of the bench tree) costs more.
+ * The files of segment `p` holding every key of `ranked` (rarest first, none absent). A key in a
+ * common share of its files is left out after the first (a looser answer, never a missed file): it
+ * can rule out few of the files left, and decoding its list (`ERR` of `ERROR 777`: most files of the
+ * bench tree) costs more.
  */
-function intersectIn(keys: readonly number[], p: Segment, marks: Marks): number[] {
-  const ranked = keys.map((k) => ({ k, n: p.count(k) })).sort((a, b) => a.n - b.n);
-  const first = ranked[0];
-  if (!first || first.n === 0) return [];
+function intersectIn(ranked: readonly Counted[], p: Segment, marks: Marks, ahead: ReadAhead | undefined): number[] {
+  const first = ranked[0] as Counted;
   let cur: number[] = [];
-  p.forEach(first.k, (f) => cur.push(f));
+  p.forEach(first.k, (f) => cur.push(f), ahead);
   const kept = ranked.filter((r, i) => i > 0 && r.n <= COMMON_SHARE * p.nFiles).slice(0, MAX_KEYS - 1);
   for (const { k } of kept) {
     if (cur.length === 0) break;
     const gen = marks.next();
-    p.forEach(k, (f) => (marks.seen[f] = gen));
+    p.forEach(k, (f) => (marks.seen[f] = gen), ahead);
     cur = cur.filter((f) => marks.seen[f] === gen);
   }
   return cur;

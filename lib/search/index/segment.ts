@@ -13,6 +13,12 @@ export { encodeSegment, PairBuffer } from './segment_build.ts';
 /** Most bytes one read ahead takes: what lies between the keys is read too. */
 const MAX_AHEAD_BYTES = 64 * 1024;
 
+/** Postings read in one read for one lookup (`Segment.readAhead`): bytes [from, from + bytes.length). */
+export interface ReadAhead {
+  readonly from: number;
+  readonly bytes: Uint8Array;
+}
+
 /** Reads bytes [from, to) of a segment's postings (from the index file, when they are not in memory). */
 export type PostingsReader = (from: number, to: number) => Uint8Array;
 
@@ -30,8 +36,6 @@ export class Segment {
   readonly #read: PostingsReader;
   /** Global number of the segment's first file. */
   readonly base: number;
-  /** Postings read ahead for one lookup (`readAhead`): bytes [from, from + bytes.length). */
-  #ahead: { from: number; bytes: Uint8Array } | undefined;
 
   /** `bytes`: the whole segment, or only its key table when `read` gives the postings. */
   constructor(bytes: Uint8Array, base: number, read?: PostingsReader) {
@@ -69,28 +73,31 @@ export class Segment {
 
   /**
    * Reads the postings of all of `keys` this segment holds in one read, when they lie within
-   * MAX_AHEAD_BYTES of each other, for the `forEach` calls up to `endAhead`: a lookup of many
-   * alternatives (a digit class's ten triples) costs one system call per segment, not one per key.
+   * MAX_AHEAD_BYTES of each other, for the `forEach` calls given it: a lookup of many alternatives
+   * (a digit class's ten triples) costs one system call per segment, not one per key.
    */
-  readAhead(keys: readonly number[]): void {
+  readAhead(keys: readonly number[]): ReadAhead | undefined {
     let lo = Number.POSITIVE_INFINITY;
     let hi = -1;
     for (const k of keys) {
       const s = this.find(k);
       if (s < 0) continue;
-      lo = Math.min(lo, s === 0 ? 0 : (this.ends[s - 1] as number));
-      hi = Math.max(hi, this.ends[s] as number);
+      const [from, to] = this.#range(s);
+      lo = Math.min(lo, from);
+      hi = Math.max(hi, to);
     }
-    this.#ahead = hi > lo && hi - lo <= MAX_AHEAD_BYTES ? { from: lo, bytes: this.#read(lo, hi) } : undefined;
+    return hi > lo && hi - lo <= MAX_AHEAD_BYTES ? { from: lo, bytes: this.#read(lo, hi) } : undefined;
   }
 
-  endAhead(): void {
-    this.#ahead = undefined;
+  /** Byte range of slot `s`'s postings. */
+  #range(s: number): [number, number] {
+    return [s === 0 ? 0 : (this.ends[s - 1] as number), this.ends[s] as number];
   }
 
-  #postings(from: number, to: number): Uint8Array {
-    const a = this.#ahead;
-    if (a && from >= a.from && to <= a.from + a.bytes.length) return a.bytes.subarray(from - a.from, to - a.from);
+  #postings(s: number, ahead: ReadAhead | undefined): Uint8Array {
+    const [from, to] = this.#range(s);
+    if (ahead && from >= ahead.from && to <= ahead.from + ahead.bytes.length)
+      return ahead.bytes.subarray(from - ahead.from, to - ahead.from);
     return this.#read(from, to);
   }
 
@@ -99,11 +106,11 @@ export class Segment {
     return s < 0 ? 0 : ((this.counts[s] as number) & ~BITMAP) >>> 0;
   }
 
-  /** Calls `each` with the global number of every file holding `key`. */
-  forEach(key: number, each: (file: number) => void): void {
+  /** Calls `each` with the global number of every file holding `key`; `ahead`: bytes read by `readAhead`. */
+  forEach(key: number, each: (file: number) => void, ahead?: ReadAhead): void {
     const s = this.find(key);
     if (s < 0) return;
-    const p = this.#postings(s === 0 ? 0 : (this.ends[s - 1] as number), this.ends[s] as number);
+    const p = this.#postings(s, ahead);
     const end = p.length;
     let at = 0;
     if ((this.counts[s] as number) & BITMAP) {
