@@ -4,6 +4,7 @@
  * as ripgrep has them, so `-t ts` selects the same files in both.
  */
 import picomatch from 'picomatch';
+import { baseOf } from './rel_paths.ts';
 
 export const FILE_TYPES: Readonly<Record<string, readonly string[]>> = {
   c: ['*.[chH]', '*.[chH].in', '*.cats'],
@@ -202,7 +203,7 @@ export function compileFileFilter(spec: FileFilterSpec): ((rel: string) => boole
   const typeMatch = spec.types?.length ? picomatch([...spec.types], { dot: true }) : undefined;
   if (!globs.length && !typeMatch) return undefined;
   return (rel) => {
-    if (typeMatch && !typeMatch(rel.slice(rel.lastIndexOf('/') + 1))) return false;
+    if (typeMatch && !typeMatch(baseOf(rel))) return false;
     return verdictOf(rel) ?? !anyPositive;
   };
 }

@@ -4,6 +4,7 @@
  * a regex (wildmatch.ts). The walker never enters an ignored directory, so unlike git's own matching
  * no parent directory is ever re-tested. Last matching rule wins, as in git.
  */
+import { baseOf } from './rel_paths.ts';
 import { wildmatchRegex } from './wildmatch.ts';
 
 interface Rule {
@@ -34,7 +35,7 @@ export class GitignoreRules {
 
   /** The verdict of the last rule matching `rel` (relative to the rules' directory, `/`-separated). */
   test(rel: string, isDir: boolean): Verdict {
-    const name = rel.slice(rel.lastIndexOf('/') + 1);
+    const name = baseOf(rel);
     for (let i = this.#rules.length - 1; i >= 0; i--) {
       const r = this.#rules[i] as Rule;
       if (r.dirOnly && !isDir) continue;

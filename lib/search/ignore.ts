@@ -8,6 +8,7 @@
 import path from 'node:path';
 import type { GitignoreRules } from './gitignore.ts';
 import { readRules } from './ignore_files.ts';
+import { dirOf } from './rel_paths.ts';
 
 /** Ignore files by precedence, highest first. */
 export const IGNORE_FILES = ['.mewcodeignore', '.ignore', '.gitignore'] as const;
@@ -95,7 +96,7 @@ export class IgnoreRules {
   stackFor(dir: string, present?: ReadonlySet<string>): Layer[] {
     const known = this.#stacks.get(dir);
     if (known !== undefined) return known;
-    const parent = dir === '' ? undefined : this.stackFor(dir.slice(0, Math.max(0, dir.lastIndexOf('/'))));
+    const parent = dir === '' ? undefined : this.stackFor(dirOf(dir));
     const own = this.layersOf(dir, present);
     // Most directories hold no ignore file: they share their parent's stack, with nothing allocated.
     let stack: Layer[];

@@ -12,9 +12,8 @@
 import { closeSync, constants } from 'node:fs';
 import { fdPath, openExact } from '../core/descriptors.ts';
 import { DirChain } from './dir_chain.ts';
+import { baseOf, dirOf } from './rel_paths.ts';
 import type { Entry, Visitor, WalkOptions } from './walk.ts';
-
-const dirOf = (rel: string) => rel.slice(0, Math.max(0, rel.lastIndexOf('/')));
 
 export function visitFiles(o: WalkOptions, files: readonly Entry[], visitor: Visitor): boolean {
   if (!o.openFiles) return files.some((f) => visitor.file(f)); // names from a checked listing: nothing to open
@@ -45,7 +44,7 @@ export function visitFiles(o: WalkOptions, files: readonly Entry[], visitor: Vis
       }
       const fd = chain.open(dir);
       if (fd === undefined) visitor.unreachable?.(f);
-      else if (visitor.file(f, fdPath(fd, f.rel.slice(f.rel.lastIndexOf('/') + 1)))) return true;
+      else if (visitor.file(f, fdPath(fd, baseOf(f.rel)))) return true;
     }
     return false;
   } finally {

@@ -24,6 +24,7 @@ import { DirChain } from './dir_chain.ts';
 import { type DirEntry, listDir, listingsKept, openListed } from './dircache.ts';
 import { globNames, reincluded } from './hidden.ts';
 import { IgnoreRules, type IgnoreSource, type Layer } from './ignore.ts';
+import { baseOf } from './rel_paths.ts';
 
 export interface WalkOptions {
   /** Absolute real path of the search root. */
@@ -137,7 +138,7 @@ function walkDir(
     while (stack.length > 0) {
       const { dir, depth, parent } = stack.pop() as (typeof stack)[number];
       const abs = absOf(o.root, dir);
-      const name = dir.slice(dir.lastIndexOf('/') + 1);
+      const name = baseOf(dir);
       const opened = viaFds ? openListed(abs, parent?.fd, name) : { fd: undefined, entries: listDir(abs) };
       release(parent);
       if (!opened) continue; // gone, unreadable, or no longer the directory that was listed

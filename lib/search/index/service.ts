@@ -11,6 +11,7 @@ import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { DenySpec } from '../denied.ts';
 import { IGNORE_FILES } from '../ignore.ts';
+import { baseOf, dirOf } from '../rel_paths.ts';
 import type { IndexRunner } from './build.ts';
 import { buildIndexSafely } from './build_safe.ts';
 import { EventsDuringBuild } from './during_build.ts';
@@ -35,8 +36,6 @@ export interface IndexOptions {
   minFiles?: number;
   racyMs?: number;
 }
-
-export type { PrefilterAnswer } from './summary.ts';
 
 const IGNORE_NAMES = new Set<string>(IGNORE_FILES);
 /** The name of this process's write-lane temporary file (lib/lane/atomic.ts puts the pid in it). */
@@ -233,13 +232,13 @@ export class SearchIndex {
     this.#dirs = new Set(['', ...idx.dirs]);
     // And every directory holding an indexed file, with those above it: the table names each once.
     for (const held of idx.rels.dirs())
-      for (let d = held; d !== '' && !this.#dirs.has(d); d = d.slice(0, Math.max(0, d.lastIndexOf('/'))))
-        this.#dirs.add(d);
+      for (let d = held; d !== '' && !this.#dirs.has(d); d = dirOf(d)) this.#dirs.add(d);
     this.#changed = new Set();
     if (!this.o.watch) return;
     this.#shape++;
     this.#rootId = rootIdentity(this.o.root);
     const event = (rel: string, named: boolean, lost?: boolean) => this.#event(rel, named, lost);
+    this.#unwatched = false; // a directory the watches cannot take is reported lost while they open
     this.#watch = watching?.update(this.#dirs) ? watching : watchDirs(this.o.root, this.#dirs, event);
     // Whatever changed since each file was read: the watches see what comes after this, and saw it in
     // `seen` for a directory watched all through the build; the rest is found by its state.
@@ -250,7 +249,7 @@ export class SearchIndex {
       this.#mark(rel);
     }
     const rules = rulesAtStart(this.o.root, idx, this.#dirs, onlyIn);
-    this.#unwatched = rules.unwatched;
+    this.#unwatched ||= rules.unwatched;
     this.#linkedIgnores = rules.linked;
     this.#rulesUnwatched = rulesOutsideWatches(this.o.root, this.#linkedIgnores);
     for (const [rel, named, lost] of seen?.events ?? []) this.#event(rel, named, lost);
@@ -270,7 +269,7 @@ export class SearchIndex {
   #event(rel: string, named: boolean, lost?: boolean): void {
     for (const s of this.#recording) s.add([rel, named, lost]);
     if (lost) this.#unwatched = true;
-    const base = rel.slice(rel.lastIndexOf('/') + 1);
+    const base = baseOf(rel);
     if (!named || IGNORE_NAMES.has(base)) {
       if (named) this.#rulesChanged();
       this.#shape++;

@@ -7,6 +7,7 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { DenySpec } from '../denied.ts';
+import { dirOf } from '../rel_paths.ts';
 import type { GrepShardResult, SkipCounts } from '../shards.ts';
 import { comparePaths, type Entry } from '../walk.ts';
 import type { GrepPrefilter } from './skip.ts';
@@ -67,7 +68,6 @@ export function summarise(
   const seen = results.reduce((n, r) => n + (r.indexedSeen ?? 0), 0);
   if (seen !== (prefix === '' ? indexed.length : indexed.under(prefix).length)) return undefined;
   const unindexed = results.flatMap((r) => r.unindexed ?? []);
-  const dirOf = (rel: string) => (rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
   if (unindexed.some((u) => !watched.has(dirOf(prefix + u)))) return undefined;
   return { shape, unindexed, skipped: [planned, ...results.map((r) => r.skipped)].reduce(addSkips, {}) };
 }

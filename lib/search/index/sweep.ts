@@ -7,6 +7,7 @@ import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { RACY_MS } from '../dircache.ts';
 import { IGNORE_FILES } from '../ignore.ts';
+import { dirOf } from '../rel_paths.ts';
 import type { LoadedIndex } from './store.ts';
 import { excludeState } from './summary.ts';
 
@@ -26,7 +27,7 @@ export function unlikeIndexed(
   for (let i = 0; i < idx.rels.length; i++) {
     const rel = idx.rels.relOf(i);
     if (known.has(rel)) continue;
-    if (onlyIn && !onlyIn.has(rel.slice(0, Math.max(0, rel.lastIndexOf('/'))))) continue;
+    if (onlyIn && !onlyIn.has(dirOf(rel))) continue;
     const st = lstatSync(path.join(root, rel), { throwIfNoEntry: false });
     if (
       !st ||

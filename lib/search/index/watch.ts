@@ -7,6 +7,7 @@
  */
 import { type FSWatcher, lstatSync, readFileSync, watch } from 'node:fs';
 import path from 'node:path';
+import { baseOf, dirOf } from '../rel_paths.ts';
 
 /**
  * How many events the kernel queues before it drops the rest (fs.inotify.max_queued_events). The
@@ -35,8 +36,9 @@ export interface DirWatch {
    * Watches exactly `dirs` from now on: a rebuild keeps the watches of the directories it still
    * indexes (15k watches cost ~0.3 s to close and reopen, and their memory twice until collected).
    * Call it once the events already queued are delivered (`drainEvents`): a watch is taken for
-   * replaced by what an event reported (its death, or its entry named by its parent's watch). False
-   * when the system refuses a watch (then nothing is watched any more).
+   * replaced by what an event reported (its death, or its entry named by its parent's watch). A
+   * directory that cannot be watched (gone since it was walked) is reported lost and tried again by
+   * the next update. False when the system refuses a watch (then nothing is watched any more).
    */
   update(dirs: Iterable<string>): boolean;
   /** The watch of `dir` is dead (its directory removed or moved) or follows another inode: unwatched. */
@@ -50,6 +52,9 @@ export interface DirWatch {
 }
 
 const STATE = Symbol('watch state');
+
+/** Errors of fs.watch that say the system will take no more watches, not that one directory is gone. */
+const SYSTEM_REFUSALS = new Set(['ENOSPC', 'EMFILE', 'ENFILE', 'ENOMEM']);
 
 /** What a watch knows of itself: its directory, the inode it was opened on, when it began, if it died. */
 class WatchState {
@@ -70,8 +75,9 @@ type Watched = FSWatcher & { [STATE]: WatchState };
  * Watches `dirs` (relative to `root`); `changed(rel, named)` gets the entry's path relative to the
  * root and whether the event named it — else `rel` is the directory itself (an event naming nothing,
  * or a failed watch); `lost` says the watch itself may be dead (its directory was removed or moved
- * away: new files in one made again under the name would go unseen). Undefined when the system refuses a watch (too many: max_user_watches); then
- * the caller checks files by their state instead.
+ * away: new files in one made again under the name would go unseen, or it could not be watched).
+ * Undefined when the system refuses a watch (too many: max_user_watches); then the caller checks
+ * files by their state instead.
  */
 export function watchDirs(
   root: string,
@@ -97,11 +103,13 @@ export function watchDirs(
   // have been replaced. Its own watch's self-event is no proof: the kernel sends it only once the old
   // directory's last holder (a shell's working directory, an open descriptor) lets go.
   const touched = new Set<string>();
+  // Directories asked for that the last update could not watch: taken for replaced until watched.
+  const unwatchable = new Set<string>();
   function onChange(this: Watched, _type: string, name: string | null) {
     counted();
     const s = this[STATE];
     // An entry named like its directory is taken for a self-event too: unwatched until a rebuild.
-    if (name === (s.dir === '' ? rootBase : s.dir.slice(s.dir.lastIndexOf('/') + 1))) lose(s);
+    if (name === (s.dir === '' ? rootBase : baseOf(s.dir))) lose(s);
     if (!name) return changed(s.dir, false);
     const rel = s.dir ? `${s.dir}/${name}` : String(name);
     if (watchers.has(rel)) touched.add(rel);
@@ -123,6 +131,7 @@ export function watchDirs(
     for (const w of watchers.values()) w.close();
     watchers.clear();
     touched.clear();
+    unwatchable.clear();
   };
   const update = (want: Iterable<string>): boolean => {
     const keep = new Set(want);
@@ -136,7 +145,7 @@ export function watchDirs(
     touched.clear();
     for (const [dir, w] of watchers) if (w[STATE].dead) suspect.add(dir);
     const belowSuspect = (dir: string) => {
-      for (let d = dir; ; d = d.slice(0, Math.max(0, d.lastIndexOf('/')))) {
+      for (let d = dir; ; d = dirOf(d)) {
         if (suspect.has(d)) return true;
         if (d === '') return false;
       }
@@ -151,22 +160,33 @@ export function watchDirs(
     // also cost ~9 MiB more RSS on 22k directories (the allocator's pieces interleave).
     const add = [...keep].filter((dir) => !watchers.has(dir));
     const inos = add.map(inoOf);
-    try {
-      for (let i = 0; i < add.length; i++) {
-        const dir = add[i] as string;
-        const w = watch(path.join(root, dir), { persistent: false }) as Watched;
-        w[STATE] = new WatchState(dir, inos[i] as number, performance.now()); // the watch is in place from here on
-        w.on('change', onChange);
-        w.on('error', onError);
-        watchers.set(dir, w);
+    unwatchable.clear();
+    for (let i = 0; i < add.length; i++) {
+      const dir = add[i] as string;
+      let w: Watched;
+      try {
+        w = watch(path.join(root, dir), { persistent: false }) as Watched;
+      } catch (e) {
+        // The directory is gone or cannot be watched (removed, replaced by a file, its mode changed)
+        // since it was walked: it alone is lost, and tried again by the next update. Only the
+        // system's refusal (max_user_watches, descriptors) ends all watching.
+        if (SYSTEM_REFUSALS.has((e as NodeJS.ErrnoException).code ?? '')) {
+          close();
+          return false;
+        }
+        unwatchable.add(dir);
+        changed(dir, false, true);
+        continue;
       }
-    } catch {
-      close();
-      return false;
+      w[STATE] = new WatchState(dir, inos[i] as number, performance.now()); // the watch is in place from here on
+      w.on('change', onChange);
+      w.on('error', onError);
+      watchers.set(dir, w);
     }
     return true;
   };
   const replaced = (dir: string) => {
+    if (unwatchable.has(dir)) return true;
     const had = watchers.get(dir)?.[STATE];
     return had !== undefined && (had.dead || inoOf(dir) !== had.ino);
   };

@@ -115,3 +115,42 @@ test('watch: a directory removed and made anew while held open: update() watches
     limitMs: 10_000,
   });
 });
+
+test('watch: a directory asked for that is gone is reported lost alone; the others stay watched and it is watched once back', async (t) => {
+  const root = tempDir();
+  writeTree(root, { 'kept/a.txt': 'a', 'other/b.txt': 'b' });
+  const { w, seen } = watched(root, ['', 'kept']);
+  t.after(() => w.close());
+  const keptSince = w.watchedSince('kept');
+  // 'gone' was walked by a build and removed before its watch opened.
+  assert.equal(w.update(['', 'kept', 'gone', 'other']), true, 'one missing directory does not end all watching');
+  assert.deepEqual(
+    seen.filter(([, , lost]) => lost),
+    [['gone', false, true]],
+  );
+  assert.equal(w.watchedSince('kept'), keptSince, 'the live watches are kept');
+  assert.equal(typeof w.watchedSince('other'), 'number', 'the directories after it are watched');
+  assert.equal(w.watchedSince('gone'), undefined);
+  assert.equal(w.replaced('gone'), true, 'taken for replaced until watched');
+  writeFileSync(path.join(root, 'other/b.txt'), 'changed');
+  await waitFor(() => seen.some(([r, named]) => r === 'other/b.txt' && named), 'an event of a watch opened after it');
+  mkdirSync(path.join(root, 'gone'));
+  await waitFor(() => seen.some(([r, named]) => r === 'gone' && named), "its parent's watch names it");
+  assert.equal(w.update(['', 'kept', 'gone', 'other']), true);
+  assert.equal(w.replaced('gone'), false, 'watched now');
+  writeFileSync(path.join(root, 'gone/c.txt'), 'c');
+  await waitFor(() => seen.some(([r, named]) => r === 'gone/c.txt' && named), 'its own watch sees a new file');
+});
+
+test('watch: watching a tree with a directory already gone still watches the rest', async (t) => {
+  const root = tempDir();
+  writeTree(root, { 'x/a.txt': 'a' });
+  const { w, seen } = watched(root, ['', 'missing', 'x']);
+  t.after(() => w.close());
+  assert.deepEqual(
+    seen.filter(([, , lost]) => lost),
+    [['missing', false, true]],
+  );
+  writeFileSync(path.join(root, 'x/a.txt'), 'changed');
+  await waitFor(() => seen.some(([r, named]) => r === 'x/a.txt' && named), 'the watch of x');
+});
