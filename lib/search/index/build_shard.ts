@@ -152,7 +152,11 @@ function readFile(at: string, racy: number, given?: number): { bytes?: Buffer; s
       if (n === 0) break;
       got += n;
       fill += n;
-      if (fill < buffer.length) continue;
+      // Read up to the size taken: a file grown since is caught as a torn one is (below).
+      if (fill < buffer.length) {
+        if (got >= st.size) break;
+        continue;
+      }
       // The buffer is full: the file streams through it from here on, its trigrams set as it goes.
       if (!streamed && bomKind(buffer, fill) === 'utf-16') return undefined;
       streamed = true;
@@ -165,9 +169,11 @@ function readFile(at: string, racy: number, given?: number): { bytes?: Buffer; s
     if (buffer.subarray(0, fill).indexOf(0) !== -1) return undefined;
     if (streamed) setTrigramBits(buffer.subarray(0, fill), carry);
     else if (bomKind(buffer, fill) === 'utf-16') return undefined;
-    // A file rewritten while read (torn bytes) keeps the state taken before reading: a write changes
-    // its ctime, so the next sweep, watch event or state check finds it unlike the indexed one and
-    // searches it. (A second fstat here cost ~40 ms of every build and caught nothing more.)
+    // A file rewritten while read (torn bytes), or grown since its state was taken (read only up to
+    // that size: no read that finds the end, one system call per file fewer), keeps the state taken
+    // before reading: a write changes its ctime (and mtime and size), so the next sweep, watch event
+    // or state check finds it unlike the indexed one and searches it. (A second fstat here cost ~40
+    // ms of every build and caught nothing more.)
     if (got !== st.size) return undefined;
     if (!streamed) return { bytes: buffer.subarray(0, got), sig };
     streamed = false; // the bits stay set: the caller drains them
