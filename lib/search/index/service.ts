@@ -7,8 +7,8 @@
  * system refused them) — by the search's shards, which compare each indexed file's inode, size, mtime
  * and ctime with the indexed ones before skipping it (skip.ts). Main thread.
  */
-import { lstatSync } from 'node:fs';
 import path from 'node:path';
+import { lstatIfAny } from '../../core/lstat_if_any.ts';
 import type { DenySpec } from '../denied.ts';
 import { IGNORE_FILES } from '../ignore.ts';
 import { baseOf, dirOf } from '../rel_paths.ts';
@@ -276,7 +276,7 @@ export class SearchIndex {
       this.#mark(rel);
       return;
     }
-    const st = lstatSync(path.join(this.o.root, rel), { throwIfNoEntry: false });
+    const st = lstatIfAny(path.join(this.o.root, rel));
     if (st?.isDirectory() && (!this.#dirs.has(rel) || this.#watch?.replaced(rel))) this.#unwatched = true;
     if (st?.isFile() && (this.#idx?.rels.idOf(rel) ?? -1) >= 0) this.#mark(rel);
     // Any other entry that came or went may be one a walk met or counted as skipped (an ignored or

@@ -5,7 +5,8 @@
  * built, unreadable, too large — is searched as always. The file table is the main thread's shared
  * buffer (table.ts): no thread keeps a copy of its own. Runs in workers and inline.
  */
-import { fstatSync, lstatSync } from 'node:fs';
+import { fstatSync } from 'node:fs';
+import { lstatIfAny } from '../../core/lstat_if_any.ts';
 import { readTable } from './table.ts';
 
 export interface GrepPrefilter {
@@ -38,7 +39,7 @@ export function skipperOf(p: GrepPrefilter | undefined): Skipper | undefined {
       if (id < 0) return false;
       if (!p.validate) return true;
       // No watches: the file is skipped only while it is exactly the file indexed.
-      const st = fd === undefined ? lstatSync(at, { throwIfNoEntry: false }) : fstatSync(fd);
+      const st = fd === undefined ? lstatIfAny(at) : fstatSync(fd);
       return (
         st !== undefined &&
         st.ino === sigs[4 * id] &&

@@ -4,8 +4,8 @@
  * renamed, no ignore rule changed — the next search of that directory needs no walk: its files are
  * the index's candidates plus those. Main thread.
  */
-import { lstatSync } from 'node:fs';
 import path from 'node:path';
+import { lstatIfAny } from '../../core/lstat_if_any.ts';
 import type { DenySpec } from '../denied.ts';
 import { dirOf } from '../rel_paths.ts';
 import type { GrepShardResult, SkipCounts } from '../shards.ts';
@@ -80,7 +80,7 @@ export function directFiles(candidates: readonly string[], prefix: string, s: Wa
 
 /** The root's .git/info/exclude, which no watch sees: its state is part of a summary's key. */
 export function excludeState(root: string): string {
-  const st = lstatSync(path.join(root, '.git', 'info', 'exclude'), { throwIfNoEntry: false });
+  const st = lstatIfAny(path.join(root, '.git', 'info', 'exclude'));
   return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '-';
 }
 

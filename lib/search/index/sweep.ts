@@ -3,8 +3,8 @@
  * which indexed files are no longer as indexed, and whether a directory changed since the build
  * began (it may hold a directory the build never met). Main thread.
  */
-import { lstatSync } from 'node:fs';
 import path from 'node:path';
+import { lstatIfAny } from '../../core/lstat_if_any.ts';
 import { RACY_MS } from '../dircache.ts';
 import { IGNORE_FILES } from '../ignore.ts';
 import { dirOf } from '../rel_paths.ts';
@@ -28,7 +28,7 @@ export function unlikeIndexed(
     const rel = idx.rels.relOf(i);
     if (known.has(rel)) continue;
     if (onlyIn && !onlyIn.has(dirOf(rel))) continue;
-    const st = lstatSync(path.join(root, rel), { throwIfNoEntry: false });
+    const st = lstatIfAny(path.join(root, rel));
     if (
       !st ||
       st.ino !== s[4 * i] ||
@@ -44,7 +44,7 @@ export function unlikeIndexed(
 /** Some directory of `dirs` is gone, or changed at or after `since` (ms). */
 function dirChangedSince(root: string, dirs: Iterable<string>, since: number): boolean {
   for (const d of dirs) {
-    const st = lstatSync(path.join(root, d), { throwIfNoEntry: false });
+    const st = lstatIfAny(path.join(root, d));
     if (!st || st.mtimeMs >= since || st.ctimeMs >= since) return true;
   }
   return false;
@@ -69,10 +69,10 @@ function ignoreFileStates(
   const linked: string[] = [];
   const recent = (st: { mtimeMs: number; ctimeMs: number } | undefined) =>
     st !== undefined && (st.mtimeMs >= since || st.ctimeMs >= since);
-  let changedSince = recent(lstatSync(path.join(root, '.git', 'info', 'exclude'), { throwIfNoEntry: false }));
+  let changedSince = recent(lstatIfAny(path.join(root, '.git', 'info', 'exclude')));
   for (const rel of files) {
     const file = path.join(root, rel);
-    const st = lstatSync(file, { throwIfNoEntry: false });
+    const st = lstatIfAny(file);
     if (st?.isFile() && st.nlink > 1) linked.push(file);
     if (recent(st)) changedSince = true;
   }
@@ -103,7 +103,7 @@ export function rulesAtStart(
 export function statesOf(files: readonly string[]): string {
   return files
     .map((f) => {
-      const st = lstatSync(f, { throwIfNoEntry: false });
+      const st = lstatIfAny(f);
       return st ? `${st.ino}:${st.nlink}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '-';
     })
     .join(',');
@@ -111,7 +111,7 @@ export function statesOf(files: readonly string[]): string {
 
 /** The root directory's identity: a root renamed away and replaced by a copy is another one. */
 export function rootIdentity(root: string): string {
-  const st = lstatSync(root, { throwIfNoEntry: false });
+  const st = lstatIfAny(root);
   return st ? `${st.dev}:${st.ino}` : '-';
 }
 

@@ -5,8 +5,9 @@
  * build. Events are delivered by the event loop, so a search first lets one I/O poll pass
  * (`drainEvents`): a change made before the search began is then known. Main thread.
  */
-import { type FSWatcher, lstatSync, readFileSync, watch } from 'node:fs';
+import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import path from 'node:path';
+import { lstatIfAny } from '../../core/lstat_if_any.ts';
 import { baseOf, dirOf } from '../rel_paths.ts';
 
 /**
@@ -93,7 +94,7 @@ export function watchDirs(
   // holds only its state object, and all share two listeners that find it through `this` (the
   // watcher): closures per watch cost ~0.5 KiB of heap each.
   const watchers = new Map<string, Watched>();
-  const inoOf = (dir: string) => lstatSync(path.join(root, dir), { throwIfNoEntry: false })?.ino ?? -1;
+  const inoOf = (dir: string) => lstatIfAny(path.join(root, dir))?.ino ?? -1;
   const rootBase = path.basename(root);
   const lose = (s: WatchState) => {
     s.dead = true;

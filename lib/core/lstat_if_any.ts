@@ -1,0 +1,15 @@
+/**
+ * The state of whatever is at a path, or undefined when nothing can be stat'ed there — for callers
+ * that treat "gone" and "not reachable any more" alike. `lstatSync`'s `throwIfNoEntry: false` only
+ * quiets ENOENT: a path whose parent was replaced by a file still throws ENOTDIR (and a directory
+ * made unsearchable, EACCES), which in a watch listener would end the process.
+ */
+import { lstatSync, type Stats } from 'node:fs';
+
+export function lstatIfAny(p: string): Stats | undefined {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
