@@ -180,10 +180,11 @@ export class SearchIndex {
   /** A search of `dir` walked `files` files: a warm runtime indexes a large tree in the background. */
   noteSearch(dir: string, files: number): void {
     if (this.o.use !== 'build' || this.#building || this.#closed || dir !== this.o.root) return;
-    // An index file this version cannot read (an older format, or one that failed to load) is
-    // rebuilt, not kept.
+    // An index file this version cannot read (an older format, or one that failed to load) is rebuilt.
     const usable = this.#idx !== undefined || (!this.#loaded && indexCurrent(this.file));
-    const stale = this.#idx && this.#changed.size > Math.max(1000, 0.05 * this.#idx.rels.length);
+    const many = this.#idx && this.#changed.size > Math.max(1000, 0.05 * this.#idx.rels.length);
+    // A directory no watch covers (made or replaced since the build) stops walk-less searches till a rebuild.
+    const stale = many || (this.#watch !== undefined && this.#unwatched);
     if (usable && !stale) return;
     if (files < (this.o.minFiles ?? MIN_INDEXED_FILES)) return;
     this.#rebuild();

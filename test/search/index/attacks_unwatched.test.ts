@@ -10,7 +10,9 @@ import assert from 'node:assert/strict';
 import { linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { tempDir } from '../../helpers.ts';
+import type { SearchIndex } from '../../../lib/search/index/service.ts';
+import { MIN_INDEXED_FILES } from '../../../lib/search/index/service.ts';
+import { tempDir, waitFor } from '../../helpers.ts';
 import { agedTree, diverging, prime, rgFiles, trio } from './attack_helpers.ts';
 
 /** After `change`, two searches (the second may be served without a walk), then a new file in `dir`. */
@@ -76,4 +78,31 @@ test('unwatched: a watched directory of no indexed file removed and made again u
     },
     'd/sub',
   );
+});
+
+test('unwatched: a directory made after the build is watched by a rebuild the next searches start, and walk-less searches come back', async () => {
+  // A tree large enough for a warm runtime to rebuild on its own (MIN_INDEXED_FILES).
+  const many = Object.fromEntries(
+    Array.from({ length: MIN_INDEXED_FILES }, (_, i) => [`bulk/d${i % 40}/f${i}.txt`, `bulk ${i}\n`]),
+  );
+  const t = await trio(await agedTree({ ...many, 'a.txt': 'needle here\n' }));
+  await prime(t, 'needle');
+  const how = async () => String((await t.warm.call('grep', { pattern: 'needle' })).meta?.index);
+  assert.equal(await how(), 'served without a walk');
+  mkdirSync(path.join(t.root, 'made'));
+  writeFileSync(path.join(t.root, 'made/x.txt'), 'plain\n');
+  const index = t.warm.searchIndex as SearchIndex;
+  // Each search may start the rebuild (at most one per ten build times); one comes, and then a
+  // search learns the walk again and the next is served without one.
+  await waitFor(
+    async () => {
+      await index.settled();
+      return (await how()) === 'served without a walk';
+    },
+    'a rebuild watching the new directory',
+    { everyMs: 50 },
+  );
+  writeFileSync(path.join(t.root, 'made/new.txt'), 'needle in the new directory\n');
+  assert.ok(rgFiles(t.root, ['needle']).includes('made/new.txt'), 'ripgrep finds the new file');
+  assert.deepEqual((await diverging(t, { pattern: 'needle' })).diffs, []);
 });
