@@ -168,8 +168,8 @@ export function watchDirs(
       try {
         w = watch(path.join(root, dir), { persistent: false }) as Watched;
       } catch (e) {
-        // The directory is gone or cannot be watched (removed, replaced by a file, its mode changed)
-        // since it was walked: it alone is lost, and tried again by the next update. Only the
+        // The directory is gone or cannot be watched (removed, below one replaced by a file, its
+        // mode changed) since it was walked: it alone is lost, and tried again by the next update. Only the
         // system's refusal (max_user_watches, descriptors) ends all watching.
         if (SYSTEM_REFUSALS.has((e as NodeJS.ErrnoException).code ?? '')) {
           close();
