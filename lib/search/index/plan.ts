@@ -172,12 +172,21 @@ interface Counted {
   n: number;
 }
 
+/** `keys` with their counts in segment `p`, rarest first; undefined as soon as one is absent (or none given). */
+function rankedIn(keys: readonly number[], p: Segment): Counted[] | undefined {
+  const ranked: Counted[] = [];
+  for (const k of keys) {
+    const n = p.count(k);
+    if (n === 0) return undefined;
+    ranked.push({ k, n });
+  }
+  return ranked.length > 0 ? ranked.sort((a, b) => a.n - b.n) : undefined;
+}
+
 /** The files of segment `p` (ascending) that hold every key of some alternative. */
 function groupIn(alts: readonly number[][], p: Segment, marks: Marks): number[] {
-  // Each alternative's keys, rarest first; only those whose every key the segment holds are looked up.
-  const present = alts
-    .map((keys) => keys.map((k) => ({ k, n: p.count(k) })).sort((a, b) => a.n - b.n))
-    .filter((ranked) => ranked.length > 0 && (ranked[0] as Counted).n > 0);
+  // Only the alternatives whose every key the segment holds are looked up.
+  const present = alts.map((keys) => rankedIn(keys, p)).filter((r) => r !== undefined);
   if (present.length === 0) return [];
   const ahead = p.readAhead(present.flatMap((ranked) => ranked.map((r) => r.k)));
   if (present.length === 1) return intersectIn(present[0] as Counted[], p, marks, ahead);
