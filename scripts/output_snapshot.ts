@@ -144,12 +144,16 @@ async function recordTools(root: string, kind: 'repo' | 'tree', out: string): Pr
 
 function recordCli(root: string, kind: 'repo' | 'tree', out: string): void {
   for (const [n, args] of cliCases(kind).entries()) {
-    const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(REPO, 'mewcode.ts'), ...args], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, NO_COLOR: '', HOME: tmpdir() },
-      maxBuffer: 256 * 1024 * 1024,
-    });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', import.meta.resolve('tsx'), path.join(REPO, 'mewcode.ts'), ...args],
+      {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '', HOME: tmpdir() },
+        maxBuffer: 256 * 1024 * 1024,
+      },
+    );
     const text = `${args.join(' ')}\nexit ${r.status}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
     writeFileSync(path.join(out, `cli-${String(n).padStart(2, '0')}.txt`), text.replace(SPILL, 'SPILL'));
   }
