@@ -1,50 +1,60 @@
 /**
  * The README stands alone (a clone has nothing else): each section once, its links to its own
- * headings resolving. A splice that repeats a run of sections, or renames a heading a link points
- * to, fails here rather than in a reader's hands.
+ * headings resolving, a newcomer's two commands first, short enough to read in a minute. A splice
+ * that repeats a run of sections, or renames a heading a link points to, fails here rather than in a
+ * reader's hands. The same checks apply to ARCHITECTURE.md and every guide in docs/.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
-import { REPO } from './helpers.ts';
+import { anchors, docs, headings, readDoc } from './markdown.ts';
 
-const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
-/** Headings outside fenced code blocks. */
-const headings = readme
-  .split(/^```.*$/m)
-  .filter((_, i) => i % 2 === 0)
-  .flatMap((part) =>
-    [...part.matchAll(/^(#{1,4}) (.+)$/gm)].map((m) => ({ level: m[1] as string, text: m[2] as string })),
-  );
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes. */
-const anchor = (text: string) =>
-  text
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N} _-]/gu, '')
-    .replace(/ /g, '-');
+const readme = readDoc('README.md');
 
 test('readme: no section or paragraph run appears twice', () => {
-  const top = headings.filter((h) => h.level === '##').map((h) => h.text);
-  assert.deepEqual(
-    top.filter((t, i) => top.indexOf(t) !== i),
-    [],
-    'a ## heading repeated',
-  );
-  const paragraphs = readme.split(/\n\s*\n/).filter((p) => p.length > 300 && !p.startsWith('|'));
-  assert.deepEqual(
-    paragraphs.filter((p, i) => paragraphs.indexOf(p) !== i).map((p) => p.slice(0, 80)),
-    [],
-    'a long paragraph repeated',
-  );
+  for (const { rel, text } of docs()) {
+    const top = headings(text)
+      .filter((h) => h.level === 2)
+      .map((h) => h.text);
+    assert.deepEqual(
+      top.filter((t, i) => top.indexOf(t) !== i),
+      [],
+      `a ## heading repeated in ${rel}`,
+    );
+    const paragraphs = text.split(/\n\s*\n/).filter((p) => p.length > 300 && !p.startsWith('|'));
+    assert.deepEqual(
+      paragraphs.filter((p, i) => paragraphs.indexOf(p) !== i).map((p) => p.slice(0, 80)),
+      [],
+      `a long paragraph repeated in ${rel}`,
+    );
+  }
 });
 
 test('readme: every link to a heading of its own resolves', () => {
-  const anchors = new Set(headings.map((h) => anchor(h.text)));
-  const links = [...readme.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1] as string);
-  assert.ok(links.length > 0);
-  assert.deepEqual(
-    links.filter((l) => !anchors.has(l)),
-    [],
-  );
+  for (const { rel, text } of docs()) {
+    const own = anchors(text);
+    const links = [...text.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1] as string);
+    if (rel === 'README.md') assert.ok(links.length > 0);
+    assert.deepEqual(
+      links.filter((l) => !own.has(l)),
+      [],
+      `links to headings ${rel} does not have`,
+    );
+  }
+});
+
+test('readme: starts with the two commands a newcomer runs', () => {
+  const start = [
+    '# MewCode',
+    '',
+    '```sh',
+    `npm ci && npx tsx mewcode.ts call read_file '{"file_path":"package.json"}'   # install, then run a tool`,
+    'npm test                                                                     # type-check, lint, all tests',
+    '```',
+  ];
+  assert.deepEqual(readme.split('\n').slice(0, start.length), start);
+});
+
+test('readme: reads in a minute (at most 250 lines; the details live in docs/)', () => {
+  const lines = readme.split('\n').length - 1;
+  assert.ok(lines <= 250, `README.md has ${lines} lines; move details into a guide under docs/`);
 });

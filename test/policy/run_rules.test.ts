@@ -42,7 +42,7 @@ const ATTACKS: Attack[] = [
     { rules: { allow: ['bash(echo hi)'] } },
   ],
   [
-    "the README's regex rule does not cover a second command",
+    "the permission guide's regex rule does not cover a second command",
     'git status; touch PWNED',
     { rules: { allow: ['bash(~^git (status|diff|log))'] } },
   ],

@@ -8,7 +8,7 @@ import { ourLines, rgLines } from './rg_lines.ts';
 // BUFFER_BYTES at a time and must count each once, as rg does): lines of exactly BUFFER_BYTES and one
 // byte either side, several in a row, at the start and end of a file, after a UTF-8 BOM, with CRLF,
 // the literal in the first piece, a later one or both, in every output mode. Each answer is rg's.
-// Context beside such a line is a stated difference (README), so no case asks for context.
+// Context beside such a line is a stated difference (docs/search.md), so no case asks for context.
 
 const x = (n: number) => Buffer.alloc(n, 'x');
 const s = (t: string) => Buffer.from(t);

@@ -84,7 +84,7 @@ const cases: [string, Record<string, unknown>, string[]][] = [
   ['files', { pattern: 'needle', output_mode: 'files_with_matches' }, ['-l', 'needle']],
   ['a regex', { pattern: 'ne+dle (here|after)' }, ['ne+dle (here|after)']],
   ['words', { pattern: '\\bneedle\\b', case_insensitive: true }, ['-i', '-w', 'needle']],
-  // Context beside a line longer than the buffer is a stated difference from rg (README).
+  // Context beside a line longer than the buffer is a stated difference from rg (docs/search.md).
   [
     'context',
     { pattern: 'needle', context: 1, glob: '!{long,huge}.txt' },
