@@ -8,8 +8,8 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { currentBundle } from './bin/current_bundle.mjs';
-import { IN_BUNDLE, version } from './lib/build_info.ts';
 import { HELP, parseCli, UsageError } from './lib/cli/args.ts';
+import { IN_BUNDLE, version } from './lib/core/build_info.ts';
 
 async function main(argv: string[]): Promise<number> {
   const args = parseCli(argv);

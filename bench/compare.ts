@@ -25,7 +25,9 @@ interface Side {
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
 async function open(checkout: string, label: string, root: string, workers: number): Promise<Side> {
-  const { createRuntime } = (await import(path.join(checkout, 'lib/runtime.ts'))) as typeof import('../lib/runtime.ts');
+  const { createRuntime } = (await import(
+    path.join(checkout, 'lib/runtime/runtime.ts')
+  )) as typeof import('../lib/runtime/runtime.ts');
   const made = createRuntime({ root, workers, readTimeoutMs: 300_000, index: 'off' }); // the searcher, not the index
   if (!made.ok) throw new Error(made.error);
   const rt = made.value;

@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Runtime } from '../lib/runtime.ts';
+import type { Runtime } from '../lib/runtime/runtime.ts';
 import { naiveGrepCounts } from './naive.ts';
 
 export interface GrepCase {

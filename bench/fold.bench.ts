@@ -17,7 +17,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Runtime } from '../lib/runtime.ts';
+import type { Runtime } from '../lib/runtime/runtime.ts';
 import { which } from './contenders.ts';
 import { childCpuMs, median } from './oneshot.ts';
 
@@ -47,8 +47,8 @@ interface Contender {
 }
 
 async function warm(checkout: string, label: string, root: string, workers: number, ci: boolean): Promise<Contender> {
-  const { createRuntime } = (await import(path.join(checkout, 'lib/runtime.ts'))) as {
-    createRuntime: typeof import('../lib/runtime.ts').createRuntime;
+  const { createRuntime } = (await import(path.join(checkout, 'lib/runtime/runtime.ts'))) as {
+    createRuntime: typeof import('../lib/runtime/runtime.ts').createRuntime;
   };
   const made = createRuntime({ root, workers, readTimeoutMs: 300_000, index: 'off' }); // the searcher, not the index
   if (!made.ok) throw new Error(made.error);

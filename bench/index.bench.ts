@@ -14,7 +14,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { currentBundle } from '../bin/current_bundle.mjs';
-import { createRuntime } from '../lib/runtime.ts';
+import { createRuntime } from '../lib/runtime/runtime.ts';
 import { type Contender, type GrepCase, grepContenders, mewcodeWarm } from './contenders.ts';
 import { spawnPlain } from './plain_child.ts';
 

@@ -12,13 +12,13 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { createRuntime as CreateRuntime } from '../lib/runtime.ts';
+import type { createRuntime as CreateRuntime } from '../lib/runtime/runtime.ts';
 
 const bundle = process.env.MEWCODE_PROBE_BUNDLE;
 const { createRuntime } = (
   bundle
     ? await import(pathToFileURL(path.join(path.resolve(bundle), 'dist/lib.mjs')).href)
-    : await import('../lib/runtime.ts')
+    : await import('../lib/runtime/runtime.ts')
 ) as { createRuntime: typeof CreateRuntime };
 
 const [mode, root, cacheDir, workers, inputs] = process.argv.slice(2);

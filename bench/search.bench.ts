@@ -16,7 +16,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { currentBundle } from '../bin/current_bundle.mjs';
-import { createRuntime, type Runtime } from '../lib/runtime.ts';
+import { createRuntime, type Runtime } from '../lib/runtime/runtime.ts';
 import { type BenchCase, type Contender, globContenders, grepContenders, mewcodeWarm, which } from './contenders.ts';
 import { generateFixture } from './fixture.ts';
 import { formatIndexReport, indexBench } from './index.bench.ts';

@@ -68,7 +68,7 @@ const result = await build({
   entryPoints: [
     { in: path.join(repo, 'mewcode.ts'), out: entryName },
     { in: path.join(repo, 'lib/index.ts'), out: 'lib' },
-    { in: path.join(repo, 'lib/pool/bundle_worker.ts'), out: 'pool-worker' },
+    { in: path.join(repo, 'lib/runtime/bundle_worker.ts'), out: 'pool-worker' },
   ],
   outdir: outDir,
   outExtension: { '.js': '.mjs' },

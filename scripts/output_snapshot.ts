@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateFixture } from '../bench/fixture.ts';
-import { createRuntime } from '../lib/runtime.ts';
+import { createRuntime } from '../lib/runtime/runtime.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SPILL = /\/[^\s'"]*mewcode-spill[^\s'"]*/g;

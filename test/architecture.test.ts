@@ -50,6 +50,38 @@ test('architecture: no import cycles in lib/, type imports included', () => {
   assert.ok(graph.size > 50, 'the import graph was read');
 });
 
+/** The room a module lives in: its first folder under lib/ (index.ts, the library's entry, is its own). */
+const roomOf = (file: string) => (file.includes(path.sep) ? (file.split(path.sep)[0] as string) : file);
+
+test('architecture: no two rooms of lib/ import each other, directly or around a loop', () => {
+  const rooms = new Map<string, Map<string, string>>(); // room -> room it imports -> one file import showing it
+  for (const [file, deps] of graph)
+    for (const d of deps) {
+      const [from, to] = [roomOf(file), roomOf(d)];
+      if (from === to || !graph.has(d)) continue;
+      if (!rooms.has(from)) rooms.set(from, new Map());
+      rooms.get(from)?.set(to, `${file} → ${d}`);
+    }
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (room: string) => {
+    state.set(room, 'open');
+    stack.push(room);
+    for (const [next, why] of rooms.get(room) ?? []) {
+      if (state.get(next) === 'open') {
+        const loop = [...stack.slice(stack.indexOf(next)), next];
+        assert.fail(`rooms import each other: ${loop.join(' → ')} (last step: ${why})`);
+      }
+      if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(room, 'done');
+  };
+  for (const room of rooms.keys()) if (!state.has(room)) visit(room);
+  assert.ok(rooms.size > 10, 'the rooms were read');
+  for (const [file, deps] of graph) assert.ok(!deps.includes('index.ts'), `${file} imports the library entry`);
+});
+
 test('architecture: no file in lib/ is over 300 lines', () => {
   for (const f of files) {
     const lines = readFileSync(path.join(LIB, f), 'utf8').split('\n').length - 1;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ToolResult } from '../lib/core/tool.ts';
-import { createRuntime, type Runtime, type RuntimeOptions } from '../lib/runtime.ts';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../lib/runtime/runtime.ts';
 
 /** A fresh real directory, removed when the test (or, at top level, the test file) ends. */
 export function tempDir(prefix = 'mewcode-test-'): string {

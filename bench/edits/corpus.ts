@@ -1,12 +1,12 @@
 /**
  * Builds the edit corpus for a seed and scores a matcher on it: each case is applied right, applied
  * WRONG, refused naming the intended place first, or refused with a useless hint. Contenders: MewCode's
- * matcher (lib/tools/_edit_match.ts) and the exact-only rule (one exact occurrence, else refuse with no
+ * matcher (lib/edit/replace.ts) and the exact-only rule (one exact occurrence, else refuse with no
  * hint). Pure: no files are written.
  */
 import path from 'node:path';
-import { eolOf } from '../../lib/lane/text_file.ts';
-import { replaceText } from '../../lib/tools/_edit_match.ts';
+import { replaceText } from '../../lib/edit/replace.ts';
+import { eolOf } from '../../lib/files/text_file.ts';
 import { type Case, casesFor } from './cases.ts';
 import { rng } from './prng.ts';
 import { pickSources } from './sources.ts';

@@ -9,7 +9,7 @@
 import type { Message, Provider, TurnRequest } from '../llm/provider.ts';
 import type { RetryNotice } from '../llm/retry.ts';
 import { turnWithRetries } from '../llm/retry.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 import { estimateTokens } from './context_budget.ts';
 
 const RECOVER_FILES = 5;

@@ -6,7 +6,7 @@ import type { ToolResult } from '../core/tool.ts';
 import type { Message, Provider, Usage } from '../llm/provider.ts';
 import type { ProviderName } from '../llm/providers.ts';
 import type { RetryNotice } from '../llm/retry.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 import type { SubAgentFilter } from './filter.ts';
 
 export type StopReason = 'end' | 'max_turns' | 'unknown_tools' | 'cancelled' | 'error' | 'truncated' | 'empty';

@@ -10,7 +10,7 @@
 import { type AgentEvent, runAgent } from '../agent/loop.ts';
 import { type ActivityLog, activityLog, streamJsonEvent, usageLine } from '../agent/output.ts';
 import { chooseModel, makeProvider, type ProviderName } from '../llm/providers.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 import { UsageError } from './args.ts';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;

@@ -1,6 +1,6 @@
 /** `mewcode batch`: a JSON array (or JSON lines) of {name, input}; answers a JSON array of results in order. */
 import { readFileSync } from 'node:fs';
-import type { BatchCall, Runtime } from '../runtime.ts';
+import type { BatchCall, Runtime } from '../runtime/runtime.ts';
 import { type ParsedArgs, UsageError } from './args.ts';
 
 export async function batch(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Promise<number> {

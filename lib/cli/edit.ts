@@ -6,7 +6,7 @@
  * process has a fresh ledger) is replaced by what does work. Main thread.
  */
 import type { ToolResult } from '../core/tool.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 import { type ParsedArgs, UsageError } from './args.ts';
 
 export async function edit(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Promise<ToolResult> {

@@ -3,7 +3,7 @@
  * else the current directory) under the user's cache directory, with the root's read denials
  * applied, and says where it went. Main thread.
  */
-import { createRuntime } from '../runtime.ts';
+import { createRuntime } from '../runtime/runtime.ts';
 import { type ParsedArgs, UsageError } from './args.ts';
 import { runtimeOptions } from './main.ts';
 

@@ -3,19 +3,19 @@
  * stderr with exit 2; a tool's own error result prints like any result and exits 1. Main thread.
  */
 import { readFileSync } from 'node:fs';
-import { IN_BUNDLE, version } from '../build_info.ts';
+import { IN_BUNDLE, version } from '../core/build_info.ts';
+import { isMode, MODES } from '../core/modes.ts';
 import type { ToolResult } from '../core/tool.ts';
+import { cliWorkers } from '../lanes/pool.ts';
 import { PROVIDERS, type ProviderName } from '../llm/providers.ts';
-import { isMode, MODES } from '../policy/modes.ts';
 import { type Flags, grantOf, KINDS } from '../policy/permissions.ts';
-import { cliWorkers } from '../pool/pool.ts';
 import {
   createRuntime,
   DEFINITION_FORMATS,
   type DefinitionFormat,
   type Runtime,
   type RuntimeOptions,
-} from '../runtime.ts';
+} from '../runtime/runtime.ts';
 import { outputFormat, runAgentCli } from './agent.ts';
 import { indexUseOf, type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
 import { batch } from './batch.ts';

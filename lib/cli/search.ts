@@ -3,7 +3,7 @@
  * whole result printed (no model budget, no spill file: `--head-limit` cuts only when asked), results
  * on stdout and notes on stderr, exit 0 found, 1 nothing found, 2 an error. Main thread.
  */
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 import { searchOnce } from '../search/dircache.ts';
 import { typeGlobs, typeNames } from '../search/file_types.ts';
 import { compileRegex } from '../search/matcher.ts';

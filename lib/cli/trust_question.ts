@@ -8,9 +8,9 @@
 import { homedir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { escapeControl } from '../core/text.ts';
-import { inspectTrust } from '../policy/trust.ts';
-import { trustStorePath } from '../policy/trust_store.ts';
-import type { RuntimeOptions } from '../runtime.ts';
+import type { RuntimeOptions } from '../runtime/runtime.ts';
+import { inspectTrust } from '../settings/trust.ts';
+import { trustStorePath } from '../settings/trust_store.ts';
 
 const MAX_ITEMS = 40;
 const MAX_ITEM_CHARS = 300;

@@ -33,7 +33,7 @@ export interface Authorization {
   decision: PolicyDecision;
 }
 
-/** Where a checked call runs: lib/dispatch.ts implements this for the runtime's lanes. */
+/** Where a checked call runs: lib/lanes/dispatch.ts implements this for the runtime's lanes. */
 export interface LaneRunner {
   /** Runs a whole call, its authorisation included, when its lane admits it (writes one at a time). */
   admit(tool: AnyTool, call: () => Promise<ToolResult>): Promise<ToolResult>;

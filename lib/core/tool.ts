@@ -43,7 +43,7 @@ export type CheckedAccess =
 
 /**
  * Where a checked call runs. Each lane hands its tools a context of its own (a `ToolContext` plus
- * what lives in that lane); lib/dispatch.ts is the one place that maps a lane to how it runs.
+ * what lives in that lane); lib/lanes/dispatch.ts is the one place that maps a lane to how it runs.
  * - `pool`: a worker of the read pool, under the read deadline (read_file);
  * - `search`: the main thread, fanning search shards out to the pool (glob, grep);
  * - `main`: the main thread, where the tool's state lives (load_skill's catalog, an MCP connection);
@@ -78,7 +78,7 @@ export interface PreviewContext {
   root: string;
   /** The checked forms of the path accesses `access()` declared, in the same order. */
   paths: readonly CheckedPath[];
-  /** Whether a file as it is now may be changed: not read in this session, or changed since (lib/lane/ledger.ts). */
+  /** Whether a file as it is now may be changed: not read in this session, or changed since (lib/files/ledger.ts). */
   ledger: {
     verify(
       real: string,

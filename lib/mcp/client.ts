@@ -11,7 +11,7 @@ import { errValue } from '../core/result.ts';
 import { type AnyTool, defineTool, fail, type JsonSchemaObject, ok } from '../core/tool.ts';
 import { strictInexpressible } from '../llm/openai.ts';
 import type { McpServerConfig } from '../policy/rules.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 
 export type { McpServerConfig } from '../policy/rules.ts';
 

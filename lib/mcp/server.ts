@@ -12,7 +12,7 @@ import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../core/tool.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 import { QueuedStdioServerTransport } from './stdio_transport.ts';
 
 /** Tools that reach outside the project: bash runs anything, install_skill fetches from the network. */

@@ -4,9 +4,10 @@
  * an allow, at any depth of the tree and in any settings file: allow src, deny src/secret, allow
  * src/secret/pub leaves src/secret/pub denied. Main thread.
  */
+
+import type { Mode } from '../core/modes.ts';
 import type { CheckedAccess } from '../core/tool.ts';
 import { ENV_ALLOWLIST } from '../exec/env.ts';
-import type { Mode } from './modes.ts';
 import { covers, type Flags } from './permissions.ts';
 import { READ_RULE_TOOLS } from './read_deny.ts';
 import { type Rule, subjectOf } from './rules.ts';

@@ -16,9 +16,9 @@ import {
   type PreviewContext,
   type ToolResult,
 } from '../core/tool.ts';
+import { previewOf } from '../prompt/preview.ts';
 import type { Policy } from './check.ts';
 import type { PathGate } from './path_gate.ts';
-import { previewOf } from './preview.ts';
 
 export type Authorize = (
   tool: AnyTool,

@@ -5,7 +5,7 @@
  * language): the boundary is the sandbox and the approval, never this list.
  */
 import path from 'node:path';
-import { analyseCommand, programOf } from './shell.ts';
+import { analyseCommand, programOf } from '../shell/commands.ts';
 
 const RULES: [RegExp, string][] = [
   [

@@ -8,16 +8,23 @@
  * shown the whole of what asks, and a write's diff; an "always" answer adds its rules to this
  * policy at once (and to the settings file). Main thread.
  */
+
+import type { Mode } from '../core/modes.ts';
 import { displayPath, inside } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
 import type { CheckedAccess } from '../core/tool.ts';
+import {
+  MAX_PROMPT_CHARS,
+  type Prompter,
+  type PromptPreview,
+  type PromptRequest,
+  requestChars,
+} from '../prompt/prompt.ts';
 import { type AccessVerdict, type DecidedBy, judgeAccess, type VerdictConfig } from './access_verdict.ts';
 import { blacklisted } from './blacklist.ts';
 import { addLocalRules, alwaysRules, grantFlags } from './grants.ts';
 import { runHooks } from './hooks.ts';
-import type { Mode } from './modes.ts';
 import type { Flags } from './permissions.ts';
-import { MAX_PROMPT_CHARS, type Prompter, type PromptPreview, type PromptRequest, requestChars } from './prompt.ts';
 import { protectedLocation } from './protected.ts';
 import { type Hook, type Rule, subjectOf } from './rules.ts';
 

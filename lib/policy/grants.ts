@@ -8,9 +8,9 @@ import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, stat
 import path from 'node:path';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import type { CheckedAccess } from '../core/tool.ts';
+import { recordGranted } from '../settings/trust.ts';
 import { parseRule, type Rule, subjectOf } from './rules.ts';
 import { programsOfLine } from './run_match.ts';
-import { recordGranted } from './trust.ts';
 
 /** The flags that would grant what was asked, for the no-terminal denial. */
 export function grantFlags(asked: readonly CheckedAccess[], rel: (p: string) => string): string[] {

@@ -8,8 +8,8 @@
  */
 import { inside } from '../core/paths.ts';
 import type { CheckedAccess } from '../core/tool.ts';
+import { analyseCommand } from '../shell/commands.ts';
 import { programsCover, programsDeny } from './run_match.ts';
-import { analyseCommand } from './shell.ts';
 
 export const KINDS = ['read', 'write', 'run', 'net', 'env'] as const;
 export type Kind = (typeof KINDS)[number];

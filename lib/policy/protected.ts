@@ -4,7 +4,7 @@
  * MewCode's own directory (`.mewcode/`: its settings can widen every permission and add hooks that
  * run on the host, its skills are instructions the model follows). One list, used by the write tools
  * (the policy's `protected` step refuses writes in them unless an --allow-write path inside them names
- * them), by the sandbox (lib/exec/sandbox_protect.ts keeps each one read-only inside bubblewrap,
+ * them), by the sandbox (lib/sandbox/protect.ts keeps each one read-only inside bubblewrap,
  * whether it exists or not, grants or not) and by the README.
  */
 import path from 'node:path';

@@ -6,9 +6,9 @@
  * serves are these same tools, through the same check.
  */
 import picomatch from 'picomatch';
+import type { Mode } from '../core/modes.ts';
 import type { CheckedPath } from '../core/paths.ts';
 import { type DenySpec, exactRegex, pathGlobs, type RequiredPatterns, underRegex } from '../search/denied.ts';
-import type { Mode } from './modes.ts';
 import type { PathGate } from './path_gate.ts';
 import type { Flags } from './permissions.ts';
 import type { Rule } from './rules.ts';

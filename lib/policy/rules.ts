@@ -10,14 +10,14 @@
  * settings_file.ts; what a project's files may widen is decided by folder trust (trust.ts).
  */
 import picomatch from 'picomatch';
+import type { Mode } from '../core/modes.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import type { CheckedAccess } from '../core/tool.ts';
-import type { Mode } from './modes.ts';
+import { type Level, type McpServerConfig, readSettingsFiles, type SettingsFile } from '../settings/settings_file.ts';
+import { settleTrust, type TrustOption } from '../settings/trust.ts';
 import { runRuleTest, SEVERAL } from './run_match.ts';
-import { type Level, type McpServerConfig, readSettingsFiles, type SettingsFile } from './settings_file.ts';
-import { settleTrust, type TrustOption } from './trust.ts';
 
-export { LEVELS, type Level, type McpServerConfig, settingsFiles } from './settings_file.ts';
+export { LEVELS, type Level, type McpServerConfig, settingsFiles } from '../settings/settings_file.ts';
 export type RuleList = 'allow' | 'ask' | 'deny';
 
 export interface Rule {

@@ -15,7 +15,7 @@ import {
   type Match,
   programOf,
   uncoverable,
-} from './shell.ts';
+} from '../shell/commands.ts';
 
 const base = (p: string) => path.basename(p);
 

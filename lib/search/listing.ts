@@ -11,7 +11,7 @@ import { comparePaths } from './compare_paths.ts';
 /**
  * One shard's files with matches, in path order: their paths NUL-separated as UTF-8 bytes, and
  * their match counts (count mode). Bytes, not a string: they live outside the V8 heap on both
- * threads and a worker hands them over without a copy (lib/pool/worker.ts), so a whole-tree answer
+ * threads and a worker hands them over without a copy (lib/runtime/pool_worker.ts), so a whole-tree answer
  * arriving on the main thread is not young data that survives — which is what makes V8 grow the main
  * thread's young generation to its 32 MiB cap. A string only where a path is not well-formed UTF-16
  * (bytes could not carry a lone surrogate back exactly; walked names never hold one).

@@ -4,7 +4,7 @@
  * idle. Results come back in task order; callers merge them by path. Main thread.
  */
 import { errValue, okValue } from '../core/result.ts';
-import type { TaskOutcome } from '../pool/pool.ts';
+import type { TaskOutcome } from '../core/task_outcome.ts';
 import { IgnoreRules } from './ignore.ts';
 import { runShard, SHARD_DEADLINE, type ShardResult, type ShardTask, type SkipCounts } from './shards.ts';
 import { type Entry, planShards, type SkipReason, type WalkOptions } from './walk.ts';

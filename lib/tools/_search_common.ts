@@ -1,10 +1,10 @@
 /** Pieces glob and grep share: resolving the search directory and turning a failed run into a result. */
 import { statSync } from 'node:fs';
 import { errValue, okValue, type Result } from '../core/result.ts';
+import type { TaskFailure } from '../core/task_outcome.ts';
 import { quote } from '../core/text.ts';
 import type { ToolResult } from '../core/tool.ts';
 import { fail } from '../core/tool.ts';
-import type { TaskFailure } from '../pool/pool.ts';
 
 /** Whether a search starts at a directory or a single file; a missing path or a device is the error answer. */
 export function searchStartKind(abs: string, shown: string): Result<'dir' | 'file', ToolResult> {

@@ -9,13 +9,13 @@ import * as v from 'valibot';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
-import type { WriteContext } from '../lane/context.ts';
-import { type HeldFile, withHeldFiles } from '../lane/held_file.ts';
-import { eolOf, MAX_EDIT_BYTES, type TextStyle } from '../lane/text_file.ts';
-import { unifiedDiff } from './_diff.ts';
-import { opPaths, type PatchOp, parsePatch } from './_patch.ts';
-import { applyChunks } from './_patch_apply.ts';
-import { type FileState, failureNote, previewFile } from './_preview.ts';
+import { unifiedDiff } from '../edit/diff.ts';
+import { opPaths, type PatchOp, parsePatch } from '../edit/patch.ts';
+import { applyChunks } from '../edit/patch_apply.ts';
+import { type HeldFile, withHeldFiles } from '../files/held_file.ts';
+import { type FileState, failureNote, previewFile } from '../files/preview_load.ts';
+import { eolOf, MAX_EDIT_BYTES, type TextStyle } from '../files/text_file.ts';
+import type { WriteContext } from '../lanes/write_context.ts';
 
 const params = v.strictObject({
   patch: v.pipe(

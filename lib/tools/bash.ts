@@ -12,12 +12,12 @@ import { displayPath } from '../core/paths.ts';
 import { spillDirFor } from '../core/spill_dir.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
-import { sandboxCommand } from '../exec/bwrap.ts';
 import type { ContainmentKind } from '../exec/containment.ts';
 import { ENV_PASSED_SHOWN } from '../exec/env.ts';
 import { OutputCollector } from '../exec/output.ts';
 import { supervise } from '../exec/supervise.ts';
-import type { WriteContext } from '../lane/context.ts';
+import type { WriteContext } from '../lanes/write_context.ts';
+import { sandboxCommand } from '../sandbox/bwrap.ts';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;

@@ -10,7 +10,7 @@ import { fmtInt, truncationMarker } from '../core/budget.ts';
 import { displayPath, inside } from '../core/paths.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
-import type { SearchContext } from '../search/context.ts';
+import type { SearchContext } from '../lanes/search_context.ts';
 import { pathShower, skipNotes } from '../search/format.ts';
 import { compileGlob } from '../search/matcher.ts';
 import { INLINE_MAX_FILES, runSharded } from '../search/parallel.ts';

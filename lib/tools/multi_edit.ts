@@ -4,11 +4,11 @@
  */
 import * as v from 'valibot';
 import { defineTool, fail } from '../core/tool.ts';
-import type { WriteContext } from '../lane/context.ts';
-import { withHeldFiles } from '../lane/held_file.ts';
-import { applyEdits, previewEdits } from './_edit_common.ts';
+import { applyEdits, previewEdits } from '../edit/edits.ts';
+import { withHeldFiles } from '../files/held_file.ts';
+import { failureNote, previewFile } from '../files/preview_load.ts';
+import type { WriteContext } from '../lanes/write_context.ts';
 import { FILE_PATH } from './_params.ts';
-import { failureNote, previewFile } from './_preview.ts';
 
 export const MAX_EDITS = 100;
 

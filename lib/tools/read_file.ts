@@ -12,7 +12,7 @@ import { displayPath } from '../core/paths.ts';
 import type { ReadRecord } from '../core/read_record.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, describeError, fail, ok, type ToolResult } from '../core/tool.ts';
-import { similarNames } from './_files.ts';
+import { similarNames } from '../files/suggest.ts';
 import { readWindow } from './_line_window.ts';
 import { FILE_PATH } from './_params.ts';
 

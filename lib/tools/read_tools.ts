@@ -3,9 +3,9 @@
  * so a write tool's module is never loaded in a worker.
  */
 import type { Lane, Tool } from '../core/tool.ts';
-import { loadSkill } from '../skills/load_skill.ts';
 import { glob } from './glob.ts';
 import { grep } from './grep.ts';
+import { loadSkill } from './load_skill.ts';
 import { readFile } from './read_file.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: a tool's schema and context are its own; only the lane is checked here

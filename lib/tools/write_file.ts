@@ -8,12 +8,12 @@ import { fmtInt } from '../core/budget.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
-import type { WriteContext } from '../lane/context.ts';
-import { withHeldFiles } from '../lane/held_file.ts';
-import { eolOf, MAX_EDIT_BYTES, withEol } from '../lane/text_file.ts';
-import { unifiedDiff } from './_diff.ts';
+import { unifiedDiff } from '../edit/diff.ts';
+import { withHeldFiles } from '../files/held_file.ts';
+import { type FileState, failureNote, previewFile } from '../files/preview_load.ts';
+import { eolOf, MAX_EDIT_BYTES, withEol } from '../files/text_file.ts';
+import type { WriteContext } from '../lanes/write_context.ts';
 import { FILE_PATH } from './_params.ts';
-import { type FileState, failureNote, previewFile } from './_preview.ts';
 
 const params = v.strictObject({
   file_path: FILE_PATH,

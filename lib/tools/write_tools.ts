@@ -3,10 +3,10 @@
  * lane runs them (main thread, one call at a time).
  */
 import type { Tool } from '../core/tool.ts';
-import { installSkill } from '../skills/install_skill.ts';
 import { applyPatch } from './apply_patch.ts';
 import { bash } from './bash.ts';
 import { editFile } from './edit_file.ts';
+import { installSkill } from './install_skill.ts';
 import { multiEdit } from './multi_edit.ts';
 import { writeFile } from './write_file.ts';
 

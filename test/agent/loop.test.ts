@@ -6,7 +6,7 @@ import { subAgentTools } from '../../lib/agent/filter.ts';
 import { type AgentEvent, runAgent } from '../../lib/agent/loop.ts';
 import type { ToolDefinition } from '../../lib/core/registry.ts';
 import { makeProvider, type ProviderName } from '../../lib/llm/providers.ts';
-import type { Runtime, RuntimeOptions } from '../../lib/runtime.ts';
+import type { Runtime, RuntimeOptions } from '../../lib/runtime/runtime.ts';
 import { MEWCODE, runProgram } from '../cli_run.ts';
 import { killAfter, noSurvivors, runtimeAt, tempDir, waitFor, writeTree } from '../helpers.ts';
 import { type ScriptTurn, startModel } from './fake_model.ts';

@@ -13,7 +13,7 @@ import { type AgentEvent, runAgent } from '../../lib/agent/loop.ts';
 import { ProviderError } from '../../lib/llm/errors.ts';
 import { makeProvider, type ProviderName } from '../../lib/llm/providers.ts';
 import { backoffMs } from '../../lib/llm/retry.ts';
-import type { Runtime } from '../../lib/runtime.ts';
+import type { Runtime } from '../../lib/runtime/runtime.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
 import { type ScriptTurn, startModel } from './fake_model.ts';
 

@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import type { Runtime } from '../../lib/runtime.ts';
+import type { Runtime } from '../../lib/runtime/runtime.ts';
 import { runtimeAt, tempDir } from '../helpers.ts';
 
 const savedTmp = process.env.TMPDIR;

@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import type { Runtime } from '../../lib/runtime.ts';
+import type { Runtime } from '../../lib/runtime/runtime.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
 import { sandboxAt } from './_sandbox.ts';
 

@@ -8,9 +8,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { usesOf } from '../../lib/exec/sandbox_protect.ts';
-import { sandboxStateDir } from '../../lib/exec/sandbox_state.ts';
-import type { Runtime } from '../../lib/runtime.ts';
+import type { Runtime } from '../../lib/runtime/runtime.ts';
+import { usesOf } from '../../lib/sandbox/protect.ts';
+import { sandboxStateDir } from '../../lib/sandbox/state.ts';
 import { REPO, runtimeAt, TSX, tempDir, waitFor, writeTree } from '../helpers.ts';
 import { sandboxAt } from './_sandbox.ts';
 

@@ -8,11 +8,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { sandboxCommand } from '../../lib/exec/bwrap.ts';
 import { type Containment, containment, pidNamespacePrefix } from '../../lib/exec/containment.ts';
 import { OutputCollector } from '../../lib/exec/output.ts';
 import { supervise } from '../../lib/exec/supervise.ts';
-import type { Runtime } from '../../lib/runtime.ts';
+import type { Runtime } from '../../lib/runtime/runtime.ts';
+import { sandboxCommand } from '../../lib/sandbox/bwrap.ts';
 import { runtimeAt, tempDir } from '../helpers.ts';
 import { escapingCommand, exists, killAll, leftoverCgroups, survivors, uniqueMarker, waitFor } from './procs.ts';
 

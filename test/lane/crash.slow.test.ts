@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { lockFileOf } from '../../lib/lane/locks.ts';
+import { lockFileOf } from '../../lib/files/locks.ts';
 import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
 
 const exited = (c: ChildProcess) =>

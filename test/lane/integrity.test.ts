@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFi
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { acquireFileLock, lockFileOf } from '../../lib/lane/locks.ts';
+import { acquireFileLock, lockFileOf } from '../../lib/files/locks.ts';
 import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
 
 const child = (script: string, args: string[]) =>

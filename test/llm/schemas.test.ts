@@ -6,7 +6,7 @@ import * as v from 'valibot';
 import { schemaOf } from '../../lib/core/tool.ts';
 import { toAnthropicTools } from '../../lib/llm/anthropic.ts';
 import { fromStrictArgs, strictInexpressible, strictSchema } from '../../lib/llm/openai.ts';
-import { DEFINITION_FORMATS } from '../../lib/runtime.ts';
+import { DEFINITION_FORMATS } from '../../lib/runtime/runtime.ts';
 import { REPO, runtimeAt, tempDir } from '../helpers.ts';
 
 const rt = runtimeAt(tempDir());

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import type { Mode } from '../../lib/core/modes.ts';
 import type { CheckedPath } from '../../lib/core/paths.ts';
 import type { CheckedAccess } from '../../lib/core/tool.ts';
 import { childEnv } from '../../lib/exec/env.ts';
 import { blacklisted } from '../../lib/policy/blacklist.ts';
 import { createPolicy } from '../../lib/policy/check.ts';
-import type { Mode } from '../../lib/policy/modes.ts';
 import type { Flags } from '../../lib/policy/permissions.ts';
 import { parseRule, type RuleList } from '../../lib/policy/rules.ts';
 import { TOOL_NAMES } from '../../lib/tools/mod.ts';
@@ -456,7 +456,7 @@ test('policy: a program granted by path to --allow-run cannot be rewritten, or t
 });
 
 test('policy: a worker runs no write tool, whatever task it is sent, so nothing skips the write lane', async () => {
-  const { createReadPool } = await import('../../lib/pool/pool.ts');
+  const { createReadPool } = await import('../../lib/lanes/pool.ts');
   const pool = createReadPool({ workers: 1 });
   try {
     const r = await pool.run<import('../../lib/core/tool.ts').ToolResult>(

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import * as v from 'valibot';
 import { defineTool, ok } from '../../lib/core/tool.ts';
-import type { Answer, Prompter, PromptPreview, PromptRequest } from '../../lib/policy/prompt.ts';
+import type { Answer, Prompter, PromptPreview, PromptRequest } from '../../lib/prompt/prompt.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
 
 /** A prompter that answers in turn and keeps each request with the preview it was shown. */

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { okValue } from '../../lib/core/result.ts';
-import { type PromptRequest, render, streamPrompter } from '../../lib/policy/prompt.ts';
-import { columns, DIFF_ROWS, SPACE_RUN, visible, wrap } from '../../lib/policy/prompt_render.ts';
+import { type PromptRequest, render, streamPrompter } from '../../lib/prompt/prompt.ts';
+import { columns, DIFF_ROWS, SPACE_RUN, visible, wrap } from '../../lib/prompt/render.ts';
 
 const run = (command: string, always = true): PromptRequest => ({
   tool: 'bash',

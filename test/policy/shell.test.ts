@@ -3,9 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { analyseCommand, uncoverable } from '../../lib/policy/shell.ts';
-import { parseLine } from '../../lib/policy/shell_parse.ts';
-import { ansiC } from '../../lib/policy/shell_words.ts';
+import { analyseCommand, uncoverable } from '../../lib/shell/commands.ts';
+import { parseLine } from '../../lib/shell/parse.ts';
+import { ansiC } from '../../lib/shell/words.ts';
 import { tempDir } from '../helpers.ts';
 import { SHELL_CASES } from './shell_cases.ts';
 

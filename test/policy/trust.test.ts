@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { inspectTrust } from '../../lib/policy/trust.ts';
-import { createRuntime, type Runtime, type RuntimeOptions } from '../../lib/runtime.ts';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../lib/runtime/runtime.ts';
+import { inspectTrust } from '../../lib/settings/trust.ts';
 import { tempDir, writeTree } from '../helpers.ts';
 
 /** A runtime and every line it warned with. */

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { Runtime } from '../../lib/runtime.ts';
+import type { Runtime } from '../../lib/runtime/runtime.ts';
 import { removeSpills } from '../helpers.ts';
 
 const cut = (l: string, width: number) => l.replace(/\r$/, '').slice(0, width);

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { SKILL_LIMITS } from '../../lib/skills/fetch.ts';
-import { treeDigest } from '../../lib/skills/install_skill.ts';
+import { treeDigest } from '../../lib/tools/install_skill.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
 
 // A stand-in for GitHub's contents API and raw files, and for skills.sh, on 127.0.0.1.

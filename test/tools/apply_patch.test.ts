@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { parsePatch } from '../../lib/tools/_patch.ts';
+import { parsePatch } from '../../lib/edit/patch.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
 
 function setup(files: Record<string, string>) {

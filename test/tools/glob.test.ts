@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import type { Runtime } from '../../lib/runtime.ts';
+import type { Runtime } from '../../lib/runtime/runtime.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
 
 const root = tempDir();

@@ -3,7 +3,7 @@
  * walk and ignore rules as grep's default), each piece reads its files and returns segments, and the
  * main thread stitches them into one file numbering and writes the index file. Main thread.
  */
-import type { TaskOutcome } from '../../pool/pool.ts';
+import type { TaskOutcome } from '../../core/task_outcome.ts';
 import type { DenySpec } from '../denied.ts';
 import { IgnoreRules } from '../ignore.ts';
 import { planShards, type WalkOptions } from '../walk.ts';

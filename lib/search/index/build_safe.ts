@@ -4,7 +4,7 @@
  * Main thread.
  */
 import path from 'node:path';
-import type { TaskOutcome } from '../../pool/pool.ts';
+import type { TaskOutcome } from '../../core/task_outcome.ts';
 import { type BuildOptions, buildIndex } from './build.ts';
 import type { LoadedIndex } from './store.ts';
 

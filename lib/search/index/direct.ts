@@ -5,7 +5,7 @@
  * would have skipped comes from the summary. Main thread.
  */
 import { okValue } from '../../core/result.ts';
-import type { TaskOutcome } from '../../pool/pool.ts';
+import type { TaskOutcome } from '../../core/task_outcome.ts';
 import { inlineRunner, type SearchRun, type ShardRunner, type ShardTemplate } from '../parallel.ts';
 import type { GrepShard, GrepShardResult, SkipCounts } from '../shards.ts';
 import type { Entry, WalkOptions } from '../walk.ts';

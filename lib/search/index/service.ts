@@ -38,7 +38,7 @@ export interface IndexOptions {
 }
 
 const IGNORE_NAMES = new Set<string>(IGNORE_FILES);
-/** The name of this process's write-lane temporary file (lib/lane/atomic.ts puts the pid in it). */
+/** The name of this process's write-lane temporary file (lib/files/atomic.ts puts the pid in it). */
 const WRITE_TEMP = new RegExp(`^\\..*\\.${process.pid}\\.[0-9a-f]{8}\\.mewcode-tmp$`);
 
 export class SearchIndex {

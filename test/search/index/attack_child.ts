@@ -3,7 +3,7 @@
  * index cache directory; it searches until its background build is over (done or failed), waits for
  * the event loop to settle, searches again and prints that answer. Exit 0 only if it got that far.
  */
-import { createRuntime } from '../../../lib/runtime.ts';
+import { createRuntime } from '../../../lib/runtime/runtime.ts';
 
 const [root, cache] = process.argv.slice(2);
 const made = createRuntime({ root: root as string, home: null, workers: 1, indexCacheDir: cache as string });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import type { Runtime } from '../../../lib/runtime.ts';
+import type { Runtime } from '../../../lib/runtime/runtime.ts';
 import { RACY_MS } from '../../../lib/search/dircache.ts';
 import { REPO, runtimeAt, TSX, tempDir, waitFor, writeTree } from '../../helpers.ts';
 

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import type { TaskOutcome } from '../../../lib/pool/pool.ts';
+import type { TaskOutcome } from '../../../lib/core/task_outcome.ts';
 import { RACY_MS } from '../../../lib/search/dircache.ts';
 import type { IndexShardResult } from '../../../lib/search/index/build_shard.ts';
 import type { SearchIndex } from '../../../lib/search/index/service.ts';

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, write
 import path from 'node:path';
 import { test } from 'node:test';
 import { rng } from '../../../bench/edits/prng.ts';
-import type { Runtime } from '../../../lib/runtime.ts';
+import type { Runtime } from '../../../lib/runtime/runtime.ts';
 import { RACY_MS } from '../../../lib/search/dircache.ts';
 import { runtimeAt, tempDir, waitFor, writeTree } from '../../helpers.ts';
 

@@ -1,0 +1,10 @@
+/**
+ * The main lane's context: tools whose state lives on the main thread (load_skill's catalog; an MCP
+ * tool's connection, which it holds itself) run there rather than in a worker.
+ */
+import type { ToolContext } from '../core/tool.ts';
+import type { SkillCatalog } from '../skills/catalog.ts';
+
+export interface MainContext extends ToolContext {
+  skills: SkillCatalog;
+}

@@ -1,0 +1,103 @@
+/**
+ * The read lane's worker pool (Piscina), created on first use. Every task runs under a deadline: past
+ * it Piscina terminates the worker (the only way to stop a runaway regex) and starts a fresh one, so
+ * the pool keeps serving. Workers get a heap limit. Piscina itself loads with the first task. Main thread.
+ */
+import { setMaxListeners } from 'node:events';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Piscina } from 'piscina';
+import { IN_BUNDLE } from '../core/build_info.ts';
+import { errValue, okValue } from '../core/result.ts';
+import type { TaskOutcome } from '../core/task_outcome.ts';
+import { SHARD_DEADLINE } from '../search/shards.ts';
+import type { PoolResult, PoolTask } from './pool_protocol.ts';
+
+/** Heap limit of each worker, in MiB. */
+export const WORKER_HEAP_MB = 512;
+/** Young-generation size of each worker, in MiB. */
+export const WORKER_YOUNG_MB = 4;
+
+declare const __MEWCODE_DIST__: string | undefined;
+// '.ts' when this module runs from source under tsx, '.js' when compiled; in the bundle, workers start
+// on dist/pool-worker.mjs (scripts/build.ts sets the path from this chunk to dist/).
+const ext = path.extname(fileURLToPath(import.meta.url));
+const workerFile =
+  IN_BUNDLE && typeof __MEWCODE_DIST__ === 'string'
+    ? new URL(`${__MEWCODE_DIST__}pool-worker.mjs`, import.meta.url).href
+    : new URL(`../runtime/pool_worker${ext}`, import.meta.url).href;
+
+export interface ReadPool {
+  readonly size: number;
+  /** Runs a task; never rejects. */
+  run<T extends PoolResult>(task: PoolTask, signal: AbortSignal): Promise<TaskOutcome<T>>;
+  close(): Promise<void>;
+}
+
+export const defaultWorkers = () => Math.max(1, availableParallelism());
+
+/**
+ * Workers for a CLI command without --workers: none for a one-shot (grep, glob, call…), whose search
+ * then runs inline — starting the pool cost more CPU than it saved at every tree size measured on two
+ * cores (bench/oneshot.ts: 1.2–1.5× the CPU of inline), and as much or more wall time under load; what
+ * must be stoppable still runs on the standby worker. An agent or an MCP server keeps the default pool.
+ */
+export const cliWorkers = (command: string | undefined) => (command === 'mcp' || command === 'agent' ? undefined : 0);
+
+export function createReadPool(options: { workers?: number; heapMb?: number } = {}): ReadPool {
+  const size = Math.max(1, options.workers ?? defaultWorkers());
+  let piscina: Piscina | undefined;
+  // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
+  const get = async () => {
+    if (piscina) return piscina;
+    const { Piscina } = await import('piscina');
+    piscina ??= new Piscina({
+      filename: workerFile,
+      minThreads: size,
+      maxThreads: size,
+      idleTimeout: 30_000,
+      // A small young generation keeps each worker's RSS down (a search makes much short-lived
+      // garbage). 8 MiB against 16 (bench/rss_probe.ts, 100k-file tree, 2 workers): a whole-tree
+      // count's peak 153–158 against 172–174 MiB (three alternated runs); warm speed level
+      // (bench/compare.ts, 10 cases: median ratio 16/8 = 1.06, load 11–13). The ~10% that 8 MiB once
+      // cost on `-i` was measured before `-i` searched raw bytes (fold_wasm.ts) instead of a latin1 copy.
+      // 4 MiB against 8, once whole-tree listings stopped leaving garbage (lib/search/listing.ts): the
+      // rss_probe sequence's peak 123–128 against 138–141 MiB (three alternated runs, load ~5); warm
+      // speed level (compare.ts, 10 cases, two runs: median ratio 4/8 = 0.98 and 1.00, load ~6); index
+      // rebuild CPU +5% (2.62–2.74 against 2.47–2.69 s, three alternated builds).
+      resourceLimits: {
+        maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB,
+        maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
+      },
+    });
+    return piscina;
+  };
+  return {
+    size,
+    async run<T extends PoolResult>(task: PoolTask, signal: AbortSignal): Promise<TaskOutcome<T>> {
+      // One call's signal is shared by all its shards, queued at once, each adding an abort listener
+      // that goes when its task settles: more than Node's default 10 is expected, not a leak (on 4+
+      // workers every whole-tree grep printed a MaxListenersExceededWarning).
+      setMaxListeners(0, signal);
+      try {
+        return okValue((await (await get()).run(task, { signal })) as T);
+      } catch (e) {
+        if (signal.aborted) {
+          const timedOut = (signal.reason as Error)?.name === 'TimeoutError';
+          return errValue({
+            reason: timedOut ? 'timeout' : 'cancelled',
+            message: String((signal.reason as Error)?.message ?? 'aborted'),
+          });
+        }
+        const message = (e as Error)?.message ?? String(e);
+        // A shard that stopped itself at its deadline (lib/search/shards.ts), before the pool's timer.
+        return errValue({ reason: message.includes(SHARD_DEADLINE) ? 'timeout' : 'failed', message });
+      }
+    },
+    async close() {
+      await piscina?.destroy();
+      piscina = undefined;
+    },
+  };
+}

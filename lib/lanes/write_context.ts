@@ -1,0 +1,25 @@
+/**
+ * The write lane's context: what a tool that changes files or runs commands needs besides its
+ * checked paths. Everything here lives on the main thread, where the write lane runs.
+ */
+import type { ToolContext } from '../core/tool.ts';
+import type { Ledger } from '../files/ledger.ts';
+import type { SandboxConfig } from '../sandbox/bwrap.ts';
+import type { SkillCatalog } from '../skills/catalog.ts';
+import type { SkillSources } from '../skills/fetch.ts';
+
+/** How commands run: their environment, and the OS sandbox when one is configured. */
+export interface ExecConfig {
+  env: Record<string, string>;
+  sandbox?: SandboxConfig;
+}
+
+export interface WriteContext extends ToolContext {
+  /** The read ledger: a file is overwritten only when its current bytes are the ones last read. */
+  ledger: Ledger;
+  exec: ExecConfig;
+  /** The skill catalog install_skill adds to. */
+  skills: SkillCatalog;
+  /** Where install_skill fetches from (configurable, so tests use a local server). */
+  skillSources: SkillSources;
+}

@@ -1,0 +1,248 @@
+/**
+ * createRuntime: wiring only. It builds the path gate, the policy, the registry, the ledger and the
+ * lanes from the options and the settings files, and connects them: a call is `Registry.execute`
+ * (parse → admitted by its lane → `createAuthorize`: the path gate, then the policy's `check` →
+ * `createLanes().run` in the tool's lane, which records reads in the ledger). Main thread.
+ */
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { runInGroups } from '../core/call_groups.ts';
+import type { Mode } from '../core/modes.ts';
+import { Registry, type ToolDefinition } from '../core/registry.ts';
+import { errValue, okValue, type Result } from '../core/result.ts';
+import { spillDirFor } from '../core/spill_dir.ts';
+import type { ToolResult } from '../core/tool.ts';
+import { sweepStaleCgroups } from '../exec/cgroup.ts';
+import { childEnv } from '../exec/env.ts';
+import { sweepJournals } from '../files/journal.ts';
+import { Ledger } from '../files/ledger.ts';
+import { createLanes } from '../lanes/dispatch.ts';
+import { createReadPool, defaultWorkers } from '../lanes/pool.ts';
+import { type AnthropicTool, toAnthropicTools } from '../llm/anthropic.ts';
+import { type OpenAITool, toOpenAITools } from '../llm/openai.ts';
+import { createAuthorize } from '../policy/authorize.ts';
+import { createPolicy, type Policy } from '../policy/check.ts';
+import { rememberAlways } from '../policy/grants.ts';
+import { createGate, type PathGate } from '../policy/path_gate.ts';
+import type { Flags, Grant, PermissionFlags } from '../policy/permissions.ts';
+import { readDenyOf, searchSkipOf } from '../policy/read_deny.ts';
+import { loadSettings, type McpServerConfig } from '../policy/rules.ts';
+import { type Prompter, terminalPrompter } from '../prompt/prompt.ts';
+import { probeSandbox, type SandboxConfig } from '../sandbox/bwrap.ts';
+import { sandboxConfigOf } from '../sandbox/config.ts';
+import type { SearchIndex } from '../search/index/service.ts';
+import type { TrustOption } from '../settings/trust.ts';
+import { SkillCatalog } from '../skills/catalog.ts';
+import type { SkillSources } from '../skills/fetch.ts';
+import { TOOL_NAMES, TOOLS } from '../tools/mod.ts';
+import { type IndexUse, searchIndexFor } from './search_index.ts';
+
+export const DEFINITION_FORMATS = ['anthropic', 'openai', 'openai-strict'] as const;
+export type DefinitionFormat = (typeof DEFINITION_FORMATS)[number];
+
+export interface RuntimeOptions {
+  /** The directory tools work in; default: the current directory. */
+  root?: string;
+  /** Deno-style grants: `allow`/`deny` per kind (read, write, run, net, env); deny wins. */
+  permissions?: PermissionFlags;
+  /** Shorthand for `permissions.allow.write`. */
+  allowWrite?: Grant;
+  /** Shorthand for `permissions.deny.read` and `.write`: paths refused to every tool. */
+  deny?: readonly string[];
+  /** Permission mode (default: the settings files' mode, else "default"). */
+  mode?: Mode;
+  /** Run bash inside bubblewrap; creating the runtime fails when the sandbox cannot start. */
+  sandbox?: boolean;
+  /** How to ask for approval: a prompter, "terminal" (when stdin and stderr are terminals), or none. */
+  prompt?: Prompter | 'terminal' | 'none';
+  /** Home directory for the user settings file and the trust record (default: the OS's); null reads none. */
+  home?: string | null;
+  /**
+   * Folder trust for the root's project and local settings (what they widen: hooks, allow rules,
+   * mode bypass/acceptEdits, MCP servers): true trusts them as they are now, a digest from
+   * `inspectTrust` only if they still match; either is recorded in `<home>/.mewcode/trusted.json`.
+   * Absent: the record decides, and untrusted widening settings are ignored with one `warn` line.
+   */
+  trust?: TrustOption;
+  /** Receives the line naming settings ignored for want of trust (default: stderr). */
+  warn?: (line: string) => void;
+  /** Receives policy decisions and notes (the CLI's --verbose). */
+  log?: (line: string) => void;
+  /** Worker threads of the read lane (default: available cores); 0 runs every read tool inline. */
+  workers?: number;
+  /** Deadline of one read-lane call, in ms (default 60 s). */
+  readTimeoutMs?: number;
+  /** Where install_skill fetches from (default: GitHub and skills.sh; env MEWCODE_GITHUB_API, MEWCODE_SKILLS_SH). */
+  skillSources?: SkillSources;
+  /**
+   * The n-gram index that prefilters grep (see the README's "The search index"): 'build' (default)
+   * indexes a large root after its first search, 'existing' uses only an index already on disk, 'off'
+   * never. `indexCacheDir` overrides where indexes live (default $XDG_CACHE_HOME/mewcode/index).
+   */
+  index?: IndexUse;
+  indexCacheDir?: string;
+}
+
+export const DEFAULT_READ_TIMEOUT_MS = 60_000;
+
+export interface BatchCall {
+  name: string;
+  input: unknown;
+}
+
+export interface Runtime {
+  readonly root: string;
+  readonly registry: Registry;
+  readonly ledger: Ledger;
+  readonly gate: PathGate;
+  readonly policy: Policy;
+  /** External MCP servers configured in the settings files (connect them with lib/mcp/client.ts). */
+  readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
+  /** The agent's model from the settings files, if one names it. */
+  readonly model: string | undefined;
+  /** The skills under .mewcode/skills and ~/.mewcode/skills. */
+  readonly skills: SkillCatalog;
+  /** The root's n-gram index (absent when `index` is 'off'). */
+  readonly searchIndex?: SearchIndex;
+  /** Whether a tool is read-only (an unknown name is not): read-only calls may run together. */
+  isReadOnly(name: string): boolean;
+  /** Runs one tool call; never throws. Write tools queue in the write lane. */
+  call(name: string, input: unknown, options?: { signal?: AbortSignal; unbudgeted?: boolean }): Promise<ToolResult>;
+  /** Runs calls as the agent loop does: consecutive read-only calls together, writes one by one; results in order. */
+  batch(calls: readonly BatchCall[], options?: { signal?: AbortSignal }): Promise<ToolResult[]>;
+  definitions(format: 'anthropic'): AnthropicTool[];
+  definitions(format: 'openai' | 'openai-strict'): OpenAITool[];
+  definitions(format?: DefinitionFormat): AnthropicTool[] | OpenAITool[];
+  close(): Promise<void>;
+}
+
+/** Builds a runtime, or says why it cannot (a root that does not exist, a bad settings file, no sandbox). */
+export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, string> {
+  // read_file may read this root's spill files, and no other root's (lib/core/spill_dir.ts).
+  const spillRoots = (root: string) => {
+    const dir = spillDirFor(root, { create: false });
+    return dir.ok ? [dir.value] : [];
+  };
+  const gateResult = createGate({ root: options.root ?? process.cwd(), extraReadRoots: spillRoots });
+  if (!gateResult.ok) return errValue(gateResult.error.message);
+  const gate = gateResult.value;
+  const home = options.home === null ? undefined : (options.home ?? homedir());
+  const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const settings = loadSettings(gate.root, home, TOOL_NAMES, options.trust);
+  if (!settings.ok) return errValue(settings.error);
+  if (settings.value.notice) warn(settings.value.notice);
+  const flags = flagsOf(options);
+  const mode = options.mode ?? settings.value.mode ?? 'default';
+  const prompter =
+    options.prompt === 'terminal' ? terminalPrompter() : options.prompt === 'none' ? undefined : options.prompt;
+  const policy = createPolicy({
+    root: gate.root,
+    mode,
+    flags,
+    rules: settings.value.rules,
+    hooks: settings.value.hooks,
+    resolve: (p) => {
+      const c = gate.check(p, 'read');
+      return c.ok ? c.value : path.resolve(gate.root, p);
+    },
+    ...(prompter ? { prompter } : {}),
+    remember: rememberAlways(gate.root, home, warn),
+    ...(options.log ? { log: options.log } : {}),
+  });
+  let sandbox: SandboxConfig | undefined;
+  if (options.sandbox) {
+    const made = sandboxConfigOf(gate, flags, settings.value.rules);
+    if (!made.ok) return made;
+    const probe = probeSandbox(made.value);
+    if (!probe.ok)
+      return errValue(`--sandbox was asked for, but ${probe.error}. Refusing to run commands unsandboxed.`);
+    sandbox = { ...made.value, bwrap: probe.value };
+  }
+  const registry = new Registry(TOOLS);
+  const ledger = new Ledger();
+  // Read rules reach every read tool: the skill catalog leaves out the skill files they deny, and a
+  // search skips what they deny (and what they would ask about, unless the search itself was asked).
+  const skills = new SkillCatalog(gate.root, home, readDenyOf(flags, settings.value.rules, gate));
+  sweepJournals(); // temp files of writers that died mid-write
+  void sweepStaleCgroups(); // commands of runtimes that were SIGKILLed
+  const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
+  // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
+  const standby = pool ? undefined : createReadPool({ workers: 1 });
+  const searchSkip = searchSkipOf(flags, settings.value.rules, gate, mode);
+  const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root));
+  if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
+  const lanes = createLanes({
+    ...(pool ? { pool } : {}),
+    ...(standby ? { standby } : {}),
+    readTimeoutMs: options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+    searchSkip,
+    ...(index ? { index } : {}),
+    ledger,
+    exec: {
+      env: childEnv(process.env, flags.allow.env ?? false, { allowLoader: mode === 'bypass' }),
+      ...(sandbox ? { sandbox } : {}),
+    },
+    skills,
+    skillSources: {
+      ...(process.env.MEWCODE_GITHUB_API ? { githubApi: process.env.MEWCODE_GITHUB_API } : {}),
+      ...(process.env.MEWCODE_SKILLS_SH ? { skillsSh: process.env.MEWCODE_SKILLS_SH } : {}),
+      ...options.skillSources,
+    },
+  });
+  const authorize = createAuthorize(gate, policy, ledger);
+  const isReadOnly = (name: string) => registry.get(name)?.readOnly === true;
+
+  const runtime: Runtime = {
+    root: gate.root,
+    registry,
+    ledger,
+    gate,
+    policy,
+    mcpServers: settings.value.mcpServers,
+    model: settings.value.model,
+    skills,
+    ...(index ? { searchIndex: index } : {}),
+    isReadOnly,
+    call: (name, input, callOptions = {}) =>
+      registry.execute(name, input, {
+        root: gate.root,
+        signal: callOptions.signal,
+        authorize,
+        lanes,
+        unbudgeted: callOptions.unbudgeted ?? false,
+      }),
+    batch: (calls, batchOptions = {}) =>
+      runInGroups(
+        calls,
+        (c) => isReadOnly(c.name),
+        (c) => runtime.call(c.name, c.input, batchOptions),
+      ),
+    definitions: ((format: DefinitionFormat = 'anthropic') =>
+      definitionsAs(registry.definitions(), format)) as Runtime['definitions'],
+    async close() {
+      index?.close();
+      await pool?.close();
+      await standby?.close();
+    },
+  };
+  return okValue(runtime);
+}
+
+function flagsOf(o: RuntimeOptions): Flags {
+  const allow = { ...o.permissions?.allow };
+  const deny = { ...o.permissions?.deny };
+  if (o.allowWrite !== undefined && allow.write === undefined) allow.write = o.allowWrite;
+  if (o.deny?.length) {
+    deny.read = merge(deny.read, o.deny);
+    deny.write = merge(deny.write, o.deny);
+  }
+  return { allow, deny };
+}
+
+const merge = (g: Grant | undefined, more: readonly string[]): Grant =>
+  g === true ? true : [...(Array.isArray(g) ? g : []), ...more];
+
+export function definitionsAs(defs: ToolDefinition[], format: DefinitionFormat): AnthropicTool[] | OpenAITool[] {
+  if (format === 'anthropic') return toAnthropicTools(defs);
+  return toOpenAITools(defs, { strict: format === 'openai-strict' });
+}

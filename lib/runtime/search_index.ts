@@ -1,0 +1,42 @@
+/**
+ * The runtime's side of the index: which mode a runtime uses and the pool it builds on. A warm
+ * runtime (library, agent loop, MCP server) watches its indexed directories; a one-shot CLI call
+ * ('existing') checks file states instead, and never builds. Main thread.
+ */
+import type { ReadPool } from '../lanes/pool.ts';
+import type { DenySpec } from '../search/denied.ts';
+import { type IndexRunner, inlineIndexRunner } from '../search/index/build.ts';
+import type { IndexShardResult } from '../search/index/build_shard.ts';
+import { SearchIndex } from '../search/index/service.ts';
+import { cacheDir } from '../search/index/store.ts';
+
+export type IndexUse = 'build' | 'existing' | 'off';
+
+/** A build piece's deadline: pieces are a fraction of a full search. */
+const BUILD_TASK_MS = 10 * 60_000;
+
+export function indexRunner(pool: ReadPool | undefined): IndexRunner {
+  if (!pool) return inlineIndexRunner;
+  return {
+    parallelism: pool.size,
+    run: (task) => pool.run<IndexShardResult>(task, AbortSignal.timeout(BUILD_TASK_MS)),
+  };
+}
+
+export function searchIndexFor(
+  root: string,
+  o: { index?: IndexUse; indexCacheDir?: string },
+  pool: ReadPool | undefined,
+  deny: DenySpec | undefined,
+): SearchIndex | undefined {
+  const use = o.index ?? 'build';
+  if (use === 'off') return undefined;
+  return new SearchIndex({
+    root,
+    use,
+    watch: use === 'build',
+    runner: indexRunner(pool),
+    cacheDir: o.indexCacheDir ?? cacheDir(),
+    ...(deny ? { deny } : {}),
+  });
+}
