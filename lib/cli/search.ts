@@ -6,8 +6,8 @@
 import type { Runtime } from '../runtime/runtime.ts';
 import { searchOnce } from '../search/dircache.ts';
 import { typeGlobs, typeNames } from '../search/file_types.ts';
+import { linearPattern } from '../search/linear_pattern.ts';
 import { compileRegex } from '../search/matcher.ts';
-import { linearPattern } from '../tools/_linear_pattern.ts';
 import { type ParsedArgs, positiveInt, UsageError } from './args.ts';
 import { colorEnabled, grepPainter, printSearch } from './output.ts';
 

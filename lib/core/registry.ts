@@ -5,6 +5,7 @@
  * each call holds the tool it looked up. Main thread.
  */
 
+import type { AnswerForm } from './answers.ts';
 import { clipQuotedInputs } from './clip_inputs.ts';
 import type { CheckedPath } from './paths.ts';
 import type { Result } from './result.ts';
@@ -17,6 +18,7 @@ import {
   type ToolContext,
   type ToolResult,
 } from './tool.ts';
+import type { Wording } from './wording.ts';
 
 /** A provider-neutral tool definition; `lib/llm` turns it into each provider's wire form. */
 export interface ToolDefinition {
@@ -55,6 +57,9 @@ export interface ExecuteEnv {
   lanes?: LaneRunner;
   /** No output budget for this call (see ToolContext.unbudgeted). */
   unbudgeted?: boolean;
+  /** The answer's form and the hints' wording (see ToolContext.form and .wording). */
+  form?: AnswerForm;
+  wording?: Wording;
 }
 
 export class Registry {
@@ -126,6 +131,8 @@ export class Registry {
         paths: granted.value.paths,
         signal,
         ...(env.unbudgeted ? { unbudgeted: true } : {}),
+        ...(env.form ? { form: env.form } : {}),
+        ...(env.wording ? { wording: env.wording } : {}),
       };
       const result = await (env.lanes ? env.lanes.run(tool, parsed.value, ctx) : tool.invoke(parsed.value, ctx));
       // The decision travels with the result (the CLI's --json shows it).

@@ -6,12 +6,14 @@
 import type { BigIntStats } from 'node:fs';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
+import type { AnswerForm } from './answers.ts';
 import { applyBudget, type Budget, DEFAULT_RESULT_BYTES } from './budget.ts';
 import { BudgetedText } from './budgeted_text.ts';
 import { clipQuotedInputs } from './clip_inputs.ts';
 import type { CheckedPath } from './paths.ts';
 import { errValue, okValue, type Result } from './result.ts';
 import { fail, type ToolResult } from './tool_result.ts';
+import type { Wording } from './wording.ts';
 
 // The result half of the contract lives in tool_result.ts so the output budget can use it without
 // importing the tool definitions; tools import both halves from here.
@@ -20,6 +22,7 @@ export {
   type ErrorCode,
   fail,
   ok,
+  okData,
   type PolicyDecision,
   type ResultMeta,
   type ToolResult,
@@ -62,6 +65,13 @@ export interface ToolContext {
   signal: AbortSignal;
   /** A person reading a pipe asked for everything (the CLI's grep and glob): no output budget, no spill. */
   unbudgeted?: boolean;
+  /**
+   * `data`: the caller prints the answer itself (the CLI): a tool that has data for it (grep, glob,
+   * read_file; core/answers.ts) returns it as `data` and leaves `content` empty. Default `text`.
+   */
+  form?: AnswerForm;
+  /** How hints name what the reader can do next (default: a model's, MODEL_WORDING). */
+  wording?: Wording;
   /**
    * Set by `invoke` when the result is budgeted: a tool whose answer can run to megabytes writes it
    * here in pieces and returns `output.result(meta)`, already cut and spilled, instead of building

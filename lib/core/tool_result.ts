@@ -2,6 +2,7 @@
  * `ToolResult`, the value every tool call ends in, and its closed set of error codes. Plain JSON, so
  * a result crosses the worker boundary intact.
  */
+import type { ToolData } from './answers.ts';
 import type { ReadRecord } from './read_record.ts';
 
 /**
@@ -40,17 +41,95 @@ export interface ToolResult {
   isError: boolean;
   code?: ErrorCode;
   meta?: ResultMeta;
+  /** What the tool found, for a caller that asked for `form: 'data'` and prints it itself. */
+  data?: ToolData;
 }
 
-/** Structured side data. Plain JSON, so it crosses the worker boundary intact. */
-export interface ResultMeta {
+/**
+ * Structured side data: what a program reads beside `content`. Plain JSON, so it crosses the worker
+ * boundary intact. Closed: each tool's keys are named below, grouped by the tool that sets them, so a
+ * caller reads them typed and a new key is declared where every caller sees it.
+ */
+export interface ResultMeta
+  extends CallMeta,
+    SearchMeta,
+    ReadFileMeta,
+    CommandMeta,
+    ChangeMeta,
+    SkillMeta,
+    SubAgentMeta {}
+
+/** Set on any call's result by the runtime. */
+export interface CallMeta {
   /** A read record for the write lane's ledger (read_file); the main thread stores it. */
   read?: ReadRecord;
   /** The policy's decision on the call, when it reached the policy. */
   policy?: PolicyDecision;
   /** Set when the output budget cut `content`: where the whole text was spilled. */
   truncated?: { shownBytes: number; totalBytes: number; spillPath?: string };
-  [key: string]: unknown;
+}
+
+/** grep and glob. */
+export interface SearchMeta {
+  /** grep: files with results shown. apply_patch: files the patch changed. */
+  files?: number;
+  /** grep: matching lines shown (matches counted, in count mode). */
+  matches?: number;
+  /** How many of `content`'s first lines are results; the rest are notes. */
+  results?: number;
+  /** The search ran on the calling thread, not in the pool. */
+  inline?: boolean;
+  /** grep: what the n-gram index did for this search ('served', or why it scanned). */
+  index?: string;
+  /** glob: paths that matched, and how many are shown. */
+  total?: number;
+  shown?: number;
+}
+
+/** read_file: the window of lines shown. */
+export interface ReadFileMeta {
+  /** `total` is null when the file was not read to its end. */
+  lines?: { first: number; last: number; total: number | null; cut: number };
+}
+
+/** bash. */
+export interface CommandMeta {
+  exitCode?: number | null;
+  ms?: number;
+  /** Bytes of output, all of it (what was kept may be less). */
+  bytes?: number;
+  /** Where the whole output was written when it outgrew memory. */
+  spillPath?: string;
+  description?: string;
+  sandboxed?: boolean;
+  /** What held the command's processes together (lib/exec/containment.ts). */
+  contained?: string;
+  /** What was still running when the command ended, and was killed. */
+  leftover?: string;
+}
+
+/** write_file, edit_file, multi_edit. */
+export interface ChangeMeta {
+  /** The file did not exist before. */
+  created?: boolean;
+  /** write_file: the file already held exactly this content; nothing was written. */
+  unchanged?: boolean;
+  replacements?: number;
+}
+
+/** load_skill and install_skill. */
+export interface SkillMeta {
+  /** load_skill: the skill pinned into the following turns' system prompt. */
+  skill?: { name: string; body: string };
+  /** install_skill: the skill installed, and its tree's digest. */
+  name?: string;
+  sha256?: string;
+}
+
+/** The agent tool: the sub-agent's turns and tokens. */
+export interface SubAgentMeta {
+  turns?: number;
+  usage?: { input: number; output: number };
 }
 
 /** What the policy decided about a call and why (lib/policy/check.ts makes them). */
@@ -63,6 +142,10 @@ export interface PolicyDecision {
 
 export const ok = (content: string, meta?: ResultMeta): ToolResult =>
   meta === undefined ? { content, isError: false } : { content, isError: false, meta };
+
+/** An answer as data (`form: 'data'`): no text; the caller's printer makes it. */
+export const okData = (data: ToolData, meta?: ResultMeta): ToolResult =>
+  meta === undefined ? { content: '', isError: false, data } : { content: '', isError: false, meta, data };
 
 export const fail = (code: ErrorCode, content: string, meta?: ResultMeta): ToolResult =>
   meta === undefined ? { content, isError: true, code } : { content, isError: true, code, meta };

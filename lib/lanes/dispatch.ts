@@ -74,6 +74,8 @@ export function createLanes(c: LaneConfig): LaneRunner {
       args,
       root: ctx.root,
       paths: [...ctx.paths],
+      ...(ctx.form ? { form: ctx.form } : {}),
+      ...(ctx.wording ? { wording: ctx.wording } : {}),
     };
     const out = await withDeadline(ctx, (signal) => pool.run<ToolResult>(task, signal));
     if (out.ok) return out.value;

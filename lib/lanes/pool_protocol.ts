@@ -2,7 +2,9 @@
  * What crosses the main-thread/worker boundary: plain data only (no classes, no functions), so
  * structured clone carries it intact. A task is a whole read-only tool call or one search shard.
  */
+import type { AnswerForm } from '../core/answers.ts';
 import type { ToolResult } from '../core/tool.ts';
+import type { Wording } from '../core/wording.ts';
 import type { IndexShard, IndexShardResult } from '../search/index/build_shard.ts';
 import type { ShardResult, ShardTask } from '../search/shards.ts';
 
@@ -15,6 +17,9 @@ export interface ToolTask {
   root: string;
   /** Checked paths, in access order. */
   paths: string[];
+  /** The call's answer form and hint wording (ToolContext's). */
+  form?: AnswerForm;
+  wording?: Wording;
 }
 
 export type PoolTask = ToolTask | ShardTask | IndexShard;

@@ -25,7 +25,13 @@ export default async function run(task: PoolTask): Promise<PoolResult> {
   const tool: AnyTool | undefined = READ_TOOLS.find((t) => t.name === task.name && t.lane === 'pool');
   if (!tool) return { content: `The worker runs no tool named "${task.name}".`, isError: true, code: 'internal' };
   // Arguments were validated by this tool's schema on the main thread; a pool tool's context is the plain one.
-  return tool.invoke(task.args, { root: task.root, paths: task.paths as CheckedPath[], signal: neverAborted });
+  return tool.invoke(task.args, {
+    root: task.root,
+    paths: task.paths as CheckedPath[],
+    signal: neverAborted,
+    ...(task.form ? { form: task.form } : {}),
+    ...(task.wording ? { wording: task.wording } : {}),
+  });
 }
 
 /**

@@ -6,12 +6,14 @@
  */
 import { homedir } from 'node:os';
 import path from 'node:path';
+import type { AnswerForm } from '../core/answers.ts';
 import { runInGroups } from '../core/call_groups.ts';
 import type { Mode } from '../core/modes.ts';
 import { Registry, type ToolDefinition } from '../core/registry.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { spillDirFor } from '../core/spill_dir.ts';
 import type { ToolResult } from '../core/tool.ts';
+import type { Wording } from '../core/wording.ts';
 import { sweepStaleCgroups } from '../exec/cgroup.ts';
 import { childEnv } from '../exec/env.ts';
 import { sweepJournals } from '../files/journal.ts';
@@ -90,6 +92,17 @@ export interface BatchCall {
   input: unknown;
 }
 
+/** How one call runs and answers. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** No output budget: a person reading a pipe asked for everything. */
+  unbudgeted?: boolean;
+  /** `data`: grep, glob and read_file answer with `data` (core/answers.ts) for the caller to print. */
+  form?: AnswerForm;
+  /** How hints name what the reader can do next (default: a model's). */
+  wording?: Wording;
+}
+
 export interface Runtime {
   readonly root: string;
   readonly registry: Registry;
@@ -107,7 +120,7 @@ export interface Runtime {
   /** Whether a tool is read-only (an unknown name is not): read-only calls may run together. */
   isReadOnly(name: string): boolean;
   /** Runs one tool call; never throws. Write tools queue in the write lane. */
-  call(name: string, input: unknown, options?: { signal?: AbortSignal; unbudgeted?: boolean }): Promise<ToolResult>;
+  call(name: string, input: unknown, options?: CallOptions): Promise<ToolResult>;
   /** Runs calls as the agent loop does: consecutive read-only calls together, writes one by one; results in order. */
   batch(calls: readonly BatchCall[], options?: { signal?: AbortSignal }): Promise<ToolResult[]>;
   definitions(format: 'anthropic'): AnthropicTool[];
@@ -210,6 +223,8 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
         authorize,
         lanes,
         unbudgeted: callOptions.unbudgeted ?? false,
+        ...(callOptions.form ? { form: callOptions.form } : {}),
+        ...(callOptions.wording ? { wording: callOptions.wording } : {}),
       }),
     batch: (calls, batchOptions = {}) =>
       runInGroups(

@@ -1,15 +1,18 @@
 /**
- * The printer: how glob and grep results read to the model — paths, cut lines, notes about what was
- * skipped. The walker, matcher and searcher produce data; only this file words it.
+ * The model's printer: how glob and grep results read to a model — paths, cut lines, notes about what
+ * was skipped. The walker, matcher and searcher produce data (grep_results.ts gathers grep's); this
+ * file words it. The notes take the reader's `Wording`, so the command line's printer (lib/cli) words
+ * the same notes with its flags.
  */
+import type { GlobData, SkipTally } from '../core/answers.ts';
 import { charPrefix, fmtInt, truncationMarker } from '../core/budget.ts';
 import type { TextOutput } from '../core/budgeted_text.ts';
 import { clipQuoted } from '../core/clip_inputs.ts';
 import { displayPath } from '../core/paths.ts';
 import { escapeControl, hasUnsafe, quote } from '../core/text.ts';
-import { eachListed, type ShardListing } from './listing.ts';
-import type { GrepFileResult, GrepMode, SkipCounts } from './shards.ts';
-import type { SkipReason } from './walk.ts';
+import type { Wording } from '../core/wording.ts';
+import { eachGrepResult, type GrepFound, type GrepPrinted, type GrepPrintOptions } from './grep_results.ts';
+import type { SkipCounts } from './shards.ts';
 
 /** Matched lines longer than this many characters are cut. */
 export const MAX_MATCH_LINE_CHARS = 500;
@@ -34,10 +37,10 @@ export function cutLine(text: string, partial = false): string {
 export const noteLine = (text: string) => `[note: ${text}]`;
 
 /** Adds skip counts together. */
-function mergeSkipped(all: readonly SkipCounts[]): SkipCounts {
-  const out: SkipCounts = {};
+export function mergeSkipped(all: readonly SkipCounts[]): SkipTally {
+  const out: SkipTally = {};
   for (const s of all) {
-    for (const [k, c] of Object.entries(s) as [SkipReason, { dirs: number; files: number }][]) {
+    for (const [k, c] of Object.entries(s) as [keyof SkipTally, { dirs: number; files: number }][]) {
       const t = out[k] ?? { dirs: 0, files: 0 };
       t.dirs += c.dirs;
       t.files += c.files;
@@ -48,9 +51,9 @@ function mergeSkipped(all: readonly SkipCounts[]): SkipCounts {
 }
 
 /** A one-line account of what was skipped, or '' when nothing was. */
-function describeSkipped(s: SkipCounts, verb: string): string {
+function describeSkipped(s: SkipTally, verb: string): string {
   const parts: string[] = [];
-  for (const [reason, c] of Object.entries(s) as [SkipReason, { dirs: number; files: number }][]) {
+  for (const [reason, c] of Object.entries(s) as [string, { dirs: number; files: number }][]) {
     const what = [
       c.dirs ? `${c.dirs} director${c.dirs === 1 ? 'y' : 'ies'}` : '',
       c.files ? `${c.files} file${c.files === 1 ? '' : 's'}` : '',
@@ -66,119 +69,122 @@ function describeSkipped(s: SkipCounts, verb: string): string {
 }
 
 /** The notes about skipped entries: ignored and hidden ones say how to include them; denied ones cannot be. */
-export function skipNotes(all: readonly SkipCounts[], include: string): string[] {
-  const { denied, ...rest } = mergeSkipped(all);
+export function skipNotes(tally: SkipTally, include: string, w: Wording): string[] {
+  const { denied, ...rest } = tally;
   const notes: string[] = [];
   const skipped = describeSkipped(rest, 'skipped');
-  if (skipped) notes.push(noteLine(`${skipped}; pass include_ignored: true to ${include} them`));
+  if (skipped) notes.push(noteLine(`${skipped}; pass ${w.includeIgnored} to ${include} them`));
   const refused = denied ? describeSkipped({ denied }, 'skipped') : '';
   if (refused) notes.push(noteLine(refused));
   return notes;
 }
 
-/** What a grep found, merged from its shards. */
-export interface GrepFound {
-  /** Content mode: files with matches and their lines, in path order. */
-  files: readonly GrepFileResult[];
-  /** The other modes: each shard's listing of files with matches and their counts (listing.ts merges them). */
-  listings: readonly (ShardListing | undefined)[];
-  binary: number;
-  unreadable: readonly { rel: string; error: string }[];
-  skipped: readonly SkipCounts[];
-}
-
-export interface GrepPrintOptions {
-  mode: GrepMode;
-  /** Most results to print: lines in content mode, files otherwise (Infinity for all). */
-  headLimit: number;
-  /** Context lines were asked for, so non-adjacent groups are separated by `--` as in ripgrep. */
-  withContext: boolean;
-  show: (rel: string) => string;
-  pattern: string;
-  /** The searched path as the model sees it, for the no-match answer. */
-  shown: string;
-}
-
-/** What the answer shows: files and matching lines (the shards may have found more). */
-export interface GrepPrinted {
-  files: number;
-  matches: number;
-  /** How many of the text's first lines are results; the rest are notes (the CLI sends them to stderr). */
-  results: number;
-}
-
 /**
  * Prints grep results as ripgrep does, so scripts can switch between the two: `path:line:text` for
- * matches, `path-line-text` for context,
- * `path` or `path:N` in the other modes, cut at `headLimit`, then the notes. The lines go to `out`
- * one by one, joined by newlines: a whole-tree answer is never held here as one text or as an array.
+ * matches, `path-line-text` for context, `path` or `path:N` in the other modes, cut at `headLimit`,
+ * then the notes. The lines go to `out` one by one, joined by newlines: a whole-tree answer is never
+ * held here as one text or as an array.
  */
-export function printGrep(found: GrepFound, o: GrepPrintOptions, out: TextOutput): GrepPrinted {
-  const { show, headLimit } = o;
+export function printGrep(found: GrepFound, o: GrepPrintOptions, out: TextOutput, w: Wording): GrepPrinted {
   let lines = 0;
   const line = (text: string) => out.write(lines++ === 0 ? text : `\n${text}`);
-  let results = 0;
-  let more = false;
-  let files = 0;
-  let matches = 0;
-  if (o.mode !== 'content')
-    eachListed(found.listings, (rel, n) => {
-      if (results >= headLimit) {
-        more = true;
-        return false;
-      }
-      line(o.mode === 'count' ? `${show(rel)}:${n}` : show(rel));
-      results++;
-      files++;
-      matches += o.mode === 'count' ? n : 1;
-      return true;
-    });
-  outer: for (const f of o.mode === 'content' ? found.files : []) {
-    let prev = -1;
-    for (const l of f.lines) {
-      if (results >= headLimit) {
-        more = true;
-        break outer;
-      }
-      if (o.withContext && lines > 0 && (prev === -1 || l.n !== prev + 1)) line('--');
-      line(`${show(f.rel)}${l.match ? ':' : '-'}${l.n}${l.match ? ':' : '-'}${cutLine(l.text, l.partial)}`);
-      if (prev === -1) files++;
-      if (l.match) matches++;
-      prev = l.n;
-      results++;
+  const printed = eachGrepResult(found, o, (r) => {
+    if ('count' in r) line(o.mode === 'count' ? `${r.path}:${r.count}` : r.path);
+    else {
+      if (r.gap) line('--');
+      line(grepLine(r.path, r.n, r.match, cutLine(r.text, r.partial)));
     }
-  }
-  const shown = lines;
-  if (shown === 0) line(`No matches for ${quote(clipQuoted(o.pattern))} in ${quote(o.shown)}.`);
-  for (const note of grepNotes(found, o, more)) line(note);
-  return { files, matches, results: shown };
+  });
+  const notes = grepNotes(
+    {
+      pattern: o.pattern,
+      shown: o.shown,
+      more: printed.more,
+      headLimit: o.headLimit,
+      skipped: mergeSkipped(found.skipped),
+      binary: found.binary,
+      unreadable: found.unreadable.map((u) => ({ path: o.show(u.rel), error: u.error })),
+      totals: printed,
+    },
+    w,
+  );
+  // The CLI once sent a text's first `results` lines to stdout: they count the `--` separators too.
+  const resultLines = lines;
+  for (const note of notes) line(note);
+  return { files: printed.files, matches: printed.matches, results: resultLines };
 }
 
-function grepNotes(found: GrepFound, o: GrepPrintOptions, more: boolean): string[] {
+/** One result line of content mode, as ripgrep prints it: `:` around a match's number, `-` around context's. */
+export const grepLine = (path: string, n: number, match: boolean, shownText: string) =>
+  `${path}${match ? ':' : '-'}${n}${match ? ':' : '-'}${shownText}`;
+
+/** What grep's notes are made from: the data's own fields (core/answers.ts). */
+export interface GrepNoteFacts {
+  pattern: string;
+  shown: string;
+  more: boolean;
+  headLimit: number;
+  skipped: SkipTally;
+  binary: number;
+  unreadable: readonly { path: string; error: string }[];
+  totals: { results: number };
+}
+
+/** The lines after grep's results: nothing found, more exist, what was skipped or could not be read. */
+export function grepNotes(f: GrepNoteFacts, w: Wording): string[] {
   const notes: string[] = [];
-  if (more)
+  if (f.totals.results === 0) notes.push(`No matches for ${quote(clipQuoted(f.pattern))} in ${quote(f.shown)}.`);
+  if (f.more)
     notes.push(
       truncationMarker(
-        `showing the first ${fmtInt(o.headLimit)} results; more exist`,
-        'raise head_limit (0 for all) or narrow pattern, path or glob',
+        `showing the first ${fmtInt(f.headLimit)} results; more exist`,
+        `raise ${w.headLimit} (0 for all) or narrow ${w.narrowSearch}`,
       ),
     );
   // Skip and binary counts are only complete when the search ran to the end; a head-limited search
   // stops early (differently for each worker count), so its counts would be partial and unstable.
-  if (!more) {
-    notes.push(...skipNotes(found.skipped, 'search'));
-    const { binary } = found;
+  if (!f.more) {
+    notes.push(...skipNotes(f.skipped, 'search', w));
+    const { binary } = f;
     if (binary) notes.push(noteLine(`skipped ${binary} binary file${binary === 1 ? '' : 's'} that may match`));
   }
-  const { unreadable } = found;
+  const { unreadable } = f;
   if (unreadable.length)
     notes.push(
       noteLine(
         `could not read ${unreadable
           .slice(0, 5)
-          .map((u) => `${o.show(u.rel)} (${u.error})`)
+          .map((u) => `${u.path} (${u.error})`)
           .join(', ')}${unreadable.length > 5 ? `, and ${unreadable.length - 5} more` : ''}`,
       ),
     );
+  return notes;
+}
+
+/** What glob's notes are made from: its data's own fields (core/answers.ts). */
+export type GlobNoteFacts = Pick<GlobData, 'pattern' | 'shown' | 'paths' | 'total' | 'limit' | 'skipped'>;
+
+/**
+ * The lines after glob's paths: more exist, what was skipped; or, when nothing matched, the one line
+ * saying so (with a hint when the pattern could only match the top level) and what was skipped.
+ */
+export function globNotes(d: GlobNoteFacts, w: Wording): string[] {
+  const skipped = skipNotes(d.skipped, 'include', w).join('\n');
+  if (d.total === 0) {
+    const hint =
+      !d.pattern.includes('/') && !d.pattern.startsWith('**')
+        ? ` A pattern without "/" matches only the top level; try "**/${d.pattern}".`
+        : '';
+    return [`No files match ${quote(d.pattern)} in ${quote(d.shown)}.${hint}${skipped ? `\n${skipped}` : ''}`];
+  }
+  const notes: string[] = [];
+  if (d.total > d.limit)
+    notes.push(
+      truncationMarker(
+        `showing ${fmtInt(d.limit)} of ${fmtInt(d.total)} paths`,
+        `raise ${w.limit} or narrow the pattern`,
+      ),
+    );
+  if (skipped) notes.push(skipped);
   return notes;
 }

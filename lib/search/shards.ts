@@ -9,7 +9,8 @@ import { compileFileFilter, type FileFilterSpec } from './file_types.ts';
 import { IgnoreRules } from './ignore.ts';
 import { type GrepPrefilter, skipperOf } from './index/skip.ts';
 import { ListingWriter, type ShardListing } from './listing.ts';
-import { compileGlob, compileRegex } from './matcher.ts';
+import { compileGlob } from './matcher.ts';
+import { compilePattern } from './pattern.ts';
 import { type Line, type SearchOptions, searchFile } from './search.ts';
 import { visitFiles } from './visit_files.ts';
 import { comparePaths, type Entry, type SkipReason, type Visitor, type WalkOptions, walk } from './walk.ts';
@@ -168,12 +169,12 @@ function mtimeOf(at: string): number {
 }
 
 export function runGrepShard(t: GrepShard): GrepShardResult {
-  const spec = compileRegex(t.pattern, {
+  const pattern = compilePattern(t.pattern, {
     ignoreCase: t.ignoreCase,
     fixedStrings: t.fixedStrings,
     multiline: t.multiline,
   });
-  if (!spec.ok) throw new Error(spec.error);
+  if (!pattern.ok) throw new Error(pattern.error);
   const filter = t.filter ? compileFileFilter(t.filter) : undefined;
   const out: GrepShardResult = {
     files: [],
@@ -189,7 +190,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
   const skip = skipperOf(t.prefilter);
   if (skip) out.unindexed = [];
   const options: SearchOptions = {
-    spec: spec.value,
+    spec: pattern.value.spec,
     multiline: t.multiline,
     before: t.before,
     after: t.after,

@@ -5,9 +5,10 @@ import type { TaskFailure } from '../core/task_outcome.ts';
 import { quote } from '../core/text.ts';
 import type { ToolResult } from '../core/tool.ts';
 import { fail } from '../core/tool.ts';
+import type { Wording } from '../core/wording.ts';
 
 /** Whether a search starts at a directory or a single file; a missing path or a device is the error answer. */
-export function searchStartKind(abs: string, shown: string): Result<'dir' | 'file', ToolResult> {
+export function searchStartKind(abs: string, shown: string, w: Wording): Result<'dir' | 'file', ToolResult> {
   try {
     const st = statSync(abs);
     if (st.isDirectory()) return okValue('dir');
@@ -15,7 +16,10 @@ export function searchStartKind(abs: string, shown: string): Result<'dir' | 'fil
     return errValue(fail('not_a_file', `Cannot search ${quote(shown)}: it is neither a directory nor a regular file.`));
   } catch {
     return errValue(
-      fail('not_found', `Cannot search ${quote(shown)}: no such file or directory. Find directories with glob.`),
+      fail(
+        'not_found',
+        `Cannot search ${quote(shown)}: no such file or directory. Find directories with ${w.globTool}.`,
+      ),
     );
   }
 }

@@ -6,17 +6,19 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import * as v from 'valibot';
-import { fmtInt, truncationMarker } from '../core/budget.ts';
+import type { GlobData, SkipTally } from '../core/answers.ts';
 import { displayPath, inside } from '../core/paths.ts';
+import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
-import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
+import { defineTool, fail, ok, okData, type ToolResult } from '../core/tool.ts';
+import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import type { SearchContext } from '../lanes/search_context.ts';
-import { pathShower, skipNotes } from '../search/format.ts';
+import { globNotes, mergeSkipped, pathShower } from '../search/format.ts';
+import { boundedGlob, NEVER_INLINE } from '../search/linear_pattern.ts';
 import { compileGlob } from '../search/matcher.ts';
-import { INLINE_MAX_FILES, runSharded } from '../search/parallel.ts';
+import { INLINE_MAX_FILES, runSharded, type ShardRunner } from '../search/parallel.ts';
 import type { GlobShardResult } from '../search/shards.ts';
-import { comparePaths } from '../search/walk.ts';
-import { boundedGlob, NEVER_INLINE } from './_linear_pattern.ts';
+import { comparePaths, type WalkOptions } from '../search/walk.ts';
 import { outcomeError, searchStartKind } from './_search_common.ts';
 
 export const DEFAULT_LIMIT = 100;
@@ -80,66 +82,26 @@ export const glob = defineTool({
     `Directory symlinks are never followed. No match is not an error.`,
   access: (a) => [{ kind: 'read', path: a.path ?? '.' }],
   async run(a, ctx: SearchContext): Promise<ToolResult> {
-    const dir = ctx.paths[0];
-    if (dir === undefined) return fail('internal', 'glob received no checked path');
-    const shown = displayPath(ctx.root, dir);
-    const start = searchStartKind(dir, shown);
-    if (!start.ok) return start.error;
-    if (start.value === 'file')
-      return fail(
-        'invalid_args',
-        `path ${quote(shown)} is a file; glob searches a directory. Read the file with read_file.`,
-      );
-    const matcher = compileGlob(a.pattern);
-    if (!matcher.ok) return fail('invalid_args', matcher.error);
-    const { base, maxDepth, namesHidden } = matcher.value;
-    // Skipped hidden files are counted when they would match with hidden files included.
-    const dotted = compileGlob(a.pattern, { dot: true });
-    const wouldMatch = dotted.ok ? dotted.value.match : matcher.value.match;
-    const limit = a.limit === 0 ? Number.POSITIVE_INFINITY : (a.limit ?? DEFAULT_LIMIT);
-    const none = () => noMatch(a.pattern, shown, '');
-    // Start at the pattern's literal base; it must be a real directory inside the search directory.
-    if (base !== '') {
-      try {
-        if (!inside(realpathSync(path.join(dir, base)), dir)) return none();
-      } catch {
-        return none();
-      }
-    }
-    const includeAll = a.include_ignored ?? false;
-    const walk = {
-      root: dir,
-      useIgnore: !(includeAll || a.no_ignore),
-      hidden: includeAll || (a.hidden ?? false) || namesHidden,
-      maxDepth: (base === '' ? 0 : base.split('/').length) + maxDepth,
-      ignoreBase: ctx.root,
-      ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
-    };
-    // A glob is a regex too: one that could backtrack without bound runs only in a worker, under the
-    // deadline, as one task — planning here would test it against the skipped files it counts.
-    const inlineAllowed = boundedGlob(a.pattern);
-    const pool = ctx.shards;
-    const runner = inlineAllowed ? pool : pool ? { parallelism: 1, run: pool.run } : ctx.isolated;
-    if (!runner && !inlineAllowed)
-      return fail(
-        'invalid_args',
-        `glob cannot run ${quote(a.pattern)} here: it could backtrack without end and there is no worker to stop it at a deadline. Use at most one * per path segment and one **.`,
-      );
+    const w = ctx.wording ?? MODEL_WORDING;
+    const planned = planGlob(a, ctx, w);
+    if (!planned.ok) return planned.error;
+    const plan = planned.value;
+    if (plan === 'none') return answerGlob(a, ctx, w, [], {});
     const run = await runSharded<GlobShardResult>(
-      dir,
-      base,
-      walk,
+      plan.dir,
+      plan.base,
+      plan.walk,
       {
         kind: 'glob',
         pattern: a.pattern,
-        dot: includeAll || (a.hidden ?? false),
+        dot: (a.include_ignored ?? false) || (a.hidden ?? false),
         withMtime: a.sort === 'mtime',
         maxResults: Number.POSITIVE_INFINITY,
         stopAt: ctx.deadlineAt,
       },
-      runner,
-      inlineAllowed ? INLINE_MAX_FILES.glob : NEVER_INLINE,
-      inlineAllowed ? (rel, isDir) => isDir || wouldMatch(rel) : undefined,
+      plan.runner,
+      plan.inline ? INLINE_MAX_FILES.glob : NEVER_INLINE,
+      plan.inline ? (rel, isDir) => isDir || plan.wouldMatch(rel) : undefined,
     );
     if (!run.ok)
       return outcomeError(
@@ -147,43 +109,113 @@ export const glob = defineTool({
         'glob',
         'the tree is too large for the deadline, or the pattern backtracks (several * in one segment); narrow path or pattern.',
       );
-    const all: { rel: string; mtime: number }[] = [];
-    // fd's -e: a suffix test on the name, after the pattern matched.
-    const ext = a.extension?.map((e) => `.${e.replace(/^\./, '').toLowerCase()}`);
-    for (const r of run.value.results) {
-      for (const [i, rel] of r.paths.entries())
-        if (!ext || ext.some((e) => rel.toLowerCase().endsWith(e))) all.push({ rel, mtime: r.mtimes[i] ?? 0 });
-    }
-    if (a.sort === 'mtime') all.sort((x, y) => y.mtime - x.mtime || comparePaths(x.rel, y.rel));
-    else all.sort((x, y) => comparePaths(x.rel, y.rel));
-    const skippedNote = skipNotes([run.value.skipped, ...run.value.results.map((r) => r.skipped)], 'include').join(
-      '\n',
-    );
-    if (all.length === 0) return noMatch(a.pattern, shown, skippedNote);
-    const show = pathShower(ctx.root, dir);
-    const lines = all.slice(0, limit).map((p) => show(p.rel));
-    if (all.length > limit) {
-      lines.push(
-        truncationMarker(
-          `showing ${fmtInt(limit)} of ${fmtInt(all.length)} paths`,
-          'raise limit or narrow the pattern',
-        ),
-      );
-    }
-    if (skippedNote) lines.push(skippedNote);
-    const results = Math.min(limit, all.length);
-    return ok(lines.join('\n'), { total: all.length, shown: results, results, inline: run.value.inline });
+    const paths = sortedPaths(a, run.value.results);
+    const skipped = mergeSkipped([run.value.skipped, ...run.value.results.map((r) => r.skipped)]);
+    return answerGlob(a, ctx, w, paths, skipped, run.value.inline);
   },
 });
 
-function noMatch(pattern: string, shown: string, note: string): ToolResult {
-  const hint =
-    !pattern.includes('/') && !pattern.startsWith('**')
-      ? ` A pattern without "/" matches only the top level; try "**/${pattern}".`
-      : '';
-  return ok(`No files match ${quote(pattern)} in ${quote(shown)}.${hint}${note ? `\n${note}` : ''}`, {
-    total: 0,
-    shown: 0,
-    results: 0,
-  });
+type GlobArgs = v.InferOutput<typeof params>;
+
+interface GlobPlan {
+  dir: string;
+  base: string;
+  walk: WalkOptions;
+  runner: ShardRunner | undefined;
+  inline: boolean;
+  /** Whether a path would match with hidden files included: skipped hidden files are counted then. */
+  wouldMatch: (rel: string) => boolean;
+}
+
+/** Checks the arguments and works out the walk; 'none' when the pattern's base cannot exist. */
+function planGlob(a: GlobArgs, ctx: SearchContext, w: Wording): Result<GlobPlan | 'none', ToolResult> {
+  const dir = ctx.paths[0];
+  if (dir === undefined) return errValue(fail('internal', 'glob received no checked path'));
+  const shown = displayPath(ctx.root, dir);
+  const start = searchStartKind(dir, shown, w);
+  if (!start.ok) return start;
+  if (start.value === 'file')
+    return errValue(
+      fail(
+        'invalid_args',
+        `path ${quote(shown)} is a file; glob searches a directory. Read the file with ${w.readTool}.`,
+      ),
+    );
+  const matcher = compileGlob(a.pattern);
+  if (!matcher.ok) return errValue(fail('invalid_args', matcher.error));
+  const { base, maxDepth, namesHidden } = matcher.value;
+  const dotted = compileGlob(a.pattern, { dot: true });
+  const wouldMatch = dotted.ok ? dotted.value.match : matcher.value.match;
+  // Start at the pattern's literal base; it must be a real directory inside the search directory.
+  if (base !== '') {
+    try {
+      if (!inside(realpathSync(path.join(dir, base)), dir)) return okValue('none');
+    } catch {
+      return okValue('none');
+    }
+  }
+  const includeAll = a.include_ignored ?? false;
+  const walk = {
+    root: dir,
+    useIgnore: !(includeAll || a.no_ignore),
+    hidden: includeAll || (a.hidden ?? false) || namesHidden,
+    maxDepth: (base === '' ? 0 : base.split('/').length) + maxDepth,
+    ignoreBase: ctx.root,
+    ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
+  };
+  // A glob is a regex too: one that could backtrack without bound runs only in a worker, under the
+  // deadline, as one task — planning here would test it against the skipped files it counts.
+  const inline = boundedGlob(a.pattern);
+  const pool = ctx.shards;
+  const runner = inline ? pool : pool ? { parallelism: 1, run: pool.run } : ctx.isolated;
+  if (!runner && !inline)
+    return errValue(
+      fail(
+        'invalid_args',
+        `glob cannot run ${quote(a.pattern)} here: it could backtrack without end and there is no worker to stop it at a deadline. Use at most one * per path segment and one **.`,
+      ),
+    );
+  return okValue({ dir, base, walk, runner, inline, wouldMatch });
+}
+
+/** The matched paths in the order asked for, those without one of `extension`'s endings left out. */
+function sortedPaths(a: GlobArgs, results: readonly GlobShardResult[]): { rel: string; mtime: number }[] {
+  const all: { rel: string; mtime: number }[] = [];
+  // fd's -e: a suffix test on the name, after the pattern matched.
+  const ext = a.extension?.map((e) => `.${e.replace(/^\./, '').toLowerCase()}`);
+  for (const r of results) {
+    for (const [i, rel] of r.paths.entries())
+      if (!ext || ext.some((e) => rel.toLowerCase().endsWith(e))) all.push({ rel, mtime: r.mtimes[i] ?? 0 });
+  }
+  if (a.sort === 'mtime') all.sort((x, y) => y.mtime - x.mtime || comparePaths(x.rel, y.rel));
+  else all.sort((x, y) => comparePaths(x.rel, y.rel));
+  return all;
+}
+
+/** The answer: the paths up to the limit and the notes, as text for a model or as data. */
+function answerGlob(
+  a: GlobArgs,
+  ctx: SearchContext,
+  w: Wording,
+  all: readonly { rel: string }[],
+  skipped: SkipTally,
+  inline?: boolean,
+): ToolResult {
+  const dir = ctx.paths[0] as string;
+  const limit = a.limit === 0 ? Number.POSITIVE_INFINITY : (a.limit ?? DEFAULT_LIMIT);
+  const show = pathShower(ctx.root, dir);
+  const data: GlobData = {
+    tool: 'glob',
+    pattern: a.pattern,
+    shown: displayPath(ctx.root, dir),
+    paths: all.slice(0, limit).map((p) => show(p.rel)),
+    total: all.length,
+    limit,
+    skipped,
+  };
+  const results = data.paths.length;
+  // A search that found nothing says nothing of where it ran, as before there was data.
+  const meta = { total: all.length, shown: results, results, ...(inline === undefined || !results ? {} : { inline }) };
+  if (ctx.form === 'data') return okData(data, meta);
+  return ok([...data.paths, ...globNotes(data, w)].join('\n'), meta);
 }

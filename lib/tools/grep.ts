@@ -6,21 +6,27 @@
  */
 import path from 'node:path';
 import * as v from 'valibot';
+import type { GrepLine } from '../core/answers.ts';
+import { charPrefix } from '../core/budget.ts';
 import { WholeText } from '../core/budgeted_text.ts';
 import { displayPath } from '../core/paths.ts';
+import { errValue, okValue, type Result } from '../core/result.ts';
 import type { TaskOutcome } from '../core/task_outcome.ts';
 import { quote } from '../core/text.ts';
-import { defineTool, fail, type ToolResult } from '../core/tool.ts';
+import { defineTool, fail, okData, type ToolResult } from '../core/tool.ts';
+import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import type { SearchContext } from '../lanes/search_context.ts';
 import { badGlob, typeGlobs, typeNames } from '../search/file_types.ts';
-import { MAX_MATCH_LINE_CHARS, pathShower, printGrep } from '../search/format.ts';
+import { MAX_MATCH_LINE_CHARS, mergeSkipped, pathShower, printGrep } from '../search/format.ts';
+import { type GrepFound, grepData } from '../search/grep_results.ts';
 import { runDirect } from '../search/index/direct.ts';
+import type { PrefilterAnswer } from '../search/index/summary.ts';
+import { boundedGlob, NEVER_INLINE } from '../search/linear_pattern.ts';
 import { releaseListings } from '../search/listing.ts';
-import { compileRegex } from '../search/matcher.ts';
 import { INLINE_MAX_FILES, inlineRunner, runSharded, type SearchRun, type ShardRunner } from '../search/parallel.ts';
-import type { GrepShard, GrepShardResult } from '../search/shards.ts';
-import { comparePaths } from '../search/walk.ts';
-import { boundedGlob, linearPattern, NEVER_INLINE } from './_linear_pattern.ts';
+import { compilePattern, matchSpans, type SearchPattern } from '../search/pattern.ts';
+import type { GrepMode, GrepShard, GrepShardResult } from '../search/shards.ts';
+import { comparePaths, type WalkOptions } from '../search/walk.ts';
 import { outcomeError, searchStartKind } from './_search_common.ts';
 
 export const DEFAULT_HEAD_LIMIT = 100;
@@ -112,138 +118,210 @@ export const grep = defineTool({
     `A pattern that backtracks catastrophically is stopped at a deadline and reported as a timeout.`,
   access: (a) => [{ kind: 'read', path: a.path ?? '.' }],
   async run(a, ctx: SearchContext): Promise<ToolResult> {
-    const targetPath = ctx.paths[0];
-    if (targetPath === undefined) return fail('internal', 'grep received no checked path');
-    const shown = displayPath(ctx.root, targetPath);
-    const start = searchStartKind(targetPath, shown);
-    if (!start.ok) return start.error;
-    const spec = compileRegex(a.pattern, {
-      ignoreCase: a.case_insensitive ?? false,
-      fixedStrings: a.fixed_strings ?? false,
-      multiline: a.multiline ?? false,
-    });
-    if (!spec.ok)
-      return fail(
-        'invalid_args',
-        `Invalid pattern ${quote(a.pattern)}: ${spec.error}. Escape special characters, or pass fixed_strings: true.`,
-      );
-    const globs = a.glob === undefined ? [] : typeof a.glob === 'string' ? [a.glob] : a.glob;
-    const invalid = badGlob(globs);
-    if (invalid) return fail('invalid_args', invalid);
-    const types = a.type === undefined ? undefined : typeGlobs(typeof a.type === 'string' ? [a.type] : a.type);
-    if (types && 'unknown' in types)
-      return fail('invalid_args', `Unknown file type ${quote(types.unknown)}; the types are ${typeNames()}.`);
-    const mode = a.output_mode ?? 'content';
-    const headLimit = a.head_limit === 0 ? Number.POSITIVE_INFINITY : (a.head_limit ?? DEFAULT_HEAD_LIMIT);
-    const includeAll = a.include_ignored ?? false;
-    const filter = { ...(globs.length ? { globs } : {}), ...(types ? { types: types.globs } : {}) };
-    const before = mode === 'content' ? (a.before ?? a.context ?? 0) : 0;
-    const after = mode === 'content' ? (a.after ?? a.context ?? 0) : 0;
-    const isFile = start.value === 'file';
-    const dir = isFile ? path.dirname(targetPath) : targetPath;
-    const template = {
-      kind: 'grep' as const,
-      pattern: a.pattern,
-      ignoreCase: a.case_insensitive ?? false,
-      fixedStrings: a.fixed_strings ?? false,
-      multiline: a.multiline ?? false,
-      before,
-      after,
-      mode,
-      ...(Object.keys(filter).length && !isFile ? { filter } : {}),
-      ...(a.invert_match ? { invert: true } : {}),
-      ...(a.only_matching ? { onlyMatching: true } : {}),
-      ...(a.max_count !== undefined ? { maxCount: a.max_count } : {}),
-      maxResults: headLimit + 1,
-      stopAt: ctx.deadlineAt,
-    };
-    const walk = {
-      root: dir,
-      useIgnore: !(includeAll || a.no_ignore),
-      hidden: includeAll || (a.hidden ?? false),
-      maxDepth: Number.POSITIVE_INFINITY,
-      ignoreBase: ctx.root,
-      // The override is tested while planning, on this thread: only a glob that cannot run away.
-      ...(globs.length && globs.every((g) => boundedGlob(g.replace(/^!/, ''))) ? { fileGlobs: globs } : {}),
-      ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
-    };
-    // Only a pattern (and a file glob, a regex too) that provably cannot backtrack runs on this thread,
-    // where nothing could stop it; any other runs in a worker under the deadline: the pool's, or,
-    // without a pool, the standby one.
-    const inlineAllowed =
-      linearPattern(a.pattern, template.fixedStrings) &&
-      [...globs, ...(filter.types ?? [])].every((g) => boundedGlob(g.replace(/^!/, '')));
-    const runner = inlineAllowed ? ctx.shards : (ctx.shards ?? ctx.isolated);
-    if (!runner && !inlineAllowed)
-      return fail(
-        'invalid_args',
-        `grep cannot run ${quote(a.pattern)} here: it could backtrack without end and there is no worker to stop it at a deadline. Use fixed_strings, or a pattern without quantifiers (* + ? {}) or |.`,
-      );
-    // The n-gram index only rules files out; whatever it lets through is searched as without it.
-    const pre = ctx.index && !isFile ? await ctx.index.prefilter({ dir, ...template, walk }) : undefined;
-    const maxInline = inlineAllowed ? INLINE_MAX_FILES.grep : NEVER_INLINE;
-    const run = pre?.direct
-      ? await runDirect(dir, walk, template, pre.direct, runner, maxInline)
-      : isFile
-        ? await searchOneFile(
-            { ...template, root: dir, walk, dirs: [], files: [{ rel: path.basename(targetPath), kind: 'file' }] },
-            runner ?? inlineRunner,
-          )
-        : await runSharded<GrepShardResult>(
-            dir,
-            '',
-            walk,
-            pre?.prefilter ? { ...template, prefilter: pre.prefilter } : template,
-            runner,
-            maxInline,
-          );
+    const w = ctx.wording ?? MODEL_WORDING;
+    const planned = planGrep(a, ctx, w);
+    if (!planned.ok) return planned.error;
+    const plan = planned.value;
+    const run = await runGrep(plan, ctx);
     if (!run.ok) {
       return outcomeError(
         run.error,
         'grep',
-        'the pattern may backtrack catastrophically (nested quantifiers such as (a+)+, or overlapping alternatives); simplify it, use fixed_strings, or narrow path and glob.',
+        `the pattern may backtrack catastrophically (nested quantifiers such as (a+)+, or overlapping alternatives); simplify it, use ${w.fixedStrings}, or narrow ${w.narrowFiles}.`,
       );
     }
-    pre?.learn?.(run.value.results, run.value.skipped);
+    plan.pre?.learn?.(run.value.results, run.value.skipped);
     ctx.index?.noteSearch(
-      dir,
+      plan.dir,
       run.value.results.reduce((n, r) => n + r.visited, 0),
     );
-    // A whole-tree answer is written through the output budget as it is printed (ctx.output), so
-    // the main thread never holds its text; without a budget (the CLI) it is kept whole.
-    const out = ctx.output ?? new WholeText();
-    const printed = printGrep(
-      {
-        files:
-          mode === 'content'
-            ? run.value.results.flatMap((r) => r.files).sort((x, y) => comparePaths(x.rel, y.rel))
-            : [],
-        listings: mode === 'content' ? [] : run.value.results.map((r) => r.listed),
-        binary: run.value.results.reduce((n, r) => n + r.binary, 0),
-        unreadable: run.value.results.flatMap((r) => r.unreadable),
-        skipped: [run.value.skipped, ...run.value.results.map((r) => r.skipped)],
-      },
-      {
-        mode,
-        headLimit,
-        withContext: before > 0 || after > 0,
-        show: pathShower(ctx.root, dir),
-        pattern: a.pattern,
-        shown,
-      },
-      out,
-    );
-    if (mode !== 'content') releaseListings(run.value.results.map((r) => r.listed));
-    const index = pre ? { index: pre.index } : {};
-    return out.result({
-      files: printed.files,
-      matches: printed.matches,
-      results: printed.results,
-      inline: run.value.inline,
-      ...index,
-    });
+    return answerGrep(plan, run.value, ctx, w);
   },
 });
+
+type GrepArgs = v.InferOutput<typeof params>;
+
+/** A grep call worked out before anything is read: what to search, with which pattern, how. */
+interface GrepPlan {
+  args: GrepArgs;
+  pattern: SearchPattern;
+  /** The searched path as the reader sees it. */
+  shown: string;
+  isFile: boolean;
+  /** The file's or the directory's real path. */
+  target: string;
+  dir: string;
+  mode: GrepMode;
+  headLimit: number;
+  withContext: boolean;
+  template: Omit<GrepShard, 'root' | 'walk' | 'dirs' | 'files'>;
+  walk: WalkOptions;
+  runner: ShardRunner | undefined;
+  maxInline: number;
+  pre?: PrefilterAnswer;
+}
+
+/** Checks the arguments and works out the search; an answer when they cannot be searched. */
+function planGrep(a: GrepArgs, ctx: SearchContext, w: Wording): Result<GrepPlan, ToolResult> {
+  const target = ctx.paths[0];
+  if (target === undefined) return errValue(fail('internal', 'grep received no checked path'));
+  const shown = displayPath(ctx.root, target);
+  const start = searchStartKind(target, shown, w);
+  if (!start.ok) return start;
+  const options = {
+    ignoreCase: a.case_insensitive ?? false,
+    fixedStrings: a.fixed_strings ?? false,
+    multiline: a.multiline ?? false,
+  };
+  const pattern = compilePattern(a.pattern, options);
+  if (!pattern.ok)
+    return errValue(
+      fail(
+        'invalid_args',
+        `Invalid pattern ${quote(a.pattern)}: ${pattern.error}. Escape special characters, or pass ${w.fixedStrings}: true.`,
+      ),
+    );
+  const filter = fileFilter(a);
+  if (!filter.ok) return filter;
+  const { globs, types } = filter.value;
+  const mode = a.output_mode ?? 'content';
+  const isFile = start.value === 'file';
+  const dir = isFile ? path.dirname(target) : target;
+  const before = mode === 'content' ? (a.before ?? a.context ?? 0) : 0;
+  const after = mode === 'content' ? (a.after ?? a.context ?? 0) : 0;
+  const headLimit = a.head_limit === 0 ? Number.POSITIVE_INFINITY : (a.head_limit ?? DEFAULT_HEAD_LIMIT);
+  const byName = { ...(globs.length ? { globs } : {}), ...(types ? { types } : {}) };
+  const template = {
+    kind: 'grep' as const,
+    pattern: a.pattern,
+    ...options,
+    before,
+    after,
+    mode,
+    ...(Object.keys(byName).length && !isFile ? { filter: byName } : {}),
+    ...(a.invert_match ? { invert: true } : {}),
+    ...(a.only_matching ? { onlyMatching: true } : {}),
+    ...(a.max_count !== undefined ? { maxCount: a.max_count } : {}),
+    maxResults: headLimit + 1,
+    stopAt: ctx.deadlineAt,
+  };
+  const includeAll = a.include_ignored ?? false;
+  const walk: WalkOptions = {
+    root: dir,
+    useIgnore: !(includeAll || a.no_ignore),
+    hidden: includeAll || (a.hidden ?? false),
+    maxDepth: Number.POSITIVE_INFINITY,
+    ignoreBase: ctx.root,
+    // The override is tested while planning, on this thread: only a glob that cannot run away.
+    ...(globs.length && globs.every((g) => boundedGlob(g.replace(/^!/, ''))) ? { fileGlobs: globs } : {}),
+    ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
+  };
+  // Only a pattern (and a file glob, a regex too) that provably cannot backtrack runs on this thread,
+  // where nothing could stop it; any other runs in a worker under the deadline: the pool's, or,
+  // without a pool, the standby one.
+  const inlineAllowed =
+    pattern.value.inlineSafe && [...globs, ...(types ?? [])].every((g) => boundedGlob(g.replace(/^!/, '')));
+  const runner = inlineAllowed ? ctx.shards : (ctx.shards ?? ctx.isolated);
+  if (!runner && !inlineAllowed)
+    return errValue(
+      fail(
+        'invalid_args',
+        `grep cannot run ${quote(a.pattern)} here: it could backtrack without end and there is no worker to stop it at a deadline. Use ${w.fixedStrings}, or a pattern without quantifiers (* + ? {}) or |.`,
+      ),
+    );
+  const maxInline = inlineAllowed ? INLINE_MAX_FILES.grep : NEVER_INLINE;
+  const withContext = before > 0 || after > 0;
+  return okValue({
+    args: a,
+    pattern: pattern.value,
+    shown,
+    isFile,
+    target,
+    dir,
+    mode,
+    headLimit,
+    withContext,
+    template,
+    walk,
+    runner,
+    maxInline,
+  });
+}
+
+/** The glob and type filters, checked: globs as given, types as their globs. */
+function fileFilter(a: GrepArgs): Result<{ globs: string[]; types?: string[] }, ToolResult> {
+  const globs = a.glob === undefined ? [] : typeof a.glob === 'string' ? [a.glob] : a.glob;
+  const invalid = badGlob(globs);
+  if (invalid) return errValue(fail('invalid_args', invalid));
+  const types = a.type === undefined ? undefined : typeGlobs(typeof a.type === 'string' ? [a.type] : a.type);
+  if (types && 'unknown' in types)
+    return errValue(fail('invalid_args', `Unknown file type ${quote(types.unknown)}; the types are ${typeNames()}.`));
+  return okValue(types ? { globs, types: types.globs } : { globs });
+}
+
+/** Runs the search: the files the index names, the one file asked for, or the whole tree in shards. */
+async function runGrep(plan: GrepPlan, ctx: SearchContext): Promise<TaskOutcome<SearchRun<GrepShardResult>>> {
+  const { dir, walk, template, runner, maxInline } = plan;
+  // The n-gram index only rules files out; whatever it lets through is searched as without it.
+  const pre = ctx.index && !plan.isFile ? await ctx.index.prefilter({ dir, ...template, walk }) : undefined;
+  if (pre) plan.pre = pre;
+  if (pre?.direct) return runDirect(dir, walk, template, pre.direct, runner, maxInline);
+  if (plan.isFile)
+    return searchOneFile(
+      { ...template, root: dir, walk, dirs: [], files: [{ rel: path.basename(plan.target), kind: 'file' }] },
+      runner ?? inlineRunner,
+    );
+  const task = pre?.prefilter ? { ...template, prefilter: pre.prefilter } : template;
+  return runSharded<GrepShardResult>(dir, '', walk, task, runner, maxInline);
+}
+
+/**
+ * The answer: written through the output budget as it is printed (ctx.output) when the text is for a
+ * model, so the main thread never holds a whole-tree answer's text; kept whole without a budget (the
+ * CLI); or the data, for a caller that prints it itself.
+ */
+function answerGrep(plan: GrepPlan, run: SearchRun<GrepShardResult>, ctx: SearchContext, w: Wording): ToolResult {
+  const { mode } = plan;
+  const found: GrepFound = {
+    files: mode === 'content' ? run.results.flatMap((r) => r.files).sort((x, y) => comparePaths(x.rel, y.rel)) : [],
+    listings: mode === 'content' ? [] : run.results.map((r) => r.listed),
+    binary: run.results.reduce((n, r) => n + r.binary, 0),
+    unreadable: run.results.flatMap((r) => r.unreadable),
+    skipped: [run.skipped, ...run.results.map((r) => r.skipped)],
+  };
+  const o = {
+    mode,
+    headLimit: plan.headLimit,
+    withContext: plan.withContext,
+    show: pathShower(ctx.root, plan.dir),
+    pattern: plan.args.pattern,
+    shown: plan.shown,
+  };
+  const index = plan.pre ? { index: plan.pre.index } : {};
+  try {
+    if (ctx.form === 'data') {
+      const data = grepData(found, o, { skipped: mergeSkipped(found.skipped), binary: found.binary }, spansOf(plan));
+      return okData(data, { ...data.totals, inline: run.inline, ...index });
+    }
+    const out = ctx.output ?? new WholeText();
+    const printed = printGrep(found, o, out, w);
+    return out.result({ ...printed, inline: run.inline, ...index });
+  } finally {
+    if (mode !== 'content') releaseListings(run.results.map((r) => r.listed));
+  }
+}
+
+/**
+ * Where each shown matching line matched, for a printer's colour and JSON's submatches: only for a
+ * pattern that cannot backtrack (this is the main thread). An -o line is all match.
+ */
+function spansOf(plan: GrepPlan): ((l: GrepLine) => [number, number][] | undefined) | undefined {
+  const a = plan.args;
+  if (a.invert_match) return undefined;
+  if (a.only_matching) return (l) => [[0, charPrefix(l.text, MAX_MATCH_LINE_CHARS).length]];
+  if (!plan.pattern.inlineSafe) return undefined;
+  return (l) => matchSpans(plan.pattern, l.text, charPrefix(l.text, MAX_MATCH_LINE_CHARS).length);
+}
 
 async function searchOneFile(task: GrepShard, runner: ShardRunner): Promise<TaskOutcome<SearchRun<GrepShardResult>>> {
   const r = await runner.run<GrepShardResult>(task);

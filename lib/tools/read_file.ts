@@ -11,7 +11,8 @@ import { realPathOf } from '../core/descriptors.ts';
 import { displayPath } from '../core/paths.ts';
 import type { ReadRecord } from '../core/read_record.ts';
 import { quote } from '../core/text.ts';
-import { defineTool, describeError, fail, ok, type ToolResult } from '../core/tool.ts';
+import { defineTool, describeError, fail, ok, okData, type ResultMeta, type ToolResult } from '../core/tool.ts';
+import { continueAt, MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { similarNames } from '../files/suggest.ts';
 import { readWindow } from './_line_window.ts';
 import { FILE_PATH } from './_params.ts';
@@ -54,13 +55,19 @@ export const readFile = defineTool({
     const file = ctx.paths[0];
     if (file === undefined) return fail('internal', 'read_file received no checked path');
     const shown = displayPath(ctx.root, file);
+    const words = ctx.wording ?? MODEL_WORDING;
+    // The caller prints data itself: the lines, and apart from them the footer saying how to read on.
+    const answer = (text: string, meta: ResultMeta, footer?: string) =>
+      ctx.form === 'data'
+        ? okData({ tool: 'read_file', text, ...(footer ? { footer } : {}) }, meta)
+        : ok(footer ? `${text}\n${footer}` : text, meta);
     let fh: import('node:fs/promises').FileHandle;
     try {
       // O_NOFOLLOW: the gate resolved every link, so a link here was swapped in since; O_NONBLOCK: a
       // FIFO swapped in must not hang the open.
       fh = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (e) {
-      return openError(e, a.file_path, shown, ctx.root, file);
+      return openError(e, a.file_path, shown, ctx.root, file, words);
     }
     try {
       // O_NOFOLLOW guards only the last component: a directory on the way swapped for a symlink since
@@ -114,7 +121,9 @@ export const readFile = defineTool({
         readAt: Date.now(),
       };
       if (size === 0 || w.totalLines === 0) {
-        return ok(`File ${quote(shown)} is empty (${fmtInt(size)} bytes).`, { read: { ...record, partial: false } });
+        return answer(`File ${quote(shown)} is empty (${fmtInt(size)} bytes).`, {
+          read: { ...record, partial: false },
+        });
       }
       if (w.lines.length === 0 && w.totalLines !== null && offset > w.totalLines) {
         return fail(
@@ -126,13 +135,17 @@ export const readFile = defineTool({
       const last = w.first + w.lines.length - 1;
       const more = w.totalLines === null ? w.stop !== 'eof' : last < w.totalLines;
       record.partial = more || w.first > 1;
-      let text = w.lines.join('\n');
+      let footer: string | undefined;
       if (more) {
         const of = w.totalLines === null ? `of a ${fmtInt(size)}-byte file` : `of ${fmtInt(w.totalLines)}`;
         const why = w.stop === 'budget' ? ` (output limit of ${MAX_OUTPUT_BYTES / 1024} KiB reached)` : '';
-        text += `\n${truncationMarker(`showing lines ${w.first}-${last} ${of}${why}`, `continue with offset=${last + 1}`)}`;
+        footer = truncationMarker(
+          `showing lines ${w.first}-${last} ${of}${why}`,
+          `continue with ${continueAt(words, last + 1)}`,
+        );
       }
-      return ok(text, { read: record, lines: { first: w.first, last, total: w.totalLines, cut: w.cutLines } });
+      const lines = { first: w.first, last, total: w.totalLines, cut: w.cutLines };
+      return answer(w.lines.join('\n'), { read: record, lines }, footer);
     } finally {
       await fh.close().catch(() => {});
     }
@@ -145,11 +158,12 @@ function openError(
   shown: string,
   root: string,
   file: import('../core/paths.ts').CheckedPath,
+  w: Wording,
 ): ToolResult {
   const code = (e as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'ENOTDIR') {
     const near = similarNames(root, file);
-    const hint = near.length ? ` Similar names: ${near.map(quote).join(', ')}.` : ' Find files with glob.';
+    const hint = near.length ? ` Similar names: ${near.map(quote).join(', ')}.` : ` Find files with ${w.globTool}.`;
     return fail('not_found', `Cannot read ${quote(shown)}: no such file.${hint}`);
   }
   if (code === 'EACCES' || code === 'EPERM')

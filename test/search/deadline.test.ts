@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { Registry } from '../../lib/core/registry.ts';
 import { okValue } from '../../lib/core/result.ts';
-import { boundedGlob, INLINE_MAX_PATTERN, linearPattern } from '../../lib/tools/_linear_pattern.ts';
+import { boundedGlob, INLINE_MAX_PATTERN, linearPattern } from '../../lib/search/linear_pattern.ts';
 import { grep } from '../../lib/tools/grep.ts';
 import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
 

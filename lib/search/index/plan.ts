@@ -5,7 +5,7 @@
  * bytes, or only non-ASCII bytes under case-insensitivity) makes its OR group say nothing, and a plan
  * with no group left is no plan: the caller scans everything. Main thread.
  */
-import { compileRegex } from '../matcher.ts';
+import { compilePattern } from '../pattern.ts';
 import { literalTrigrams } from './ngrams.ts';
 import type { ReadAhead, Segment } from './segment.ts';
 
@@ -37,9 +37,9 @@ export function requiredLiteralsOf(
   pattern: string,
   o: { ignoreCase: boolean; fixedStrings: boolean; multiline?: boolean },
 ): RequiredLiterals | undefined {
-  const spec = compileRegex(pattern, { ...o, multiline: o.multiline ?? false });
-  if (!spec.ok) return undefined;
-  const r = spec.value.requiredLiterals();
+  const compiled = compilePattern(pattern, { ...o, multiline: o.multiline ?? false });
+  if (!compiled.ok) return undefined;
+  const r = compiled.value.spec.requiredLiterals();
   if (!r) return undefined;
   // A U+FFFD in the pattern matches any invalid byte in a decoded file (where the searcher runs the
   // regex on the decoded line), so its own bytes need not be there: the literal is cut there too.

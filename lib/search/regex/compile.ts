@@ -30,6 +30,11 @@ export interface RegexSpec {
   literalAny?: Buffer[];
   /** The pattern is exactly its literal: a line matches iff it contains the literal. */
   pure: boolean;
+  /**
+   * No quantifier and no alternative anywhere (a literal always): the regex tries each start once and
+   * cannot backtrack, whatever the text (lib/search/linear_pattern.ts says why that is the test).
+   */
+  linear: boolean;
   /** The most bytes a match can span, when bounded and independent of its surroundings (span.ts). */
   span?: number;
   /**
@@ -77,6 +82,7 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
     line,
     scan,
     pure: false,
+    linear: o.fixedStrings || !canBacktrack(node),
     ...(span !== undefined ? { span } : {}),
     requiredLiterals: () => {
       planned ??= requiredLiteralsOf(node, allCi);
@@ -172,7 +178,7 @@ export function afterEmptyMatch(text: string, index: number): number {
   return index + ((text.codePointAt(index) ?? 0) > 0xffff ? 2 : 1);
 }
 
-/** Whether the pattern can make V8 backtrack: any repetition or alternation (see _linear_pattern.ts). */
+/** Whether the pattern can make V8 backtrack: any repetition or alternation (see lib/search/linear_pattern.ts). */
 export function canBacktrack(n: Node): boolean {
   switch (n.t) {
     case 'rep':

@@ -7,8 +7,8 @@
  * `a*` twenty-four times and `[!?]x` has no nested group, yet backtracks polynomially (hours on a
  * 40-character line): no rule about nesting is enough. For glob, see `boundedGlob`. Pure functions.
  */
-import { canBacktrack } from '../search/regex/compile.ts';
-import { parseRegex } from '../search/regex/parse.ts';
+import { canBacktrack } from './regex/compile.ts';
+import { parseRegex } from './regex/parse.ts';
 
 /** Longer patterns go to a worker too: the per-position cost is the pattern's length. */
 export const INLINE_MAX_PATTERN = 256;

@@ -1,0 +1,42 @@
+/**
+ * How an answer names what its reader can do next. A model sets a tool's arguments
+ * (`include_ignored: true`); a person at the command line types flags (`--include-ignored`). A tool
+ * words its hints through the reader's `Wording`, so the CLI never rewrites a model's text. Plain
+ * strings, so a wording crosses the worker boundary with its task.
+ */
+export interface Wording {
+  /** How to ask a search for ignored and hidden files too. */
+  includeIgnored: string;
+  /** How to ask grep for more results ("raise … (0 for all)"). */
+  headLimit: string;
+  /** How to ask glob for more paths. */
+  limit: string;
+  /** How to ask grep to take the pattern as a literal. */
+  fixedStrings: string;
+  /** What narrows a search: the pattern, its path and its file filter. */
+  narrowSearch: string;
+  /** What narrows a search's files: its path and its file filter. */
+  narrowFiles: string;
+  /** The tool that finds files and directories by name. */
+  globTool: string;
+  /** The tool that reads a file. */
+  readTool: string;
+  /** How to read on from a line: `{n}` stands for its number. */
+  continueAt: string;
+}
+
+/** A model's wording: the tools' own argument names. */
+export const MODEL_WORDING: Wording = {
+  includeIgnored: 'include_ignored: true',
+  headLimit: 'head_limit',
+  limit: 'limit',
+  fixedStrings: 'fixed_strings',
+  narrowSearch: 'pattern, path or glob',
+  narrowFiles: 'path and glob',
+  globTool: 'glob',
+  readTool: 'read_file',
+  continueAt: 'offset={n}',
+};
+
+/** "continue with offset=N" in the reader's words. */
+export const continueAt = (w: Wording, line: number) => w.continueAt.replace('{n}', String(line));
