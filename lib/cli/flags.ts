@@ -38,7 +38,7 @@ const search = ['grep', 'glob'] as const;
 export const FLAGS = {
   root: { type: 'string', arg: 'DIR', help: 'the directory tools work in (default: the current directory)' },
   workers: { type: 'string', arg: 'N', help: 'read-lane worker threads (default: available cores; 0 runs inline)' },
-  json: { type: 'boolean', help: 'print the whole result object as JSON' },
+  json: { type: 'boolean', help: "print the whole result object as JSON (grep: ripgrep's JSON Lines)" },
   help: { type: 'boolean', help: 'show help (mewcode help <command>, mewcode <command> --help)' },
   version: { type: 'boolean', help: 'show the version' },
   'allow-read': { type: 'string', arg: 'PATH,…', help: 'read these paths without asking (bare: all)' },

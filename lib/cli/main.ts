@@ -20,10 +20,11 @@ import { outputFormat, runAgentCli } from './agent.ts';
 import { indexUseOf, type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
 import { batch } from './batch.ts';
 import { edit, oneShotAdvice } from './edit.ts';
-import { printRead } from './output.ts';
+import { printError, printRead } from './output.ts';
 import { search } from './search.ts';
 import { watchStopSignals } from './signals.ts';
 import { askTrust } from './trust_question.ts';
+import { CLI_WORDING } from './wording.ts';
 
 export async function runCommand(args: ParsedArgs): Promise<number> {
   if (args.command === 'bench') return bench(args);
@@ -106,9 +107,10 @@ async function read(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Pr
   const limit = positiveInt('limit', args.values.limit);
   if (offset !== undefined) input.offset = offset;
   if (limit !== undefined) input.limit = limit;
-  const result = await runtime.call('read_file', input, { signal });
-  if (args.values.json) return print(result, args);
-  printRead(result);
+  if (args.values.json) return print(await runtime.call('read_file', input, { signal }), args);
+  const result = await runtime.call('read_file', input, { signal, form: 'data', wording: CLI_WORDING });
+  if (result.isError || result.data?.tool !== 'read_file') printError(result);
+  else printRead(result.data);
   return result.isError ? 1 : 0;
 }
 

@@ -6,23 +6,43 @@
 import type { Runtime } from '../runtime/runtime.ts';
 import { searchOnce } from '../search/dircache.ts';
 import { typeGlobs, typeNames } from '../search/file_types.ts';
-import { linearPattern } from '../search/linear_pattern.ts';
-import { compileRegex } from '../search/matcher.ts';
 import { type ParsedArgs, positiveInt, UsageError } from './args.ts';
-import { colorEnabled, grepPainter, printSearch } from './output.ts';
+import { printGrepJson, printGrepText } from './grep_print.ts';
+import { colorEnabled, printError, printGlob, processOut } from './output.ts';
+import { CLI_WORDING } from './wording.ts';
 
 /** A literal as a regex that matches exactly it, in JavaScript's and ripgrep's syntax alike. */
 const escapeRegex = (s: string) => s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
 
 export async function search(runtime: Runtime, args: ParsedArgs, tool: 'grep' | 'glob', signal: AbortSignal) {
   const input = tool === 'grep' ? grepInput(args) : globInput(args);
+  const json = args.values.json ?? false;
+  if (json && tool === 'grep' && input.output_mode !== undefined && input.output_mode !== 'content')
+    throw new UsageError(
+      '--json prints matching lines as ripgrep does; it cannot be combined with -l, -c or --output-mode (as in rg).',
+    );
+  const color = !json && colorEnabled(args.values.color);
   searchOnce(); // this process searches once and exits: no listing is kept for a later search
-  const result = await runtime.call(tool, input, { signal, unbudgeted: true });
-  const painter =
-    tool === 'grep' && !args.values.json && colorEnabled(args.values.color) ? grepPainterFor(input) : undefined;
-  printSearch(result, args.values.json ?? false, painter);
-  if (result.isError) return 2;
-  return Number(result.meta?.[tool === 'grep' ? 'files' : 'total'] ?? 0) > 0 ? 0 : 1;
+  // glob --json prints the whole result object, as every command's --json does.
+  if (json && tool === 'glob') {
+    const result = await runtime.call(tool, input, { signal, unbudgeted: true });
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return result.isError ? 2 : (result.meta?.total ?? 0) > 0 ? 0 : 1;
+  }
+  const result = await runtime.call(tool, input, { signal, unbudgeted: true, form: 'data', wording: CLI_WORDING });
+  const d = result.data;
+  if (result.isError || d === undefined) {
+    printError(result);
+    return 2;
+  }
+  if (d.tool === 'glob') {
+    printGlob(d);
+    return d.total > 0 ? 0 : 1;
+  }
+  if (d.tool !== 'grep') throw new Error(`${tool} answered with ${d.tool}'s data`);
+  if (json) printGrepJson(d, processOut);
+  else printGrepText(d, color, processOut);
+  return d.totals.files > 0 ? 0 : 1;
 }
 
 function grepInput(args: ParsedArgs): Record<string, unknown> {
@@ -114,17 +134,4 @@ function globInput(args: ParsedArgs): Record<string, unknown> {
   if (ext.length) input.extension = ext;
   walkFlags(args, input);
   return input;
-}
-
-/** Colours grep's output; the matches too when the pattern cannot backtrack (this is the main thread). */
-function grepPainterFor(input: Record<string, unknown>) {
-  const pattern = input.pattern as string;
-  const fixed = input.fixed_strings === true;
-  let match: RegExp | undefined;
-  if (!input.invert_match && !input.only_matching && linearPattern(pattern, fixed)) {
-    const spec = compileRegex(pattern, { ignoreCase: input.case_insensitive === true, fixedStrings: fixed });
-    if (spec.ok) match = new RegExp(spec.value.scan.source, spec.value.scan.flags.replace('m', ''));
-  }
-  if (input.only_matching) match = /^.*$/s;
-  return grepPainter((input.output_mode as string | undefined) ?? 'content', match);
 }

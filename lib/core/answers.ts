@@ -26,9 +26,8 @@ export interface GrepLine {
   /** A `--` separates this line from the one before (context lines were asked for and they are not adjacent). */
   gap?: boolean;
   /**
-   * Where the pattern matched, as [start, end) UTF-16 offsets into `text`, within its first
-   * MAX_MATCH_LINE_CHARS characters (the part a printer shows). Absent where unknown: an inverted
-   * search, or a pattern that could backtrack, which is never run on the main thread.
+   * Where the pattern matched, as [start, end) UTF-16 offsets into `text`: found by the search itself
+   * (in a worker for a pattern that could backtrack). Absent for an inverted search and for context.
    */
   spans?: [number, number][];
 }

@@ -13,6 +13,6 @@ const BUNDLED_VERSION = typeof __MEWCODE_VERSION__ !== 'undefined' ? __MEWCODE_V
 export function version(): string {
   return (
     BUNDLED_VERSION ??
-    (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+    (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
   );
 }

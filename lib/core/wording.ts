@@ -11,8 +11,10 @@ export interface Wording {
   headLimit: string;
   /** How to ask glob for more paths. */
   limit: string;
-  /** How to ask grep to take the pattern as a literal. */
+  /** What takes grep's pattern as a literal ("use …"). */
   fixedStrings: string;
+  /** How to ask for it ("pass …"). */
+  setFixedStrings: string;
   /** What narrows a search: the pattern, its path and its file filter. */
   narrowSearch: string;
   /** What narrows a search's files: its path and its file filter. */
@@ -31,6 +33,7 @@ export const MODEL_WORDING: Wording = {
   headLimit: 'head_limit',
   limit: 'limit',
   fixedStrings: 'fixed_strings',
+  setFixedStrings: 'fixed_strings: true',
   narrowSearch: 'pattern, path or glob',
   narrowFiles: 'path and glob',
   globTool: 'glob',

@@ -115,7 +115,7 @@ export function printGrep(found: GrepFound, o: GrepPrintOptions, out: TextOutput
 }
 
 /** One result line of content mode, as ripgrep prints it: `:` around a match's number, `-` around context's. */
-export const grepLine = (path: string, n: number, match: boolean, shownText: string) =>
+export const grepLine = (path: string, n: number | string, match: boolean, shownText: string) =>
   `${path}${match ? ':' : '-'}${n}${match ? ':' : '-'}${shownText}`;
 
 /** What grep's notes are made from: the data's own fields (core/answers.ts). */

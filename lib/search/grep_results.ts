@@ -88,6 +88,7 @@ function eachContentLine(
         match: l.match,
         ...(l.partial ? { partial: true } : {}),
         ...(gap ? { gap: true } : {}),
+        ...(l.spans ? { spans: l.spans } : {}),
       });
       if (prev === -1) shown.files++;
       if (l.match) shown.matches++;
@@ -97,20 +98,22 @@ function eachContentLine(
   }
 }
 
-/** The results as data, for a caller that prints them itself; `spans` adds where each matching line matched. */
+/**
+ * The results as data, for a caller that prints them itself. With `onlyMatching` each matching line is
+ * a match's text, so all of it matched.
+ */
 export function grepData(
   found: GrepFound,
   o: GrepPrintOptions,
   facts: Pick<GrepData, 'skipped' | 'binary'>,
-  spans?: (l: GrepLine) => [number, number][] | undefined,
+  onlyMatching: boolean,
 ): GrepData {
   const lines: GrepLine[] = [];
   const files: GrepFile[] = [];
   const shown = eachGrepResult(found, o, (r) => {
     if ('count' in r) files.push(r);
     else {
-      const at = r.match ? spans?.(r) : undefined;
-      lines.push(at ? { ...r, spans: at } : r);
+      lines.push(onlyMatching && r.match ? { ...r, spans: [[0, r.text.length]] } : r);
     }
   });
   return {

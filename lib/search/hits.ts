@@ -177,6 +177,17 @@ export function matchedTexts(text: string, scan: RegExp): string[] {
   return out;
 }
 
+/** Where the non-empty matches in one line are, as [start, end) offsets: a printer's colour, JSON's submatches. */
+export function matchSpans(text: string, scan: RegExp): [number, number][] {
+  const re = globalOf(scan);
+  const out: [number, number][] = [];
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[0] === '') re.lastIndex = afterEmptyMatch(text, m.index);
+    else out.push([m.index, m.index + m[0].length]);
+  }
+  return out;
+}
+
 /**
  * The matches in one line as rg counts them with -c -o: an empty one counts too (rg prints none),
  * except right where the match before it ended (the regex crate's iteration skips it there).

@@ -1,14 +1,13 @@
 /**
  * The search façade's pattern: grep's pattern compiled once on a thread, whoever asks for it in a
  * call — the tool (does it compile, may it run on the main thread?), the index's planner (its required
- * literals), an inline shard (its scanner) and the printer (where a line matched). A worker compiles
+ * literals) and an inline shard (its scanner). A worker compiles
  * it once for all the shards of a search it is handed. Compiling is pure, so a compiled pattern is
  * kept for the next asker; the scanners it holds are reset by every user before use (hits.ts).
  */
 import type { Result } from '../core/result.ts';
 import { INLINE_MAX_PATTERN } from './linear_pattern.ts';
 import { compileRegex, type RegexOptions, type RegexSpec } from './matcher.ts';
-import { afterEmptyMatch } from './regex/compile.ts';
 
 export interface SearchPattern {
   readonly source: string;
@@ -46,21 +45,4 @@ export function compilePattern(source: string, o: RegexOptions): Result<SearchPa
   kept.set(key, made);
   if (kept.size > KEPT) kept.delete(kept.keys().next().value as string);
   return made;
-}
-
-/**
- * Where the pattern matches in `text`, as [start, end) offsets, within its first `upTo` characters:
- * for a printer's colour and for JSON's submatches. Only for an inline-safe pattern (the caller
- * checks): this runs on the main thread.
- */
-export function matchSpans(p: SearchPattern, text: string, upTo: number): [number, number][] {
-  const re = p.spec.scan;
-  const spans: [number, number][] = [];
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m !== null && m.index < upTo; m = re.exec(text)) {
-    const end = m.index + m[0].length;
-    if (m[0].length === 0) re.lastIndex = afterEmptyMatch(text, m.index);
-    else if (end <= upTo) spans.push([m.index, end]);
-  }
-  return spans;
 }

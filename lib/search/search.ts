@@ -13,6 +13,7 @@ import {
   type Hit,
   literalHits,
   matchedTexts,
+  matchSpans,
   mayMatch,
   multilineHits,
   otherLines,
@@ -54,6 +55,8 @@ export interface SearchOptions {
   onlyMatching?: boolean;
   /** At most this many matching lines per file (ripgrep -m). */
   maxCount?: number;
+  /** Say where each matching line matched (`Line.spans`), for a printer's colour and JSON. */
+  spans?: boolean;
 }
 
 export interface Line {
@@ -63,6 +66,8 @@ export interface Line {
   match: boolean;
   /** Only the beginning of a line longer than the read buffer. */
   partial?: boolean;
+  /** Where the pattern matched in `text`, as [start, end) offsets (SearchOptions.spans). */
+  spans?: [number, number][];
 }
 
 export type FileOutcome =
@@ -242,6 +247,12 @@ function searchRegion(
   return emit(src, base, hits, o, out, head);
 }
 
+/** A matching line, with where it matched when asked (an inverted search's lines hold no match). */
+function matchLine(n: number, text: string, o: SearchOptions): Line {
+  if (!o.spans || o.invert) return { n, text, match: true };
+  return { n, text, match: true, spans: matchSpans(text, o.spec.scan) };
+}
+
 /** Turns hits into numbered match and context lines; true when the output limit is reached. */
 function emit(
   src: Source,
@@ -277,7 +288,8 @@ function emit(
       const piece = head !== undefined && e === 0;
       if (o.onlyMatching && !o.invert && !piece)
         block.push(...matchedTexts(src.line(e), o.spec.scan).map((text) => ({ n, text, match: true })));
-      else block.push(piece ? { n, text: head, match: true, partial: true } : { n, text: src.line(e), match: true });
+      else if (piece) block.push({ n, text: head, match: true, partial: true });
+      else block.push(matchLine(n, src.line(e), o));
       e = next(e);
     }
     for (let k = 1; k <= o.after && e < src.length; k++) {

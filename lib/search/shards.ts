@@ -80,6 +80,8 @@ export interface GrepShard extends ShardBase {
   /** Line options of the searcher (search.ts): -v, -o, -m. */
   invert?: boolean;
   onlyMatching?: boolean;
+  /** Say where each matching line matched (a caller printing data: colour, JSON). */
+  spans?: boolean;
   maxCount?: number;
   /** Files the n-gram index rules out are not read (lib/search/index). */
   prefilter?: GrepPrefilter;
@@ -200,6 +202,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     countOnly: t.mode === 'count',
     invert: t.invert ?? false,
     onlyMatching: t.onlyMatching ?? false,
+    ...(t.spans ? { spans: true } : {}),
     maxCount: t.maxCount ?? Number.POSITIVE_INFINITY,
   };
   const visit = (e: Entry, at?: string, fd?: number): boolean => {

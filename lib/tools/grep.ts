@@ -6,8 +6,6 @@
  */
 import path from 'node:path';
 import * as v from 'valibot';
-import type { GrepLine } from '../core/answers.ts';
-import { charPrefix } from '../core/budget.ts';
 import { WholeText } from '../core/budgeted_text.ts';
 import { displayPath } from '../core/paths.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
@@ -24,7 +22,7 @@ import type { PrefilterAnswer } from '../search/index/summary.ts';
 import { boundedGlob, NEVER_INLINE } from '../search/linear_pattern.ts';
 import { releaseListings } from '../search/listing.ts';
 import { INLINE_MAX_FILES, inlineRunner, runSharded, type SearchRun, type ShardRunner } from '../search/parallel.ts';
-import { compilePattern, matchSpans, type SearchPattern } from '../search/pattern.ts';
+import { compilePattern, type SearchPattern } from '../search/pattern.ts';
 import type { GrepMode, GrepShard, GrepShardResult } from '../search/shards.ts';
 import { comparePaths, type WalkOptions } from '../search/walk.ts';
 import { outcomeError, searchStartKind } from './_search_common.ts';
@@ -178,7 +176,7 @@ function planGrep(a: GrepArgs, ctx: SearchContext, w: Wording): Result<GrepPlan,
     return errValue(
       fail(
         'invalid_args',
-        `Invalid pattern ${quote(a.pattern)}: ${pattern.error}. Escape special characters, or pass ${w.fixedStrings}: true.`,
+        `Invalid pattern ${quote(a.pattern)}: ${pattern.error}. Escape special characters, or pass ${w.setFixedStrings}.`,
       ),
     );
   const filter = fileFilter(a);
@@ -202,6 +200,9 @@ function planGrep(a: GrepArgs, ctx: SearchContext, w: Wording): Result<GrepPlan,
     ...(a.invert_match ? { invert: true } : {}),
     ...(a.only_matching ? { onlyMatching: true } : {}),
     ...(a.max_count !== undefined ? { maxCount: a.max_count } : {}),
+    // A caller printing data is told where lines matched, found where the search runs (a worker
+    // for a pattern that could backtrack): the main thread never runs such a pattern.
+    ...(ctx.form === 'data' && !a.invert_match && !a.only_matching ? { spans: true } : {}),
     maxResults: headLimit + 1,
     stopAt: ctx.deadlineAt,
   };
@@ -300,7 +301,12 @@ function answerGrep(plan: GrepPlan, run: SearchRun<GrepShardResult>, ctx: Search
   const index = plan.pre ? { index: plan.pre.index } : {};
   try {
     if (ctx.form === 'data') {
-      const data = grepData(found, o, { skipped: mergeSkipped(found.skipped), binary: found.binary }, spansOf(plan));
+      const data = grepData(
+        found,
+        o,
+        { skipped: mergeSkipped(found.skipped), binary: found.binary },
+        plan.args.only_matching ?? false,
+      );
       return okData(data, { ...data.totals, inline: run.inline, ...index });
     }
     const out = ctx.output ?? new WholeText();
@@ -309,18 +315,6 @@ function answerGrep(plan: GrepPlan, run: SearchRun<GrepShardResult>, ctx: Search
   } finally {
     if (mode !== 'content') releaseListings(run.results.map((r) => r.listed));
   }
-}
-
-/**
- * Where each shown matching line matched, for a printer's colour and JSON's submatches: only for a
- * pattern that cannot backtrack (this is the main thread). An -o line is all match.
- */
-function spansOf(plan: GrepPlan): ((l: GrepLine) => [number, number][] | undefined) | undefined {
-  const a = plan.args;
-  if (a.invert_match) return undefined;
-  if (a.only_matching) return (l) => [[0, charPrefix(l.text, MAX_MATCH_LINE_CHARS).length]];
-  if (!plan.pattern.inlineSafe) return undefined;
-  return (l) => matchSpans(plan.pattern, l.text, charPrefix(l.text, MAX_MATCH_LINE_CHARS).length);
 }
 
 async function searchOneFile(task: GrepShard, runner: ShardRunner): Promise<TaskOutcome<SearchRun<GrepShardResult>>> {

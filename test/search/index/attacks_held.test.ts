@@ -241,7 +241,7 @@ test('index attack held: CLI — symlinked root, two builds at once, a root path
   const link = path.join(tempDir('mewcode-attack-link-'), 'root');
   symlinkSync(root, link);
   const grep = (cwd: string, extra: string[] = []) =>
-    JSON.parse(cli(cwd, cache, ['grep', 'needle', '--json', ...extra]).out);
+    JSON.parse(cli(cwd, cache, ['call', 'grep', '{"pattern":"needle","head_limit":0}', '--json', ...extra]).out);
   const builds = await Promise.all(
     [link, root].map(
       (r) =>

@@ -26,8 +26,10 @@ test('cli index: builds in the cache directory, one-shot grep uses it, --no-inde
   assert.deepEqual(readdirSync(path.join(cache, 'mewcode', 'index')).length, 1);
   assert.deepEqual(readdirSync(root).sort(), ['.gitignore', 'd0', 'd1', 'd2', 'skip'], 'nothing written in the tree');
 
-  const indexed = await cli(['grep', 'needle', '--json']);
-  const scanned = await cli(['grep', 'needle', '--json', '--no-index']);
+  // The whole result object, with what the index did (grep's own --json prints ripgrep's JSON Lines).
+  const needle = ['call', 'grep', '{"pattern":"needle","head_limit":0}', '--json'];
+  const indexed = await cli(needle);
+  const scanned = await cli([...needle, '--no-index']);
   assert.equal(indexed.code, 0, indexed.err);
   const a = JSON.parse(indexed.out);
   const b = JSON.parse(scanned.out);

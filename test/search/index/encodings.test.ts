@@ -44,10 +44,20 @@ test('index: UTF-16 files, Unicode case folding, multiline and alternations answ
     [['(x\ufffd5|y\ufffd6)'], 'invalid.txt:1:x\ufffd5', false],
   ];
   for (const [args, line, served] of cases) {
-    const indexed = JSON.parse((await cli(['grep', ...args, '--json'])).out);
-    const scanned = JSON.parse((await cli(['grep', ...args, '--json', '--no-index'])).out);
+    // The whole result object, with what the index did (grep's own --json prints ripgrep's JSON Lines).
+    const call = ['call', 'grep', JSON.stringify(grepInput(args)), '--json'];
+    const indexed = JSON.parse((await cli(call)).out);
+    const scanned = JSON.parse((await cli([...call, '--no-index'])).out);
     assert.equal(indexed.content, scanned.content, `${args.join(' ')}: indexed and scanned differ`);
     assert.ok(String(indexed.content).includes(line), `${args.join(' ')}: ${indexed.content}`);
     if (served) assert.match(String(indexed.meta.index), /^served/, `${args.join(' ')}: the index served it`);
   }
 });
+
+/** grep's flags in these cases as the tool's arguments: -i, -U, then the pattern. */
+function grepInput(args: readonly string[]): Record<string, unknown> {
+  const input: Record<string, unknown> = { pattern: args.at(-1), head_limit: 0 };
+  if (args.includes('-i')) input.case_insensitive = true;
+  if (args.includes('-U')) input.multiline = true;
+  return input;
+}

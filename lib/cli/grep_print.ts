@@ -1,0 +1,88 @@
+/**
+ * grep on the command line, from the tool's data (core/answers.ts): results on stdout as ripgrep
+ * prints them (`path:N:text`, `path-N-text`, `--` between groups; colour as ripgrep's: path magenta,
+ * line number green, match bold red), or ripgrep's JSON Lines (`--json`: begin, match, context and end
+ * per file, then a summary); the notes on stderr in the CLI's words. Main thread.
+ */
+import pc from 'picocolors';
+import type { GrepData, GrepLine } from '../core/answers.ts';
+import { charPrefix } from '../core/budget.ts';
+import { cutLine, grepLine, grepNotes, MAX_MATCH_LINE_CHARS } from '../search/format.ts';
+import type { Out } from './output.ts';
+import { CLI_WORDING } from './wording.ts';
+
+/** Prints grep's results as text, painted when `color`. */
+export function printGrepText(d: GrepData, color: boolean, out: Out): void {
+  const c = pc.createColors(color);
+  const lines: string[] = [];
+  for (const f of d.files) lines.push(d.mode === 'count' ? `${c.magenta(f.path)}:${f.count}` : c.magenta(f.path));
+  for (const l of d.lines) {
+    if (l.gap) lines.push('--');
+    const body = cutLine(l.text, l.partial);
+    // Only matches wholly within the part shown are painted; the cut's marker never is.
+    const within = l.partial ? 0 : charPrefix(l.text, MAX_MATCH_LINE_CHARS).length;
+    const spans = (l.spans ?? []).filter(([, end]) => end <= within);
+    const shown = color && l.match ? paintSpans(body, spans, c) : body;
+    lines.push(
+      color ? grepLine(c.magenta(l.path), c.green(l.n), l.match, shown) : grepLine(l.path, l.n, l.match, shown),
+    );
+  }
+  if (lines.length) out.stdout(`${lines.join('\n')}\n`);
+  notes(d, out);
+}
+
+/** The matched parts of a shown line in bold red; spans lie within the part shown. */
+function paintSpans(body: string, spans: readonly [number, number][], c: ReturnType<typeof pc.createColors>): string {
+  let at = 0;
+  let painted = '';
+  for (const [start, end] of spans) {
+    painted += body.slice(at, start) + c.bold(c.red(body.slice(start, end)));
+    at = end;
+  }
+  return painted + body.slice(at);
+}
+
+function notes(d: GrepData, out: Out): void {
+  const text = grepNotes(d, CLI_WORDING);
+  if (text.length) out.stderr(`${text.join('\n')}\n`);
+}
+
+/**
+ * ripgrep's `--json`: one object per line. Line text is whole (never cut) and ends in a newline;
+ * `start`/`end` are byte offsets into it, as ripgrep's. What MewCode does not measure is left out:
+ * `absolute_offset`, and timing and byte counts in the stats.
+ */
+export function printGrepJson(d: GrepData, out: Out): void {
+  const lines: string[] = [];
+  const emit = (o: unknown) => lines.push(JSON.stringify(o));
+  const perFile = new Map<string, GrepLine[]>();
+  for (const l of d.lines) perFile.set(l.path, [...(perFile.get(l.path) ?? []), l]);
+  let matchedLines = 0;
+  let matches = 0;
+  for (const [path, fileLines] of perFile) {
+    emit({ type: 'begin', data: { path: { text: path } } });
+    let fileMatched = 0;
+    let fileMatches = 0;
+    for (const l of fileLines) {
+      const submatches = (l.spans ?? []).map(([s, e]) => ({
+        match: { text: l.text.slice(s, e) },
+        start: Buffer.byteLength(l.text.slice(0, s)),
+        end: Buffer.byteLength(l.text.slice(0, e)),
+      }));
+      const type = l.match ? 'match' : 'context';
+      emit({ type, data: { path: { text: path }, lines: { text: `${l.text}\n` }, line_number: l.n, submatches } });
+      if (l.match) {
+        fileMatched++;
+        fileMatches += Math.max(1, submatches.length);
+      }
+    }
+    matchedLines += fileMatched;
+    matches += fileMatches;
+    const stats = { searches: 1, searches_with_match: 1, matched_lines: fileMatched, matches: fileMatches };
+    emit({ type: 'end', data: { path: { text: path }, binary_offset: null, stats } });
+  }
+  const stats = { searches_with_match: perFile.size, matched_lines: matchedLines, matches };
+  emit({ type: 'summary', data: { stats } });
+  out.stdout(`${lines.join('\n')}\n`);
+  notes(d, out);
+}

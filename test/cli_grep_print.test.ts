@@ -1,0 +1,100 @@
+/**
+ * `mewcode grep` prints from the tool's data, not by re-reading its text: `--json` is ripgrep's JSON
+ * Lines (compared with `rg --json` on the same real files), colour comes from where the pattern
+ * matched, and a context line whose text looks like a match line keeps its shape.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { runCli } from './cli_run.ts';
+import { requireTool, tempDir, writeTree } from './helpers.ts';
+
+const rg = requireTool('rg');
+
+function tree(): string {
+  const root = tempDir('mewcode-json-');
+  writeTree(root, {
+    'a.ts': 'const x = 1;\nfoo(bar); foo(baz);\nnothing here\nfoo at the end foo\n',
+    'b/c.md': 'héllo wörld foo\nline two\n\nfoo\n',
+    'b/d.txt': 'no match at all\n',
+    'e.txt': 'ctx-5-looks:12:like a match line\nfoo\n',
+  });
+  return root;
+}
+
+/** What both print, per event: its type, path, number, line text and submatches (byte offsets). */
+function shape(jsonLines: string): unknown[] {
+  return jsonLines
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown> })
+    .map(({ type, data }) => {
+      if (type === 'summary') {
+        const s = data.stats as Record<string, number>;
+        return { type, matched_lines: s.matched_lines, matches: s.matches, with_match: s.searches_with_match };
+      }
+      const path = (data.path as { text: string }).text;
+      if (type === 'begin') return { type, path };
+      if (type === 'end') {
+        const s = data.stats as Record<string, number>;
+        return { type, path, matched_lines: s.matched_lines, matches: s.matches };
+      }
+      return {
+        type,
+        path,
+        n: data.line_number,
+        text: (data.lines as { text: string }).text,
+        submatches: data.submatches,
+      };
+    });
+}
+
+for (const args of [['foo'], ['fo+'], ['-C', '1', 'foo'], ['-i', 'HÉLLO'], ['-w', 'foo']]) {
+  test(`cli grep --json is ripgrep's JSON Lines: ${args.join(' ')}`, async () => {
+    const root = tree();
+    const ours = await runCli(['grep', ...args, '--json'], { cwd: root });
+    assert.equal(ours.code, 0, ours.err);
+    const theirs = spawnSync(rg, ['--json', '--sort', 'path', ...args], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'], // a piped stdin would be what rg searches
+    });
+    assert.equal(theirs.status, 0, theirs.stderr);
+    assert.deepEqual(shape(ours.out), shape(theirs.stdout));
+  });
+}
+
+test('cli grep --json with nothing found prints only the summary and exits 1', async () => {
+  const r = await runCli(['grep', 'zzz_absent', '--json'], { cwd: tree() });
+  assert.equal(r.code, 1);
+  assert.deepEqual(shape(r.out), [{ type: 'summary', matched_lines: 0, matches: 0, with_match: 0 }]);
+  assert.match(r.err, /No matches for "zzz_absent"/);
+});
+
+test('cli grep --json refuses -l and -c, as rg does, naming why', async () => {
+  for (const flag of ['-l', '-c']) {
+    const r = await runCli(['grep', 'foo', flag, '--json'], { cwd: tree() });
+    assert.equal(r.code, 2, flag);
+    assert.match(r.err, /--json .* cannot be combined with -l, -c/);
+    assert.equal(r.out, '');
+  }
+});
+
+test('cli grep colours the matches it found, and a context line stays a context line', async () => {
+  const root = tree();
+  const r = await runCli(['grep', '-A', '1', 'like', 'e.txt', '--color', 'always'], { cwd: root });
+  assert.equal(r.code, 0, r.err);
+  const M = (s: string) => `\u001b[35m${s}\u001b[39m`;
+  const G = (s: string) => `\u001b[32m${s}\u001b[39m`;
+  const R = (s: string) => `\u001b[1m\u001b[31m${s}\u001b[39m\u001b[22m`;
+  assert.equal(
+    r.out,
+    `${M('e.txt')}:${G('1')}:ctx-5-looks:12:${R('like')} a match line\n${M('e.txt')}-${G('2')}-foo\n`,
+  );
+  const two = await runCli(['grep', 'foo', 'a.ts', '--color', 'always'], { cwd: root });
+  assert.equal(
+    two.out.split('\n')[0],
+    `${M('a.ts')}:${G('2')}:${R('foo')}(bar); ${R('foo')}(baz);`,
+    'every match on a line is painted',
+  );
+});
