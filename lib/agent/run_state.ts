@@ -82,7 +82,7 @@ export function startRun(o: ResolvedOptions, usage: Usage): Run {
   };
 }
 
-/** The tools the model sees: the read-only ones in plan mode, `agent` at the top level, a sub-agent's filter applied. */
+/** The tools the model sees: read-only ones in plan mode, `agent` at the top level, a sub-agent's filter applied. */
 function toolsOf(o: ResolvedOptions, depth: number): ToolDefinition[] {
   const rt = o.runtime;
   const base: ToolDefinition[] =
