@@ -181,7 +181,12 @@ export function grepContenders(c: GrepCase): Contender[] {
 }
 
 export async function globContenders(c: GlobCase): Promise<Contender[]> {
-  const list: Contender[] = [mewcodeCli(c)];
+  return [mewcodeCli(c), ...globTools(c), ...(await globLibraries(c))];
+}
+
+/** The command-line tools: fd, rg --files, and find when ignore files are off (find reads none). */
+function globTools(c: GlobCase): Contender[] {
+  const list: Contender[] = [];
   const fd = which('fdfind') || which('fd');
   if (fd) {
     const args = ['-t', 'f', '-t', 'l', '-g', c.namePattern, ...(c.ignore ? [] : ['-u', '-E', '.git'])];
@@ -236,6 +241,12 @@ export async function globContenders(c: GlobCase): Promise<Contender[]> {
         ).map(clean),
     });
   }
+  return list;
+}
+
+/** The JavaScript glob libraries, imported only when a glob case runs. */
+async function globLibraries(c: GlobCase): Promise<Contender[]> {
+  const list: Contender[] = [];
   const fg = (await import('fast-glob')).default;
   const { glob: tinyglobby } = await import('tinyglobby');
   const { fdir } = await import('fdir');

@@ -14,7 +14,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { currentBundle } from '../bin/current_bundle.mjs';
-import { createRuntime } from '../lib/runtime/runtime.ts';
+import { createRuntime, type Runtime } from '../lib/runtime/runtime.ts';
 import { type Contender, type GrepCase, grepContenders, mewcodeWarm } from './contenders.ts';
 import { spawnPlain } from './plain_child.ts';
 
@@ -85,110 +85,17 @@ export async function indexBench(root: string, workers: number, reps: number): P
   try {
     log(`● index: build (child process, ${workers} workers)`);
     const built = await probe(['build', root, cache, String(workers)]);
-    const open = (index: 'build' | 'off') => {
-      const made = createRuntime({ root, workers, index, indexCacheDir: cache, home: null, readTimeoutMs: 600_000 });
-      if (!made.ok) throw new Error(made.error);
-      return made.value;
-    };
-    const indexed = open('build');
-    const plain = open('off');
+    const indexed = openRuntime(root, workers, cache, 'build');
+    const plain = openRuntime(root, workers, cache, 'off');
     await indexed.call('grep', { pattern: 'ERROR 777' }); // loads the index
     const loaded = indexed.searchIndex?.loaded;
     if (!loaded) throw new Error('the index did not load');
     const cases: IndexReport['cases'] = [];
-    for (const c of INDEX_CASES) {
-      const rg = grepContenders(c).filter((x) => x.name.startsWith('rg ') && !x.missing);
-      const list: Contender[] = [
-        mewcodeWarm(`mewcode warm, indexed (${workers} workers)`, indexed, c),
-        mewcodeWarm(`mewcode warm, unindexed (${workers} workers)`, plain, c),
-        ...rg,
-      ];
-      log(`● index: ${c.name}: ${list.length} contenders × ${reps}`);
-      const samples = new Map<string, number[]>(list.map((x) => [x.name, []]));
-      const answers = new Map<string, string>();
-      for (const x of list) answers.set(x.name, [...(await x.run(root))].sort().join('\n')); // warm-up
-      // A warm runtime has made searches of this kind before: V8 compiles the code of a kind of
-      // search (a regex's line checks, say) only after it ran several times — the first indexed regex
-      // takes 40-55 ms where later ones take 20 (a second regex pattern is at 20 from its first run).
-      // Both MewCode runtimes get the same warm-up runs; the first indexed one also taught the index
-      // the tree's walk.
-      for (let w = 0; w < WARM_RUNS; w++) for (const x of list.slice(0, 2)) await x.run(root);
-      for (let r = 0; r < reps; r++) {
-        for (let i = 0; i < list.length; i++) {
-          const x = list[(i + r) % list.length] as Contender;
-          const t = performance.now();
-          await x.run(root);
-          samples.get(x.name)?.push(performance.now() - t);
-        }
-      }
-      const ref = answers.get(list[1]?.name ?? '');
-      cases.push({
-        case: c.name,
-        rows: list.map((x) => ({
-          contender: x.name,
-          medianMs: median(samples.get(x.name) ?? []),
-          agrees: answers.get(x.name) === ref,
-        })),
-      });
-    }
+    for (const c of INDEX_CASES) cases.push(await timeCase(c, root, workers, reps, indexed, plain));
     const fullSearchMs = cases[0]?.rows[1]?.medianMs ?? Number.NaN;
-    // Build against one unindexed full search, alternating which goes first: both on started workers.
-    log(`● index: build vs unindexed full search, interleaved × ${reps}`);
-    const scan = mewcodeWarm('unindexed', plain, INDEX_CASES[0] as GrepCase);
-    const builds: number[] = [];
-    const scans: number[] = [];
-    // CPU of all threads (both runtimes' workers, which run one at a time here): far steadier than
-    // wall time on a loaded machine.
-    const cpu = { build: [] as number[], scan: [] as number[] };
-    for (let r = 0; r < reps; r++) {
-      for (const which of r % 2 === 0 ? ['scan', 'build'] : ['build', 'scan']) {
-        const c = process.cpuUsage();
-        const t = performance.now();
-        if (which === 'scan') await scan.run(root);
-        else if (!(await indexed.searchIndex?.build())?.ok) throw new Error('the rebuild failed');
-        (which === 'scan' ? scans : builds).push(performance.now() - t);
-        const used = process.cpuUsage(c);
-        cpu[which === 'scan' ? 'scan' : 'build'].push((used.user + used.system) / 1000);
-      }
-    }
-    const interleaved = {
-      buildMs: median(builds),
-      fullSearchMs: median(scans),
-      buildCpuMs: median(cpu.build),
-      fullSearchCpuMs: median(cpu.scan),
-      reps,
-    };
-    // The write lane's update: what the hook costs, timed around a real write_file.
-    const target = path.join(root, 'README.md');
-    const before = readFileSync(target);
-    const note = indexed.searchIndex;
-    let writeUpdateMs = Number.NaN;
-    if (note) {
-      const t = performance.now();
-      for (let i = 0; i < 100; i++) note.noteWrite(target);
-      writeUpdateMs = (performance.now() - t) / 100;
-    }
-    // An external change to one file, searched for at once.
-    const token = `zqx${Date.now().toString(36)}marker`;
-    appendFileSync(target, `${token}\n`);
-    const found = await indexed.call('grep', { pattern: token, output_mode: 'files_with_matches' });
-    writeFileSync(target, before);
-    const serving = await probe([
-      'serve',
-      root,
-      cache,
-      String(workers),
-      JSON.stringify(
-        INDEX_CASES.flatMap((c) =>
-          [1, 2, 3].map(() => ({
-            pattern: c.pattern,
-            case_insensitive: c.ignoreCase,
-            output_mode: 'count',
-            head_limit: 0,
-          })),
-        ),
-      ),
-    ]);
+    const interleaved = await buildsAgainstScans(root, reps, indexed, plain);
+    const { writeUpdateMs, externalChangeFound } = await writeProbes(root, indexed);
+    const serving = await serveProbe(root, cache, workers);
     await indexed.close();
     await plain.close();
     return {
@@ -206,11 +113,138 @@ export async function indexBench(root: string, workers: number, reps: number): P
       serving: { peakRssMiB: serving.maxRssKiB / 1024, served: serving.served },
       probeRuns: bundled ? 'bundle, plain node' : 'sources under tsx: its loader adds memory to every thread',
       writeUpdateMs,
-      externalChangeFound: found.content.includes('README.md'),
+      externalChangeFound,
     };
   } finally {
     rmSync(cache, { recursive: true, force: true });
   }
+}
+
+/** A warm runtime on the bench's cache, with its index built ('build') or none ('off'). */
+function openRuntime(root: string, workers: number, cache: string, index: 'build' | 'off'): Runtime {
+  const made = createRuntime({ root, workers, index, indexCacheDir: cache, home: null, readTimeoutMs: 600_000 });
+  if (!made.ok) throw new Error(made.error);
+  return made.value;
+}
+
+/** One search case: both warm runtimes and ripgrep, warmed up, then timed interleaved (order rotating). */
+async function timeCase(
+  c: GrepCase,
+  root: string,
+  workers: number,
+  reps: number,
+  indexed: Runtime,
+  plain: Runtime,
+): Promise<IndexReport['cases'][number]> {
+  const rg = grepContenders(c).filter((x) => x.name.startsWith('rg ') && !x.missing);
+  const list: Contender[] = [
+    mewcodeWarm(`mewcode warm, indexed (${workers} workers)`, indexed, c),
+    mewcodeWarm(`mewcode warm, unindexed (${workers} workers)`, plain, c),
+    ...rg,
+  ];
+  log(`● index: ${c.name}: ${list.length} contenders × ${reps}`);
+  const samples = new Map<string, number[]>(list.map((x) => [x.name, []]));
+  const answers = new Map<string, string>();
+  for (const x of list) answers.set(x.name, [...(await x.run(root))].sort().join('\n')); // warm-up
+  // A warm runtime has made searches of this kind before: V8 compiles the code of a kind of
+  // search (a regex's line checks, say) only after it ran several times — the first indexed regex
+  // takes 40-55 ms where later ones take 20 (a second regex pattern is at 20 from its first run).
+  // Both MewCode runtimes get the same warm-up runs; the first indexed one also taught the index
+  // the tree's walk.
+  for (let w = 0; w < WARM_RUNS; w++) for (const x of list.slice(0, 2)) await x.run(root);
+  for (let r = 0; r < reps; r++) {
+    for (let i = 0; i < list.length; i++) {
+      const x = list[(i + r) % list.length] as Contender;
+      const t = performance.now();
+      await x.run(root);
+      samples.get(x.name)?.push(performance.now() - t);
+    }
+  }
+  const ref = answers.get(list[1]?.name ?? '');
+  return {
+    case: c.name,
+    rows: list.map((x) => ({
+      contender: x.name,
+      medianMs: median(samples.get(x.name) ?? []),
+      agrees: answers.get(x.name) === ref,
+    })),
+  };
+}
+
+/** Builds against one unindexed full search, alternating which goes first: both on started workers. */
+async function buildsAgainstScans(
+  root: string,
+  reps: number,
+  indexed: Runtime,
+  plain: Runtime,
+): Promise<IndexReport['build']['interleaved']> {
+  log(`● index: build vs unindexed full search, interleaved × ${reps}`);
+  const scan = mewcodeWarm('unindexed', plain, INDEX_CASES[0] as GrepCase);
+  const builds: number[] = [];
+  const scans: number[] = [];
+  // CPU of all threads (both runtimes' workers, which run one at a time here): far steadier than
+  // wall time on a loaded machine.
+  const cpu = { build: [] as number[], scan: [] as number[] };
+  for (let r = 0; r < reps; r++) {
+    for (const which of r % 2 === 0 ? ['scan', 'build'] : ['build', 'scan']) {
+      const c = process.cpuUsage();
+      const t = performance.now();
+      if (which === 'scan') await scan.run(root);
+      else if (!(await indexed.searchIndex?.build())?.ok) throw new Error('the rebuild failed');
+      (which === 'scan' ? scans : builds).push(performance.now() - t);
+      const used = process.cpuUsage(c);
+      cpu[which === 'scan' ? 'scan' : 'build'].push((used.user + used.system) / 1000);
+    }
+  }
+  return {
+    buildMs: median(builds),
+    fullSearchMs: median(scans),
+    buildCpuMs: median(cpu.build),
+    fullSearchCpuMs: median(cpu.scan),
+    reps,
+  };
+}
+
+/** The write lane's update (its hook, noteWrite) timed, and whether the next search finds an external change. */
+async function writeProbes(
+  root: string,
+  indexed: Runtime,
+): Promise<{ writeUpdateMs: number; externalChangeFound: boolean }> {
+  const target = path.join(root, 'README.md');
+  const before = readFileSync(target);
+  const note = indexed.searchIndex;
+  let writeUpdateMs = Number.NaN;
+  if (note) {
+    const t = performance.now();
+    for (let i = 0; i < 100; i++) note.noteWrite(target);
+    writeUpdateMs = (performance.now() - t) / 100;
+  }
+  // An external change to one file, searched for at once.
+  const token = `zqx${Date.now().toString(36)}marker`;
+  appendFileSync(target, `${token}\n`);
+  const found = await indexed.call('grep', { pattern: token, output_mode: 'files_with_matches' });
+  writeFileSync(target, before);
+  return { writeUpdateMs, externalChangeFound: found.content.includes('README.md') };
+}
+
+/** Serving in a child process: each case's count search three times, for peak RSS and how many the index served. */
+function serveProbe(root: string, cache: string, workers: number): ReturnType<typeof probe> {
+  return probe([
+    'serve',
+    root,
+    cache,
+    String(workers),
+    JSON.stringify(
+      INDEX_CASES.flatMap((c) =>
+        [1, 2, 3].map(() => ({
+          pattern: c.pattern,
+          case_insensitive: c.ignoreCase,
+          output_mode: 'count',
+          head_limit: 0,
+        })),
+      ),
+    ),
+  ]);
 }
 
 export function formatIndexReport(r: IndexReport): string {

@@ -1,18 +1,14 @@
-import type { ToolDefinition } from '../core/registry.ts';
-import { describeProviderError, type Message, type Provider, type Usage } from '../llm/provider.ts';
+import { describeProviderError, type ModelTurn, type Provider, type ToolCall, type Usage } from '../llm/provider.ts';
 import { DEFAULT_MODELS, makeProvider } from '../llm/providers.ts';
-import { type RetryNotice, turnWithRetries } from '../llm/retry.ts';
-import { agentTool } from './agent_tool.ts';
+import { turnWithRetries } from '../llm/retry.ts';
 import { uniqueIds } from './call_ids.ts';
 import { compact } from './compact.ts';
-import { contextBudget, requestTokens, trim } from './context_budget.ts';
-import { subAgentTools } from './filter.ts';
-import { runCalls, toDef } from './run_calls.ts';
-import { systemPrompt } from './system_prompt.ts';
-import type { AgentEvent, AgentOptions, AgentResult, StopReason } from './types.ts';
+import { requestTokens, trim } from './context_budget.ts';
+import { runCalls } from './run_calls.ts';
+import { count, finish, type Run, startRun } from './run_state.ts';
+import type { AgentOptions, AgentResult } from './types.ts';
 
-export const DEFAULT_MAX_TURNS = 25;
-export const MAX_TOKENS = 8192;
+export { DEFAULT_MAX_TURNS, MAX_TOKENS } from './run_state.ts';
 
 export type { AgentEvent, AgentOptions, AgentResult, StopReason } from './types.ts';
 
@@ -24,166 +20,186 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     if (!made.ok) return { ok: false, reason: 'error', answer: '', error: made.error, turns: 0, transcript: [], usage };
     provider = made.value;
   } else provider = options.provider;
-  const o = { ...options, provider, model: options.model ?? DEFAULT_MODELS[provider.name] };
-  const depth = o.depth ?? 0;
-  const emit = (e: AgentEvent) => o.onEvent?.(e);
-  const signal = o.signal ?? new AbortController().signal;
-  const maxTurns = o.maxTurns ?? DEFAULT_MAX_TURNS;
-  const breakerAt = depth === 0 ? 3 : 2;
-  const rt = o.runtime;
-  const base: ToolDefinition[] =
-    rt.policy.mode === 'plan' ? rt.registry.readOnlyDefinitions() : rt.registry.definitions();
-  // Sub-agents never get `agent`; the top level gets it outside plan mode.
-  const withAgent = depth === 0 && rt.policy.mode !== 'plan' ? [...base, toDef(agentTool)] : base;
-  const tools = o.filter ? subAgentTools(withAgent, o.filter) : withAgent;
-  const visible = new Set(tools.map((t) => t.name));
-  // Skills loaded with load_skill stay pinned in the system prompt for the following turns.
-  const activeSkills: { name: string; body: string }[] = [];
-  const catalog = rt.skills.list().map((s) => `${s.name}: ${s.description}`);
-  const prompt = () => systemPrompt({ root: rt.root, mode: rt.policy.mode, skills: catalog, activeSkills });
-  // The budget covers the request and the answer: the answer's share is reserved out of it.
-  const budget = o.contextTokens ?? contextBudget(o.model);
-  const maxTokens = Math.min(MAX_TOKENS, Math.floor(budget / 4));
-  const limit = budget - maxTokens;
-  let transcript: Message[] = [{ role: 'user', content: o.task }];
-  const usedIds = new Set<string>();
-  let unknownStreak = 0;
-  const onRetry = (notice: RetryNotice) => emit({ type: 'retry', notice, depth });
-  const count = (u: Usage | undefined, turn: number) => {
-    if (!u) return;
-    usage.input += u.input;
-    usage.output += u.output;
-    emit({ type: 'usage', turn, usage: u, total: { ...usage }, depth });
-  };
-  const finish = (reason: StopReason, answer: string, turns: number, error?: string): AgentResult => {
-    emit({ type: 'done', reason, answer, ...(error ? { error } : {}), usage: { ...usage }, turns, depth });
-    return { ok: reason === 'end', reason, answer, ...(error ? { error } : {}), turns, transcript, usage };
-  };
+  const run = startRun({ ...options, provider, model: options.model ?? DEFAULT_MODELS[provider.name] }, usage);
 
   // The task, the system prompt and the tools must fit on their own: nothing could be trimmed from them.
-  if (requestTokens(prompt(), tools, transcript) > limit)
+  if (requestTokens(run.prompt(), run.tools, run.transcript) > run.limit)
     return finish(
+      run,
       'error',
       '',
       0,
-      `the context budget (${budget} tokens) is too small for the task, the system prompt and the tools; raise MEWCODE_CONTEXT_TOKENS`,
+      `the context budget (${run.budget} tokens) is too small for the task, the system prompt and the tools; raise MEWCODE_CONTEXT_TOKENS`,
     );
-  for (let turn = 1; turn <= maxTurns; turn++) {
-    if (signal.aborted) return finish('cancelled', '', turn - 1, 'cancelled before the model was asked');
-    emit({ type: 'turn', turn, depth });
-    let t: Awaited<ReturnType<Provider['turn']>>;
-    try {
-      const fits = () => requestTokens(prompt(), tools, transcript) <= limit;
-      const size = requestTokens(prompt(), tools, transcript);
-      const trimmed = size > limit ? trim(transcript, size - limit) : { clearedResults: 0, summarizedInputs: 0 };
-      if (trimmed.clearedResults || trimmed.summarizedInputs)
-        emit({
-          type: 'notice',
-          message: `context: cleared ${trimmed.clearedResults} older tool results and summarized ${trimmed.summarizedInputs} large arguments to stay within ${budget} tokens`,
-          depth,
-        });
-      if (!fits()) {
-        const c = await compact({ ...o, transcript, limit, maxTokens, signal, onRetry });
-        count(c.usage, turn);
-        transcript = [...c.transcript];
-        emit({
-          type: 'notice',
-          message: `context: the conversation was compacted into a summary by the model${c.files.length ? `; read again: ${c.files.join(', ')}` : ''}`,
-          depth,
-        });
-        if (!fits())
-          return finish(
-            'error',
-            '',
-            turn,
-            `the context budget (${budget} tokens) is too small for the task and the tools; raise MEWCODE_CONTEXT_TOKENS`,
-          );
-      }
-      t = await turnWithRetries(
-        o.provider,
-        {
-          model: o.model,
-          system: prompt(),
-          messages: transcript,
-          tools,
-          maxTokens,
-          signal,
-          onText: (delta) => emit({ type: 'text', delta, depth }),
-        },
-        { onRetry },
-      );
-    } catch (e) {
-      if (signal.aborted) return finish('cancelled', '', turn, 'cancelled while the model was answering');
-      return finish('error', '', turn, describeProviderError(o.provider, e));
-    }
-    count(t.usage, turn);
-    const calls = uniqueIds(t.calls, usedIds, turn);
-    if (t.truncated && calls.length === 0)
-      return finish(
-        'truncated',
-        t.text,
-        turn,
-        `the answer was cut off by the output limit (${maxTokens} tokens): it is incomplete. Ask for a shorter answer, or split the task.`,
-      );
-    if (calls.length === 0 && !t.text.trim())
-      return finish(
-        'empty',
-        '',
-        turn,
-        `the model answered with an empty message (stop reason: ${t.stopReason}); there is no answer. Run the task again or rephrase it.`,
-      );
-    if (t.truncated) {
-      // The arguments of a cut turn are incomplete: running them would act on half a call.
-      emit({
-        type: 'notice',
-        message: `the model's turn was cut off by the output limit (${maxTokens} tokens): its ${calls.length} tool call${calls.length === 1 ? ' was' : 's were'} not run`,
-        depth,
-      });
-      transcript.push({
-        role: 'assistant',
-        text: t.text,
-        calls: calls.map((c) => ({ ...c, input: {}, badJson: undefined })),
-      });
-      transcript.push({
-        role: 'tool_results',
-        results: calls.map((c) => ({ id: c.id, name: c.name, content: cutCall(c.name, maxTokens), isError: true })),
-      });
-      continue;
-    }
-    transcript.push({ role: 'assistant', text: t.text, calls });
-    if (calls.length === 0) return finish('end', t.text, turn);
-    const results = await runCalls(calls, { ...o, depth, visible, signal, emit, runAgent });
-    for (const r of results) {
-      const skill = r?.meta?.skill as { name: string; body: string } | undefined;
-      if (skill && !activeSkills.some((s) => s.name === skill.name)) activeSkills.push(skill);
-      // A sub-agent's tokens count toward the run's totals.
-      count(r?.meta?.usage as Usage | undefined, turn);
-    }
-    transcript.push({
-      role: 'tool_results',
-      results: calls.map((c, i) => ({
-        id: c.id,
-        name: c.name,
-        content: results[i]?.content ?? '',
-        isError: results[i]?.isError ?? true,
-      })),
-    });
-    if (signal.aborted) return finish('cancelled', t.text, turn, 'cancelled while tools ran');
-    unknownStreak = calls.every((c) => !visible.has(c.name)) ? unknownStreak + 1 : 0;
-    if (unknownStreak >= breakerAt) {
-      return finish(
-        'unknown_tools',
-        t.text,
-        turn,
-        `stopped: ${breakerAt} turns in a row called only tools that do not exist (${[...new Set(calls.map((c) => c.name))].join(', ')})`,
-      );
-    }
+  for (let turn = 1; turn <= run.maxTurns; turn++) {
+    const ended = await runTurn(run, turn);
+    if (ended) return ended;
   }
   return finish(
+    run,
     'max_turns',
     '',
-    maxTurns,
-    `stopped after ${maxTurns} turns without a final answer; raise --max-turns or split the task`,
+    run.maxTurns,
+    `stopped after ${run.maxTurns} turns without a final answer; raise --max-turns or split the task`,
+  );
+}
+
+/** One turn: the model is asked, then its calls run. The run's result when the run ends in this turn. */
+async function runTurn(run: Run, turn: number): Promise<AgentResult | undefined> {
+  if (run.signal.aborted) return finish(run, 'cancelled', '', turn - 1, 'cancelled before the model was asked');
+  run.emit({ type: 'turn', turn, depth: run.depth });
+  const asked = await askModel(run, turn);
+  if ('ended' in asked) return asked.ended;
+  const t = asked.turn;
+  count(run, t.usage, turn);
+  const calls = uniqueIds(t.calls, run.usedIds, turn);
+  const unanswered = endWithoutAnswer(run, t, calls, turn);
+  if (unanswered) return unanswered;
+  if (t.truncated) {
+    answerCutCalls(run, t, calls);
+    return undefined;
+  }
+  run.transcript.push({ role: 'assistant', text: t.text, calls });
+  if (calls.length === 0) return finish(run, 'end', t.text, turn);
+  await runAndRecordCalls(run, calls, turn);
+  if (run.signal.aborted) return finish(run, 'cancelled', t.text, turn, 'cancelled while tools ran');
+  return breakOnUnknownTools(run, t.text, calls, turn);
+}
+
+/** Fits the transcript to the budget, then asks the model; a failure there, or a cancellation, ends the run. */
+async function askModel(run: Run, turn: number): Promise<{ turn: ModelTurn } | { ended: AgentResult }> {
+  try {
+    const unfit = await fitContext(run, turn);
+    if (unfit) return { ended: unfit };
+    const t = await turnWithRetries(
+      run.o.provider,
+      {
+        model: run.o.model,
+        system: run.prompt(),
+        messages: run.transcript,
+        tools: run.tools,
+        maxTokens: run.maxTokens,
+        signal: run.signal,
+        onText: (delta) => run.emit({ type: 'text', delta, depth: run.depth }),
+      },
+      { onRetry: run.onRetry },
+    );
+    return { turn: t };
+  } catch (e) {
+    if (run.signal.aborted)
+      return { ended: finish(run, 'cancelled', '', turn, 'cancelled while the model was answering') };
+    return { ended: finish(run, 'error', '', turn, describeProviderError(run.o.provider, e)) };
+  }
+}
+
+/**
+ * Trims older tool results and large arguments, then has the model compact the conversation if that
+ * was not enough. The run's result when even the compacted request does not fit.
+ */
+async function fitContext(run: Run, turn: number): Promise<AgentResult | undefined> {
+  const { o, tools, limit, budget, maxTokens, signal, onRetry, depth } = run;
+  const fits = () => requestTokens(run.prompt(), tools, run.transcript) <= limit;
+  const size = requestTokens(run.prompt(), tools, run.transcript);
+  const trimmed = size > limit ? trim(run.transcript, size - limit) : { clearedResults: 0, summarizedInputs: 0 };
+  if (trimmed.clearedResults || trimmed.summarizedInputs)
+    run.emit({
+      type: 'notice',
+      message: `context: cleared ${trimmed.clearedResults} older tool results and summarized ${trimmed.summarizedInputs} large arguments to stay within ${budget} tokens`,
+      depth,
+    });
+  if (fits()) return undefined;
+  const c = await compact({ ...o, transcript: run.transcript, limit, maxTokens, signal, onRetry });
+  count(run, c.usage, turn);
+  run.transcript = [...c.transcript];
+  run.emit({
+    type: 'notice',
+    message: `context: the conversation was compacted into a summary by the model${c.files.length ? `; read again: ${c.files.join(', ')}` : ''}`,
+    depth,
+  });
+  if (fits()) return undefined;
+  return finish(
+    run,
+    'error',
+    '',
+    turn,
+    `the context budget (${budget} tokens) is too small for the task and the tools; raise MEWCODE_CONTEXT_TOKENS`,
+  );
+}
+
+/** A turn without calls that was cut off or is empty ends the run: there is no whole answer to give. */
+function endWithoutAnswer(run: Run, t: ModelTurn, calls: ToolCall[], turn: number): AgentResult | undefined {
+  if (t.truncated && calls.length === 0)
+    return finish(
+      run,
+      'truncated',
+      t.text,
+      turn,
+      `the answer was cut off by the output limit (${run.maxTokens} tokens): it is incomplete. Ask for a shorter answer, or split the task.`,
+    );
+  if (calls.length === 0 && !t.text.trim())
+    return finish(
+      run,
+      'empty',
+      '',
+      turn,
+      `the model answered with an empty message (stop reason: ${t.stopReason}); there is no answer. Run the task again or rephrase it.`,
+    );
+  return undefined;
+}
+
+/**
+ * The arguments of a cut turn are incomplete: running them would act on half a call, so each call is
+ * answered with an error saying why it was not run.
+ */
+function answerCutCalls(run: Run, t: ModelTurn, calls: ToolCall[]): void {
+  const { maxTokens } = run;
+  run.emit({
+    type: 'notice',
+    message: `the model's turn was cut off by the output limit (${maxTokens} tokens): its ${calls.length} tool call${calls.length === 1 ? ' was' : 's were'} not run`,
+    depth: run.depth,
+  });
+  run.transcript.push({
+    role: 'assistant',
+    text: t.text,
+    calls: calls.map((c) => ({ ...c, input: {}, badJson: undefined })),
+  });
+  run.transcript.push({
+    role: 'tool_results',
+    results: calls.map((c) => ({ id: c.id, name: c.name, content: cutCall(c.name, maxTokens), isError: true })),
+  });
+}
+
+/** Runs the turn's calls and records their answers, pinning the skills they loaded. */
+async function runAndRecordCalls(run: Run, calls: ToolCall[], turn: number): Promise<void> {
+  const { o, depth, visible, signal, emit } = run;
+  const results = await runCalls(calls, { ...o, depth, visible, signal, emit, runAgent });
+  for (const r of results) {
+    const skill = r?.meta?.skill as { name: string; body: string } | undefined;
+    if (skill && !run.activeSkills.some((s) => s.name === skill.name)) run.activeSkills.push(skill);
+    // A sub-agent's tokens count toward the run's totals.
+    count(run, r?.meta?.usage as Usage | undefined, turn);
+  }
+  run.transcript.push({
+    role: 'tool_results',
+    results: calls.map((c, i) => ({
+      id: c.id,
+      name: c.name,
+      content: results[i]?.content ?? '',
+      isError: results[i]?.isError ?? true,
+    })),
+  });
+}
+
+/** Stops a run whose model keeps calling only tools that do not exist (breakerAt turns in a row). */
+function breakOnUnknownTools(run: Run, text: string, calls: ToolCall[], turn: number): AgentResult | undefined {
+  run.unknownStreak = calls.every((c) => !run.visible.has(c.name)) ? run.unknownStreak + 1 : 0;
+  if (run.unknownStreak < run.breakerAt) return undefined;
+  return finish(
+    run,
+    'unknown_tools',
+    text,
+    turn,
+    `stopped: ${run.breakerAt} turns in a row called only tools that do not exist (${[...new Set(calls.map((c) => c.name))].join(', ')})`,
   );
 }
 

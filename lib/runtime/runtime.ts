@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { AnswerForm } from '../core/answers.ts';
 import { runInGroups } from '../core/call_groups.ts';
 import type { Mode } from '../core/modes.ts';
-import { Registry, type ToolDefinition } from '../core/registry.ts';
+import { type LaneRunner, Registry, type ToolDefinition } from '../core/registry.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { spillDirFor } from '../core/spill_dir.ts';
 import type { ToolResult } from '../core/tool.ts';
@@ -19,7 +19,7 @@ import { childEnv } from '../exec/env.ts';
 import { sweepJournals } from '../files/journal.ts';
 import { Ledger } from '../files/ledger.ts';
 import { createLanes } from '../lanes/dispatch.ts';
-import { createReadPool, defaultWorkers } from '../lanes/pool.ts';
+import { createReadPool, defaultWorkers, type ReadPool } from '../lanes/pool.ts';
 import { type AnthropicTool, toAnthropicTools } from '../llm/anthropic.ts';
 import { type OpenAITool, toOpenAITools } from '../llm/openai.ts';
 import { createAuthorize } from '../policy/authorize.ts';
@@ -28,7 +28,7 @@ import { rememberAlways } from '../policy/grants.ts';
 import { createGate, type PathGate } from '../policy/path_gate.ts';
 import type { Flags, Grant, PermissionFlags } from '../policy/permissions.ts';
 import { readDenyOf, searchSkipOf } from '../policy/read_deny.ts';
-import { loadSettings, type McpServerConfig } from '../policy/rules.ts';
+import { type LoadedSettings, loadSettings, type McpServerConfig, type Rule } from '../policy/rules.ts';
 import { type Prompter, terminalPrompter } from '../prompt/prompt.ts';
 import { probeSandbox, type SandboxConfig } from '../sandbox/bwrap.ts';
 import { sandboxConfigOf } from '../sandbox/config.ts';
@@ -146,31 +146,9 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   if (settings.value.notice) warn(settings.value.notice);
   const flags = flagsOf(options);
   const mode = options.mode ?? settings.value.mode ?? 'default';
-  const prompter =
-    options.prompt === 'terminal' ? terminalPrompter() : options.prompt === 'none' ? undefined : options.prompt;
-  const policy = createPolicy({
-    root: gate.root,
-    mode,
-    flags,
-    rules: settings.value.rules,
-    hooks: settings.value.hooks,
-    resolve: (p) => {
-      const c = gate.check(p, 'read');
-      return c.ok ? c.value : path.resolve(gate.root, p);
-    },
-    ...(prompter ? { prompter } : {}),
-    remember: rememberAlways(gate.root, home, warn),
-    ...(options.log ? { log: options.log } : {}),
-  });
-  let sandbox: SandboxConfig | undefined;
-  if (options.sandbox) {
-    const made = sandboxConfigOf(gate, flags, settings.value.rules);
-    if (!made.ok) return made;
-    const probe = probeSandbox(made.value);
-    if (!probe.ok)
-      return errValue(`--sandbox was asked for, but ${probe.error}. Refusing to run commands unsandboxed.`);
-    sandbox = { ...made.value, bwrap: probe.value };
-  }
+  const policy = policyOf(options, gate, settings.value, { flags, mode, home, warn });
+  const sandbox = sandboxOf(options, gate, flags, settings.value.rules);
+  if (!sandbox.ok) return sandbox;
   const registry = new Registry(TOOLS);
   const ledger = new Ledger();
   // Read rules reach every read tool: the skill catalog leaves out the skill files they deny, and a
@@ -178,10 +156,69 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   const skills = new SkillCatalog(gate.root, home, readDenyOf(flags, settings.value.rules, gate));
   sweepJournals(); // temp files of writers that died mid-write
   void sweepStaleCgroups(); // commands of runtimes that were SIGKILLed
+  const rules = settings.value.rules;
+  const started = startLanes(options, { gate, flags, rules, mode, sandbox: sandbox.value, ledger, skills });
+  return okValue(assemble({ gate, registry, ledger, policy, settings: settings.value, skills, ...started }));
+}
+
+/** The policy: the settings' mode, rules and hooks, the flags, and how to ask (or not) and remember answers. */
+function policyOf(
+  options: RuntimeOptions,
+  gate: PathGate,
+  settings: LoadedSettings,
+  o: { flags: Flags; mode: Mode; home: string | undefined; warn: (line: string) => void },
+): Policy {
+  const prompter =
+    options.prompt === 'terminal' ? terminalPrompter() : options.prompt === 'none' ? undefined : options.prompt;
+  return createPolicy({
+    root: gate.root,
+    mode: o.mode,
+    flags: o.flags,
+    rules: settings.rules,
+    hooks: settings.hooks,
+    resolve: (p) => {
+      const c = gate.check(p, 'read');
+      return c.ok ? c.value : path.resolve(gate.root, p);
+    },
+    ...(prompter ? { prompter } : {}),
+    remember: rememberAlways(gate.root, o.home, o.warn),
+    ...(options.log ? { log: options.log } : {}),
+  });
+}
+
+/** The sandbox bash runs in, when one is asked for: refused, never skipped, when bubblewrap cannot start. */
+function sandboxOf(
+  options: RuntimeOptions,
+  gate: PathGate,
+  flags: Flags,
+  rules: readonly Rule[],
+): Result<SandboxConfig | undefined, string> {
+  if (!options.sandbox) return okValue(undefined);
+  const made = sandboxConfigOf(gate, flags, rules);
+  if (!made.ok) return made;
+  const probe = probeSandbox(made.value);
+  if (!probe.ok) return errValue(`--sandbox was asked for, but ${probe.error}. Refusing to run commands unsandboxed.`);
+  return okValue({ ...made.value, bwrap: probe.value });
+}
+
+/** The lanes tools run in, with the read pool (or its standby worker) and the search index they share. */
+function startLanes(
+  options: RuntimeOptions,
+  o: {
+    gate: PathGate;
+    flags: Flags;
+    rules: readonly Rule[];
+    mode: Mode;
+    sandbox: SandboxConfig | undefined;
+    ledger: Ledger;
+    skills: SkillCatalog;
+  },
+): { lanes: LaneRunner; index: SearchIndex | undefined; pool: ReadPool | undefined; standby: ReadPool | undefined } {
+  const { gate, ledger, skills } = o;
   const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
   // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
   const standby = pool ? undefined : createReadPool({ workers: 1 });
-  const searchSkip = searchSkipOf(flags, settings.value.rules, gate, mode);
+  const searchSkip = searchSkipOf(o.flags, o.rules, gate, o.mode);
   const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root));
   if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
   const lanes = createLanes({
@@ -192,8 +229,8 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     ...(index ? { index } : {}),
     ledger,
     exec: {
-      env: childEnv(process.env, flags.allow.env ?? false, { allowLoader: mode === 'bypass' }),
-      ...(sandbox ? { sandbox } : {}),
+      env: childEnv(process.env, o.flags.allow.env ?? false, { allowLoader: o.mode === 'bypass' }),
+      ...(o.sandbox ? { sandbox: o.sandbox } : {}),
     },
     skills,
     skillSources: {
@@ -202,6 +239,23 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
       ...options.skillSources,
     },
   });
+  return { lanes, index, pool, standby };
+}
+
+/** The runtime built from its parts: a call is authorized by the gate and the policy, then run in its lane. */
+function assemble(p: {
+  gate: PathGate;
+  registry: Registry;
+  ledger: Ledger;
+  policy: Policy;
+  settings: LoadedSettings;
+  skills: SkillCatalog;
+  lanes: LaneRunner;
+  index: SearchIndex | undefined;
+  pool: ReadPool | undefined;
+  standby: ReadPool | undefined;
+}): Runtime {
+  const { gate, registry, ledger, policy, settings, skills, lanes, index, pool, standby } = p;
   const authorize = createAuthorize(gate, policy, ledger);
   const isReadOnly = (name: string) => registry.get(name)?.readOnly === true;
 
@@ -211,8 +265,8 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     ledger,
     gate,
     policy,
-    mcpServers: settings.value.mcpServers,
-    model: settings.value.model,
+    mcpServers: settings.mcpServers,
+    model: settings.model,
     skills,
     ...(index ? { searchIndex: index } : {}),
     isReadOnly,
@@ -240,7 +294,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
       await standby?.close();
     },
   };
-  return okValue(runtime);
+  return runtime;
 }
 
 function flagsOf(o: RuntimeOptions): Flags {

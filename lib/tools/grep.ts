@@ -115,6 +115,7 @@ export const grep = defineTool({
     `\`include_ignored\` searches them too. \`glob\` filters files ("*.ts" matches at any depth). ` +
     `A pattern that backtracks catastrophically is stopped at a deadline and reported as a timeout.`,
   access: (a) => [{ kind: 'read', path: a.path ?? '.' }],
+  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: being split with the structured-results rewrite
   async run(a, ctx: SearchContext): Promise<ToolResult> {
     const w = ctx.wording ?? MODEL_WORDING;
     const planned = planGrep(a, ctx, w);

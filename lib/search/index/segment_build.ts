@@ -110,22 +110,57 @@ const POP8 = Uint8Array.from({ length: 256 }, (_, x) => {
  * and sets the next segment's dense keys (those this segment stores as bitmaps).
  */
 export function encodeSegment(p: PairBuffer, nFiles: number): Uint8Array {
-  const n = p.length;
   const bitmapBytes = (nFiles + 7) >>> 3;
   const dense = p.dense;
+  const counts = countDense(dense, bitmapBytes);
+  const scratch = scratchFor(p.length, counts.room);
+  sortPairs(p, scratch);
+  const { head, at, next, nNext } = keyTable(p, nFiles, counts, scratch.post);
+  if (dense) {
+    for (let r = 0; r < counts.n; r++) counts.rows.fill(0, r * counts.rowBytes, r * counts.rowBytes + bitmapBytes);
+    // Room for half as many files again as this segment held.
+    dense.reset(next, nNext, nFiles + (nFiles >>> 1));
+  }
+  const out = new Uint8Array(head.byteLength + ((at + 3) & ~3));
+  out.set(new Uint8Array(head.buffer), 0);
+  out.set(scratch.post.subarray(0, at), head.byteLength);
+  return out;
+}
+
+/** The dense keys' bitmap rows, with how many of this segment's files each holds. */
+interface DenseCounts {
+  n: number;
+  rows: Uint8Array;
+  rowBytes: number;
+  /** Files per dense key. */
+  count: Uint32Array;
+  /** Dense keys with at least one file: each takes a row of the key table. */
+  keys: number;
+  /** The most postings bytes the dense keys can take (varints or bitmaps). */
+  room: number;
+}
+
+function countDense(dense: DenseKeys | undefined, bitmapBytes: number): DenseCounts {
   const dn = dense?.n ?? 0;
   const rows = dense?.rows ?? new Uint8Array(0);
   const rowBytes = dense?.rowBytes ?? 0;
-  const denseCount = new Uint32Array(dn);
-  let denseKeys = 0;
-  let denseRoom = 0;
+  const count = new Uint32Array(dn);
+  let keys = 0;
+  let room = 0;
   for (let s = 0; s < dn; s++) {
     let c = 0;
     for (let b = s * rowBytes, end = b + bitmapBytes; b < end; b++) c += POP8[rows[b] as number] as number;
-    denseCount[s] = c;
-    if (c > 0) denseKeys++;
-    denseRoom += c >= bitmapBytes ? bitmapBytes : 5 * c;
+    count[s] = c;
+    if (c > 0) keys++;
+    room += c >= bitmapBytes ? bitmapBytes : 5 * c;
   }
+  return { n: dn, rows, rowBytes, count, keys, room };
+}
+
+type Scratch = typeof kept;
+
+/** Scratch for `n` pairs: the kept set when it is large enough, else a new one, kept unless too large. */
+function scratchFor(n: number, denseRoom: number): Scratch {
   let scratch = kept;
   if (scratch.keys.length < n || scratch.post.length < n * 5 + 16 + denseRoom) {
     const room = Math.max(n, scratch.keys.length);
@@ -136,15 +171,34 @@ export function encodeSegment(p: PairBuffer, nFiles: number): Uint8Array {
     };
     if (n <= KEEP_SCRATCH_PAIRS) kept = scratch;
   }
+  return scratch;
+}
+
+/** Sorts the pairs by key, 12 bits a pass, into the scratch and back: stable, so each key's files stay ascending. */
+function sortPairs(p: PairBuffer, scratch: Scratch): void {
+  const n = p.length;
   const count = new Uint32Array(4097);
   radixPass(p.keys, p.files, scratch.keys, scratch.files, n, 0, count);
   count.fill(0);
   radixPass(scratch.keys, scratch.files, p.keys, p.files, n, 12, count);
-  const keys = p.keys;
-  const files = p.files;
-  let nKeys = denseKeys;
+}
+
+/**
+ * Merges the sorted pairs' keys and the dense keys, ascending, into the key table (`head`: the keys,
+ * their counts, their postings' ends) and their postings (`post`, up to `at`); `next` holds the keys
+ * with a bitmap's worth of files or more, the next segment's dense keys.
+ */
+function keyTable(
+  p: PairBuffer,
+  nFiles: number,
+  d: DenseCounts,
+  post: Uint8Array,
+): { head: Uint32Array; at: number; next: Uint32Array; nNext: number } {
+  const { keys, files, length: n, dense } = p;
+  const { n: dn, rows, rowBytes, count: denseCount } = d;
+  const bitmapBytes = (nFiles + 7) >>> 3;
+  let nKeys = d.keys;
   for (let i = 0; i < n; i++) if (i === 0 || keys[i] !== keys[i - 1]) nKeys++;
-  const post = scratch.post;
   const head = new Uint32Array(2 + 3 * nKeys);
   head[0] = nKeys;
   head[1] = nFiles;
@@ -181,13 +235,7 @@ export function encodeSegment(p: PairBuffer, nFiles: number): Uint8Array {
     // A dense list is smaller as a bitmap of the segment's files (flagged in the count's top bit).
     if (at - from > bitmapBytes) {
       if (fromDense) post.set(rows.subarray(s * rowBytes, s * rowBytes + bitmapBytes), from);
-      else {
-        post.fill(0, from, from + bitmapBytes);
-        for (let x = i; x < j; x++) {
-          const f = files[x] as number;
-          post[from + (f >>> 3)] = (post[from + (f >>> 3)] as number) | (1 << (f & 7));
-        }
-      }
+      else bitmapOfPairs(files, i, j, post, from, bitmapBytes);
       at = from + bitmapBytes;
       counted = (counted | BITMAP) >>> 0;
     }
@@ -198,15 +246,16 @@ export function encodeSegment(p: PairBuffer, nFiles: number): Uint8Array {
     if (fromDense) s++;
     else i = j;
   }
-  if (dense) {
-    for (let r = 0; r < dn; r++) rows.fill(0, r * rowBytes, r * rowBytes + bitmapBytes);
-    // Room for half as many files again as this segment held.
-    dense.reset(next, nNext, nFiles + (nFiles >>> 1));
+  return { head, at, next, nNext };
+}
+
+/** Writes the files of pairs [i, j) as a bitmap of the segment's files at `from`. */
+function bitmapOfPairs(files: Uint32Array, i: number, j: number, post: Uint8Array, from: number, bytes: number): void {
+  post.fill(0, from, from + bytes);
+  for (let x = i; x < j; x++) {
+    const f = files[x] as number;
+    post[from + (f >>> 3)] = (post[from + (f >>> 3)] as number) | (1 << (f & 7));
   }
-  const out = new Uint8Array(head.byteLength + ((at + 3) & ~3));
-  out.set(new Uint8Array(head.buffer), 0);
-  out.set(post.subarray(0, at), head.byteLength);
-  return out;
 }
 
 /** Writes `d` as a varint (7 bits a byte, low first) at `at`; returns the end. */

@@ -100,11 +100,8 @@ export function watchDirs(
     s.dead = true;
     changed(s.dir, false, true);
   };
-  // Watched directories whose entry in their parent an event named since the last update: each may
-  // have been replaced. Its own watch's self-event is no proof: the kernel sends it only once the old
-  // directory's last holder (a shell's working directory, an open descriptor) lets go.
+  // See Watches for what these two hold.
   const touched = new Set<string>();
-  // Directories asked for that the last update could not watch: taken for replaced until watched.
   const unwatchable = new Set<string>();
   function onChange(this: Watched, _type: string, name: string | null) {
     counted();
@@ -134,57 +131,11 @@ export function watchDirs(
     touched.clear();
     unwatchable.clear();
   };
+  const set: Watches = { root, watchers, touched, unwatchable, changed, inoOf, onChange, onError, close };
   const update = (want: Iterable<string>): boolean => {
     const keep = new Set(want);
-    // A directory replaced under the same name (renamed away, made anew) is watched again, else its
-    // new files would go unseen. Its parent's watch then named its entry (`touched`), or its own watch
-    // died, or one above it did (a directory above was moved away: the watches below follow the old
-    // tree, and the new one holds new directories) — so only watches at or below such a one are
-    // checked by inode, not all 15k (an lstat each, ~50 ms of every rebuild's main thread). The
-    // caller first lets queued events in.
-    const suspect = new Set(touched);
-    touched.clear();
-    for (const [dir, w] of watchers) if (w[STATE].dead) suspect.add(dir);
-    const belowSuspect = (dir: string) => {
-      for (let d = dir; ; d = dirOf(d)) {
-        if (suspect.has(d)) return true;
-        if (d === '') return false;
-      }
-    };
-    for (const [dir, w] of watchers)
-      if (!keep.has(dir) || w[STATE].dead || (suspect.size > 0 && belowSuspect(dir) && inoOf(dir) !== w[STATE].ino)) {
-        w.close();
-        watchers.delete(dir);
-      }
-    // Every inode is taken before any watch opens: a directory replaced in between then differs from
-    // its watch's inode, so it is taken for replaced (safe). Interleaving lstat with opening watches
-    // also cost ~9 MiB more RSS on 22k directories (the allocator's pieces interleave).
-    const add = [...keep].filter((dir) => !watchers.has(dir));
-    const inos = add.map(inoOf);
-    unwatchable.clear();
-    for (let i = 0; i < add.length; i++) {
-      const dir = add[i] as string;
-      let w: Watched;
-      try {
-        w = watch(path.join(root, dir), { persistent: false }) as Watched;
-      } catch (e) {
-        // The directory is gone or cannot be watched (removed, below one replaced by a file, its
-        // mode changed) since it was walked: it alone is lost, and tried again by the next update. Only the
-        // system's refusal (max_user_watches, descriptors) ends all watching.
-        if (SYSTEM_REFUSALS.has((e as NodeJS.ErrnoException).code ?? '')) {
-          close();
-          return false;
-        }
-        unwatchable.add(dir);
-        changed(dir, false, true);
-        continue;
-      }
-      w[STATE] = new WatchState(dir, inos[i] as number, performance.now()); // the watch is in place from here on
-      w.on('change', onChange);
-      w.on('error', onError);
-      watchers.set(dir, w);
-    }
-    return true;
+    closeStale(set, keep);
+    return openWatches(set, keep);
   };
   const replaced = (dir: string) => {
     if (unwatchable.has(dir)) return true;
@@ -198,6 +149,85 @@ export function watchDirs(
   if (!update(dirs)) return undefined;
   onOverflow.add(overflowed);
   return { update, replaced, watchedSince, close };
+}
+
+/** The watches of one watchDirs call, what their events told since the last update, and their listeners. */
+interface Watches {
+  root: string;
+  watchers: Map<string, Watched>;
+  /**
+   * Watched directories whose entry in their parent an event named since the last update: each may
+   * have been replaced. Its own watch's self-event is no proof: the kernel sends it only once the old
+   * directory's last holder (a shell's working directory, an open descriptor) lets go.
+   */
+  touched: Set<string>;
+  /** Directories asked for that the last update could not watch: taken for replaced until watched. */
+  unwatchable: Set<string>;
+  changed: (rel: string, named: boolean, lost?: boolean) => void;
+  inoOf: (dir: string) => number;
+  onChange: (this: Watched, type: string, name: string | null) => void;
+  onError: (this: Watched) => void;
+  close: () => void;
+}
+
+/**
+ * Closes the watches of directories no longer wanted, dead, or replaced under the same name (renamed
+ * away, made anew): such a directory is watched again, else its new files would go unseen. Its
+ * parent's watch then named its entry (`touched`), or its own watch died, or one above it did (a
+ * directory above was moved away: the watches below follow the old tree, and the new one holds new
+ * directories) — so only watches at or below such a one are checked by inode, not all 15k (an lstat
+ * each, ~50 ms of every rebuild's main thread). The caller first lets queued events in.
+ */
+function closeStale(set: Watches, keep: Set<string>): void {
+  const { watchers, touched, inoOf } = set;
+  const suspect = new Set(touched);
+  touched.clear();
+  for (const [dir, w] of watchers) if (w[STATE].dead) suspect.add(dir);
+  const belowSuspect = (dir: string) => {
+    for (let d = dir; ; d = dirOf(d)) {
+      if (suspect.has(d)) return true;
+      if (d === '') return false;
+    }
+  };
+  for (const [dir, w] of watchers)
+    if (!keep.has(dir) || w[STATE].dead || (suspect.size > 0 && belowSuspect(dir) && inoOf(dir) !== w[STATE].ino)) {
+      w.close();
+      watchers.delete(dir);
+    }
+}
+
+/** Opens a watch on each wanted directory not watched yet; false when the system refuses one (all are closed then). */
+function openWatches(set: Watches, keep: Set<string>): boolean {
+  const { root, watchers, unwatchable, changed } = set;
+  // Every inode is taken before any watch opens: a directory replaced in between then differs from
+  // its watch's inode, so it is taken for replaced (safe). Interleaving lstat with opening watches
+  // also cost ~9 MiB more RSS on 22k directories (the allocator's pieces interleave).
+  const add = [...keep].filter((dir) => !watchers.has(dir));
+  const inos = add.map(set.inoOf);
+  unwatchable.clear();
+  for (let i = 0; i < add.length; i++) {
+    const dir = add[i] as string;
+    let w: Watched;
+    try {
+      w = watch(path.join(root, dir), { persistent: false }) as Watched;
+    } catch (e) {
+      // The directory is gone or cannot be watched (removed, below one replaced by a file, its
+      // mode changed) since it was walked: it alone is lost, and tried again by the next update. Only the
+      // system's refusal (max_user_watches, descriptors) ends all watching.
+      if (SYSTEM_REFUSALS.has((e as NodeJS.ErrnoException).code ?? '')) {
+        set.close();
+        return false;
+      }
+      unwatchable.add(dir);
+      changed(dir, false, true);
+      continue;
+    }
+    w[STATE] = new WatchState(dir, inos[i] as number, performance.now()); // the watch is in place from here on
+    w.on('change', set.onChange);
+    w.on('error', set.onError);
+    watchers.set(dir, w);
+  }
+  return true;
 }
 
 /** Lets the event loop run one I/O poll, so watch events already queued by the kernel are delivered. */

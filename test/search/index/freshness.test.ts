@@ -19,40 +19,12 @@ const WORDS = [
   ...Array.from({ length: 60 }, (_, i) => `w${i.toString(36)}${'kq'[i % 2]}${i % 7}`),
 ];
 
-test('index freshness: every search after every kind of change answers as a full scan does', async () => {
-  const rand = rng(Number(process.env.MEWCODE_INDEX_SEED ?? 18)).next;
+/** The seeded random choices of the run: words, lines, file texts and grep queries. */
+function randomSource(seed: number) {
+  const rand = rng(seed).next;
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)] as T;
   const line = () => Array.from({ length: 1 + Math.floor(rand() * 5) }, () => pick(WORDS)).join(' ');
   const text = () => `${Array.from({ length: 1 + Math.floor(rand() * 6) }, line).join('\n')}\n`;
-  const root = tempDir();
-  const tree: Record<string, string | Uint8Array> = {
-    '.gitignore': '*.log\nign/\n',
-    '.hidden.txt': text(),
-    'ign/skipped.txt': text(),
-    'notes.log': text(),
-    'bin.dat': Buffer.concat([Buffer.from(`${line()}\n`), Buffer.from([0, 1, 2]), Buffer.from(line())]),
-  };
-  for (let i = 0; i < 40; i++) tree[`${pick(['', 'a/', 'a/b/', 'c/'])}f${i}.txt`] = text();
-  writeTree(root, tree);
-  // Files changed within the racy window are left out of an index (always searched); wait it out
-  // so the index holds them and the test exercises it.
-  const written = Date.now();
-  await waitFor(() => Date.now() - written > RACY_MS + 100, 'the tree to leave the racy window', {
-    everyMs: 100,
-  });
-  // A private cache directory (removed with the test): never the user's ~/.cache.
-  const cache = tempDir('mewcode-cache-');
-  const warm = runtimeAt(root, { workers: 2, index: 'build', indexCacheDir: cache, allowWrite: true });
-  const built = await warm.searchIndex?.build();
-  assert.ok(built?.ok, 'built');
-  const cold = runtimeAt(root, { workers: 2, index: 'existing', indexCacheDir: cache });
-  const plain = runtimeAt(root, { workers: 2, index: 'off' });
-  const served = new Map<string, number>();
-
-  const files = () =>
-    (readdirSync(root, { recursive: true }) as string[]).filter(
-      (f) => f.endsWith('.txt') && statSync(path.join(root, f)).isFile(),
-    );
   const query = () => {
     const w = pick(WORDS);
     const q: Record<string, unknown> = { pattern: w };
@@ -70,62 +42,118 @@ test('index freshness: every search after every kind of change answers as a full
     if (rand() < 0.1) q.head_limit = 2;
     return q;
   };
-  const check = async (step: string) => {
-    for (let i = 0; i < 4; i++) {
-      const q = query();
-      const want = await plain.call('grep', q);
-      for (const [name, rt] of [
-        ['warm', warm],
-        ['cold', cold],
-      ] as [string, Runtime][]) {
-        const got = await rt.call('grep', q);
-        assert.equal(got.content, want.content, `${name} after ${step}: ${JSON.stringify(q)}`);
-        const how = `${name}: ${String(got.meta?.index)}`;
-        served.set(how, (served.get(how) ?? 0) + 1);
-      }
-    }
-  };
+  return { rand, pick, line, text, query };
+}
+type RandomSource = ReturnType<typeof randomSource>;
 
-  await check('the build');
-  for (let step = 0; step < 60; step++) {
-    const all = files();
-    const f = pick(all);
-    const abs = (rel: string) => path.join(root, rel);
-    const op = Math.floor(rand() * 9);
-    let what: string;
-    if (op <= 2 && f) {
-      // An edit in place; half keep the size, so only the timestamps tell.
-      const old = statSync(abs(f)).size;
-      const next = rand() < 0.5 ? text() : pick(WORDS).repeat(old).slice(0, old);
-      writeFileSync(abs(f), next);
-      what = `edit ${f}`;
-    } else if (op === 3) {
-      const rel = `${pick(['', 'a/', 'c/', 'd/e/'])}new${step}.txt`;
-      mkdirSync(path.dirname(abs(rel)), { recursive: true });
-      writeFileSync(abs(rel), text());
-      what = `create ${rel}`;
-    } else if (op === 4 && f) {
-      const to = `${pick(['', 'a/', 'c/'])}moved${step}.txt`;
-      renameSync(abs(f), abs(to));
-      what = `rename ${f} → ${to}`;
-    } else if (op === 5 && f) {
-      rmSync(abs(f));
-      what = `delete ${f}`;
-    } else if (op === 6) {
-      writeFileSync(abs('.gitignore'), rand() < 0.5 ? '*.log\nign/\nf1*.txt\n' : '*.log\n');
-      what = 'change .gitignore';
-    } else if (op === 7 && existsSync(abs('a/b'))) {
-      const to = rand() < 0.5 ? 'c/b2' : 'a/b';
-      if (!existsSync(abs(to))) renameSync(abs('a/b'), abs(to));
-      what = `rename directory a/b → ${to}`;
-    } else {
-      const rel = f && rand() < 0.5 ? f : `c/w${step}.txt`;
-      if (existsSync(abs(rel))) await warm.call('read_file', { file_path: rel });
-      const r = await warm.call('write_file', { file_path: rel, content: text() });
-      assert.ok(!r.isError, r.content);
-      what = `write_file ${rel}`;
+/** The starting tree: ignored, hidden and binary files beside 40 text files in a few directories. */
+function seedTree(root: string, { pick, line, text }: RandomSource): void {
+  const tree: Record<string, string | Uint8Array> = {
+    '.gitignore': '*.log\nign/\n',
+    '.hidden.txt': text(),
+    'ign/skipped.txt': text(),
+    'notes.log': text(),
+    'bin.dat': Buffer.concat([Buffer.from(`${line()}\n`), Buffer.from([0, 1, 2]), Buffer.from(line())]),
+  };
+  for (let i = 0; i < 40; i++) tree[`${pick(['', 'a/', 'a/b/', 'c/'])}f${i}.txt`] = text();
+  writeTree(root, tree);
+}
+
+/**
+ * Four random searches, each answered by the warm and the cold runtime exactly as by the unindexed one;
+ * `served` counts how each runtime's index answered.
+ */
+async function checkSearches(
+  step: string,
+  r: RandomSource,
+  rts: { warm: Runtime; cold: Runtime; plain: Runtime },
+  served: Map<string, number>,
+): Promise<void> {
+  for (let i = 0; i < 4; i++) {
+    const q = r.query();
+    const want = await rts.plain.call('grep', q);
+    for (const [name, rt] of [
+      ['warm', rts.warm],
+      ['cold', rts.cold],
+    ] as [string, Runtime][]) {
+      const got = await rt.call('grep', q);
+      assert.equal(got.content, want.content, `${name} after ${step}: ${JSON.stringify(q)}`);
+      const how = `${name}: ${String(got.meta?.index)}`;
+      served.set(how, (served.get(how) ?? 0) + 1);
     }
-    await check(what);
+  }
+}
+
+/** One random change to the tree: an edit, create, rename, delete, .gitignore change, directory move or write_file. */
+async function randomChange(root: string, step: number, r: RandomSource, warm: Runtime): Promise<string> {
+  const { rand, pick, text } = r;
+  const all = (readdirSync(root, { recursive: true }) as string[]).filter(
+    (f) => f.endsWith('.txt') && statSync(path.join(root, f)).isFile(),
+  );
+  const f = pick(all);
+  const abs = (rel: string) => path.join(root, rel);
+  const op = Math.floor(rand() * 9);
+  if (op <= 2 && f) {
+    // An edit in place; half keep the size, so only the timestamps tell.
+    const old = statSync(abs(f)).size;
+    const next = rand() < 0.5 ? text() : pick(WORDS).repeat(old).slice(0, old);
+    writeFileSync(abs(f), next);
+    return `edit ${f}`;
+  }
+  if (op === 3) {
+    const rel = `${pick(['', 'a/', 'c/', 'd/e/'])}new${step}.txt`;
+    mkdirSync(path.dirname(abs(rel)), { recursive: true });
+    writeFileSync(abs(rel), text());
+    return `create ${rel}`;
+  }
+  if (op === 4 && f) {
+    const to = `${pick(['', 'a/', 'c/'])}moved${step}.txt`;
+    renameSync(abs(f), abs(to));
+    return `rename ${f} → ${to}`;
+  }
+  if (op === 5 && f) {
+    rmSync(abs(f));
+    return `delete ${f}`;
+  }
+  if (op === 6) {
+    writeFileSync(abs('.gitignore'), rand() < 0.5 ? '*.log\nign/\nf1*.txt\n' : '*.log\n');
+    return 'change .gitignore';
+  }
+  if (op === 7 && existsSync(abs('a/b'))) {
+    const to = rand() < 0.5 ? 'c/b2' : 'a/b';
+    if (!existsSync(abs(to))) renameSync(abs('a/b'), abs(to));
+    return `rename directory a/b → ${to}`;
+  }
+  const rel = f && rand() < 0.5 ? f : `c/w${step}.txt`;
+  if (existsSync(abs(rel))) await warm.call('read_file', { file_path: rel });
+  const written = await warm.call('write_file', { file_path: rel, content: text() });
+  assert.ok(!written.isError, written.content);
+  return `write_file ${rel}`;
+}
+
+test('index freshness: every search after every kind of change answers as a full scan does', async () => {
+  const r = randomSource(Number(process.env.MEWCODE_INDEX_SEED ?? 18));
+  const root = tempDir();
+  seedTree(root, r);
+  // Files changed within the racy window are left out of an index (always searched); wait it out
+  // so the index holds them and the test exercises it.
+  const written = Date.now();
+  await waitFor(() => Date.now() - written > RACY_MS + 100, 'the tree to leave the racy window', {
+    everyMs: 100,
+  });
+  // A private cache directory (removed with the test): never the user's ~/.cache.
+  const cache = tempDir('mewcode-cache-');
+  const warm = runtimeAt(root, { workers: 2, index: 'build', indexCacheDir: cache, allowWrite: true });
+  const built = await warm.searchIndex?.build();
+  assert.ok(built?.ok, 'built');
+  const cold = runtimeAt(root, { workers: 2, index: 'existing', indexCacheDir: cache });
+  const plain = runtimeAt(root, { workers: 2, index: 'off' });
+  const served = new Map<string, number>();
+
+  await checkSearches('the build', r, { warm, cold, plain }, served);
+  for (let step = 0; step < 60; step++) {
+    const what = await randomChange(root, step, r, warm);
+    await checkSearches(what, r, { warm, cold, plain }, served);
   }
   // The run went through the index, with and without walking, not around it.
   assert.ok((served.get('warm: served without a walk') ?? 0) > 0, JSON.stringify([...served]));
