@@ -81,7 +81,6 @@ export const glob = defineTool({
     `\`include_ignored\` lists them too, and a pattern naming a dot directory (\`.github/**\`) searches it. ` +
     `Directory symlinks are never followed. No match is not an error.`,
   access: (a) => [{ kind: 'read', path: a.path ?? '.' }],
-  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: being split with the structured-results rewrite
   async run(a, ctx: SearchContext): Promise<ToolResult> {
     const w = ctx.wording ?? MODEL_WORDING;
     const planned = planGlob(a, ctx, w);

@@ -115,7 +115,6 @@ export const grep = defineTool({
     `\`include_ignored\` searches them too. \`glob\` filters files ("*.ts" matches at any depth). ` +
     `A pattern that backtracks catastrophically is stopped at a deadline and reported as a timeout.`,
   access: (a) => [{ kind: 'read', path: a.path ?? '.' }],
-  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: being split with the structured-results rewrite
   async run(a, ctx: SearchContext): Promise<ToolResult> {
     const w = ctx.wording ?? MODEL_WORDING;
     const planned = planGrep(a, ctx, w);
@@ -183,41 +182,10 @@ function planGrep(a: GrepArgs, ctx: SearchContext, w: Wording): Result<GrepPlan,
   const filter = fileFilter(a);
   if (!filter.ok) return filter;
   const { globs, types } = filter.value;
-  const mode = a.output_mode ?? 'content';
   const isFile = start.value === 'file';
   const dir = isFile ? path.dirname(target) : target;
-  const before = mode === 'content' ? (a.before ?? a.context ?? 0) : 0;
-  const after = mode === 'content' ? (a.after ?? a.context ?? 0) : 0;
-  const headLimit = a.head_limit === 0 ? Number.POSITIVE_INFINITY : (a.head_limit ?? DEFAULT_HEAD_LIMIT);
-  const byName = { ...(globs.length ? { globs } : {}), ...(types ? { types } : {}) };
-  const template = {
-    kind: 'grep' as const,
-    pattern: a.pattern,
-    ...options,
-    before,
-    after,
-    mode,
-    ...(Object.keys(byName).length && !isFile ? { filter: byName } : {}),
-    ...(a.invert_match ? { invert: true } : {}),
-    ...(a.only_matching ? { onlyMatching: true } : {}),
-    ...(a.max_count !== undefined ? { maxCount: a.max_count } : {}),
-    // A caller printing data is told where lines matched, found where the search runs (a worker
-    // for a pattern that could backtrack): the main thread never runs such a pattern.
-    ...(ctx.form === 'data' && !a.invert_match && !a.only_matching ? { spans: true } : {}),
-    maxResults: headLimit + 1,
-    stopAt: ctx.deadlineAt,
-  };
-  const includeAll = a.include_ignored ?? false;
-  const walk: WalkOptions = {
-    root: dir,
-    useIgnore: !(includeAll || a.no_ignore),
-    hidden: includeAll || (a.hidden ?? false),
-    maxDepth: Number.POSITIVE_INFINITY,
-    ignoreBase: ctx.root,
-    // The override is tested while planning, on this thread: only a glob that cannot run away.
-    ...(globs.length && globs.every((g) => boundedGlob(g.replace(/^!/, ''))) ? { fileGlobs: globs } : {}),
-    ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
-  };
+  const { template, headLimit, withContext } = shardTemplate(a, ctx, isFile, { globs, ...(types ? { types } : {}) });
+  const walk = walkOf(a, ctx, dir, globs);
   // Only a pattern (and a file glob, a regex too) that provably cannot backtrack runs on this thread,
   // where nothing could stop it; any other runs in a worker under the deadline: the pool's, or,
   // without a pool, the standby one.
@@ -232,7 +200,7 @@ function planGrep(a: GrepArgs, ctx: SearchContext, w: Wording): Result<GrepPlan,
       ),
     );
   const maxInline = inlineAllowed ? INLINE_MAX_FILES.grep : NEVER_INLINE;
-  const withContext = before > 0 || after > 0;
+  const mode = template.mode;
   return okValue({
     args: a,
     pattern: pattern.value,
@@ -248,6 +216,58 @@ function planGrep(a: GrepArgs, ctx: SearchContext, w: Wording): Result<GrepPlan,
     runner,
     maxInline,
   });
+}
+
+/** What every shard of the search is handed: the pattern, the line options, the file filter. */
+function shardTemplate(
+  a: GrepArgs,
+  ctx: SearchContext,
+  isFile: boolean,
+  byName: { globs: string[]; types?: string[] },
+) {
+  const mode = a.output_mode ?? 'content';
+  const before = mode === 'content' ? (a.before ?? a.context ?? 0) : 0;
+  const after = mode === 'content' ? (a.after ?? a.context ?? 0) : 0;
+  const headLimit = a.head_limit === 0 ? Number.POSITIVE_INFINITY : (a.head_limit ?? DEFAULT_HEAD_LIMIT);
+  const filter = {
+    ...(byName.globs.length ? { globs: byName.globs } : {}),
+    ...(byName.types ? { types: byName.types } : {}),
+  };
+  const template = {
+    kind: 'grep' as const,
+    pattern: a.pattern,
+    ignoreCase: a.case_insensitive ?? false,
+    fixedStrings: a.fixed_strings ?? false,
+    multiline: a.multiline ?? false,
+    before,
+    after,
+    mode,
+    ...(Object.keys(filter).length && !isFile ? { filter } : {}),
+    ...(a.invert_match ? { invert: true } : {}),
+    ...(a.only_matching ? { onlyMatching: true } : {}),
+    ...(a.max_count !== undefined ? { maxCount: a.max_count } : {}),
+    // A caller printing data is told where lines matched, found where the search runs (a worker
+    // for a pattern that could backtrack): the main thread never runs such a pattern.
+    ...(ctx.form === 'data' && !a.invert_match && !a.only_matching ? { spans: true } : {}),
+    maxResults: headLimit + 1,
+    stopAt: ctx.deadlineAt,
+  };
+  return { template, headLimit, withContext: before > 0 || after > 0 };
+}
+
+/** Which files the walk sees: ignore files and hidden ones as asked, the read rules' denials. */
+function walkOf(a: GrepArgs, ctx: SearchContext, dir: string, globs: readonly string[]): WalkOptions {
+  const includeAll = a.include_ignored ?? false;
+  return {
+    root: dir,
+    useIgnore: !(includeAll || a.no_ignore),
+    hidden: includeAll || (a.hidden ?? false),
+    maxDepth: Number.POSITIVE_INFINITY,
+    ignoreBase: ctx.root,
+    // The override is tested while planning, on this thread: only a glob that cannot run away.
+    ...(globs.length && globs.every((g) => boundedGlob(g.replace(/^!/, ''))) ? { fileGlobs: [...globs] } : {}),
+    ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
+  };
 }
 
 /** The glob and type filters, checked: globs as given, types as their globs. */

@@ -3,7 +3,7 @@
  * costs what the window costs. Records the read (size, times, inode, sha256, encoding, BOM, line
  * endings) in its result for the write lane's ledger. Read lane.
  */
-import { constants } from 'node:fs';
+import { type BigIntStats, constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import * as v from 'valibot';
 import { fmtInt, truncationMarker } from '../core/budget.ts';
@@ -14,7 +14,7 @@ import { quote } from '../core/text.ts';
 import { defineTool, describeError, fail, ok, okData, type ResultMeta, type ToolResult } from '../core/tool.ts';
 import { continueAt, MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { similarNames } from '../files/suggest.ts';
-import { readWindow } from './_line_window.ts';
+import { readWindow, type Window } from './_line_window.ts';
 import { FILE_PATH } from './_params.ts';
 
 export const MAX_LINES = 2000;
@@ -106,20 +106,7 @@ export const readFile = defineTool({
           `Cannot read ${quote(shown)}: it is a binary file (${fmtInt(size)} bytes), not text. Inspect it with bash (e.g. xxd or file).`,
         );
       }
-      const record: ReadRecord = {
-        path: file,
-        size,
-        mtimeMs: Number(st.mtimeMs),
-        mtimeNs: String(st.mtimeNs),
-        ctimeNs: String(st.ctimeNs),
-        ino: Number(st.ino),
-        sha256: w.sha256,
-        encoding: w.encoding,
-        bom: w.bom,
-        eol: w.eol,
-        partial: true,
-        readAt: Date.now(),
-      };
+      const record = recordOf(file, size, st, w);
       if (size === 0 || w.totalLines === 0) {
         return answer(`File ${quote(shown)} is empty (${fmtInt(size)} bytes).`, {
           read: { ...record, partial: false },
@@ -135,15 +122,7 @@ export const readFile = defineTool({
       const last = w.first + w.lines.length - 1;
       const more = w.totalLines === null ? w.stop !== 'eof' : last < w.totalLines;
       record.partial = more || w.first > 1;
-      let footer: string | undefined;
-      if (more) {
-        const of = w.totalLines === null ? `of a ${fmtInt(size)}-byte file` : `of ${fmtInt(w.totalLines)}`;
-        const why = w.stop === 'budget' ? ` (output limit of ${MAX_OUTPUT_BYTES / 1024} KiB reached)` : '';
-        footer = truncationMarker(
-          `showing lines ${w.first}-${last} ${of}${why}`,
-          `continue with ${continueAt(words, last + 1)}`,
-        );
-      }
+      const footer = more ? footerOf(w, last, size, words) : undefined;
       const lines = { first: w.first, last, total: w.totalLines, cut: w.cutLines };
       return answer(w.lines.join('\n'), { read: record, lines }, footer);
     } finally {
@@ -151,6 +130,34 @@ export const readFile = defineTool({
     }
   },
 });
+
+/** What the ledger keeps of a read: the file's identity and state, and what its text was. */
+function recordOf(file: string, size: number, st: BigIntStats, w: Window): ReadRecord {
+  return {
+    path: file,
+    size,
+    mtimeMs: Number(st.mtimeMs),
+    mtimeNs: String(st.mtimeNs),
+    ctimeNs: String(st.ctimeNs),
+    ino: Number(st.ino),
+    sha256: w.sha256,
+    encoding: w.encoding,
+    bom: w.bom,
+    eol: w.eol,
+    partial: true,
+    readAt: Date.now(),
+  };
+}
+
+/** The line after a window that stopped short: what it shows and how to read on. */
+function footerOf(w: Window, last: number, size: number, words: Wording): string {
+  const of = w.totalLines === null ? `of a ${fmtInt(size)}-byte file` : `of ${fmtInt(w.totalLines)}`;
+  const why = w.stop === 'budget' ? ` (output limit of ${MAX_OUTPUT_BYTES / 1024} KiB reached)` : '';
+  return truncationMarker(
+    `showing lines ${w.first}-${last} ${of}${why}`,
+    `continue with ${continueAt(words, last + 1)}`,
+  );
+}
 
 function openError(
   e: unknown,
