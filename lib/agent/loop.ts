@@ -174,10 +174,10 @@ async function runAndRecordCalls(run: Run, calls: ToolCall[], turn: number): Pro
   const { o, depth, visible, signal, emit } = run;
   const results = await runCalls(calls, { ...o, depth, visible, signal, emit, runAgent });
   for (const r of results) {
-    const skill = r?.meta?.skill as { name: string; body: string } | undefined;
+    const skill = r?.meta?.skill;
     if (skill && !run.activeSkills.some((s) => s.name === skill.name)) run.activeSkills.push(skill);
     // A sub-agent's tokens count toward the run's totals.
-    count(run, r?.meta?.usage as Usage | undefined, turn);
+    count(run, r?.meta?.usage, turn);
   }
   run.transcript.push({
     role: 'tool_results',

@@ -101,18 +101,14 @@ const oneLine = (s: string, n: number) => {
   return escapeControl(flat.length > n ? `${flat.slice(0, n)}…` : flat);
 };
 
-const GRANT = /--allow-all|--(?:allow|deny)-(?:read|write|run|net|env)(?:=[^\s,;]+)?|--mode[= ][a-zA-Z]+/g;
-
 export function resultPreview(r: ToolResult): string {
   const lines = r.content.split('\n');
   const first = (lines.find((l) => l.trim() !== '') ?? '').trimStart();
   let head = oneLine(first, 100);
-  // A denied call keeps the flag that would grant it, wherever the message said it.
-  if (r.code === 'permission_denied') {
-    const flags = [...new Set([...r.content.matchAll(GRANT)].map((m) => m[0].replace(/[.)]+$/, '')))];
-    const missing = flags.filter((f) => !head.includes(f));
-    if (missing.length) head += ` (run again with ${missing.join(' ')})`;
-  }
+  // A denied call keeps the flags that would grant it, which the policy's decision names.
+  const grants = r.code === 'permission_denied' ? (r.meta?.policy?.grants ?? []) : [];
+  const missing = grants.filter((f) => !head.includes(f));
+  if (missing.length) head += ` (run again with ${missing.join(' ')})`;
   return `${r.isError ? `error (${r.code}): ` : ''}${head}${lines.length > 1 ? ` (+${lines.length - 1} line${lines.length === 2 ? '' : 's'})` : ''}`;
 }
 

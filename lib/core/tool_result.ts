@@ -138,6 +138,8 @@ export interface PolicyDecision {
   /** The step that decided: blacklist, protected, mode, flag, rule, default, hook or prompt. */
   by: string;
   reason: string;
+  /** A refusal that flags could lift: those flags (`--allow-write=src`), for a printer to offer. */
+  grants?: string[];
 }
 
 export const ok = (content: string, meta?: ResultMeta): ToolResult =>

@@ -34,6 +34,8 @@ export interface Decision {
   allow: boolean;
   by: DecidedBy;
   reason: string;
+  /** A refusal that flags could lift: those flags, for a printer to offer (PolicyDecision.grants). */
+  grants?: string[];
 }
 
 export interface PolicyConfig {
@@ -85,7 +87,8 @@ interface Env extends VerdictConfig {
 type Step = (env: Env, call: Call) => Decision | undefined | Promise<Decision | undefined>;
 
 const allow = (by: DecidedBy, reason: string): Decision => ({ allow: true, by, reason });
-const deny = (by: DecidedBy, reason: string): Decision => ({ allow: false, by, reason });
+const deny = (by: DecidedBy, reason: string, grants?: readonly string[]): Decision =>
+  grants?.length ? { allow: false, by, reason, grants: [...grants] } : { allow: false, by, reason };
 
 const blacklist: Step = (_env, call) => {
   for (const a of call.accesses) {
@@ -105,9 +108,11 @@ const protectedLocations: Step = (env, call) => {
     const where = protectedLocation(env.root, a.path);
     if (!where || env.protectedGrants.some((g) => inside(a.path, g))) continue;
     const shown = env.rel(a.path);
+    const grant = `--allow-write=${shown}`;
     return deny(
       'protected',
-      `Writing ${JSON.stringify(shown)} is refused: it is a protected path (${where.what}). Grant it explicitly with --allow-write=${shown} if that is really intended.`,
+      `Writing ${JSON.stringify(shown)} is refused: it is a protected path (${where.what}). Grant it explicitly with ${grant} if that is really intended.`,
+      [grant],
     );
   }
   return undefined;
@@ -148,14 +153,17 @@ const nothingAsks: Step = (_env, call) => {
 const prompt: Step = async (env, call) => {
   const asked = call.verdicts().filter((v) => v.verdict === 'ask');
   const what = asked.map((v) => env.show(v.access)).join(', ');
-  if (!env.prompter)
+  if (!env.prompter) {
+    const grants = grantFlags(
+      asked.map((v) => v.access),
+      env.rel,
+    );
     return deny(
       'prompt',
-      `Permission needed: ${call.tool} wants to ${what}, and there is no terminal to ask. Run again with ${grantFlags(
-        asked.map((v) => v.access),
-        env.rel,
-      ).join(' ')}.`,
+      `Permission needed: ${call.tool} wants to ${what}, and there is no terminal to ask. Run again with ${grants.join(' ')}.`,
+      grants,
     );
+  }
   // The user approves the whole of what will run: nothing shortened here (the prompter escapes it).
   const request: PromptRequest = {
     tool: call.tool,
