@@ -27,6 +27,8 @@ export interface ToolDefinition {
   inputSchema: JsonSchemaObject;
   readOnly: boolean;
   system: boolean;
+  /** Reaches past the root: the network, or any program (ToolSpec.openWorld). Absent: it does not. */
+  openWorld?: boolean;
 }
 
 /** What the one authorisation step grants: the checked paths (in access order), and why. */
@@ -148,4 +150,5 @@ const toDefinition = (t: AnyTool): ToolDefinition => ({
   inputSchema: t.inputSchema,
   readOnly: t.readOnly,
   system: t.system ?? false,
+  ...(t.openWorld ? { openWorld: true } : {}),
 });

@@ -117,6 +117,13 @@ export interface ToolSpec<N extends string, S extends ParamsSchema, L extends La
   /** Always visible: survives every tool-set filter (plan mode, sub-agents). */
   system?: boolean;
   /**
+   * Reads file contents or names under the root: a read rule naming any such tool judges the reads of
+   * all of them (lib/policy/read_deny.ts keeps their names, checked against this by a test).
+   */
+  readsFiles?: boolean;
+  /** Reaches past the root: the network, or any program (MCP's openWorldHint). */
+  openWorld?: boolean;
+  /**
    * The JSON Schema the providers see when it was declared elsewhere (an MCP server's tool); by
    * default it is derived from `params`.
    */

@@ -16,7 +16,6 @@ import type { Runtime } from '../runtime/runtime.ts';
 import { QueuedStdioServerTransport } from './stdio_transport.ts';
 
 /** Tools that reach outside the project: bash runs anything, install_skill fetches from the network. */
-const OPEN_WORLD = new Set(['bash', 'install_skill']);
 
 export async function serveMcp(
   runtime: Runtime,
@@ -30,7 +29,7 @@ export async function serveMcp(
       name: d.name,
       description: d.description,
       inputSchema: d.inputSchema,
-      annotations: { readOnlyHint: d.readOnly, destructiveHint: !d.readOnly, openWorldHint: OPEN_WORLD.has(d.name) },
+      annotations: { readOnlyHint: d.readOnly, destructiveHint: !d.readOnly, openWorldHint: d.openWorld ?? false },
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {

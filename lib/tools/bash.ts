@@ -59,6 +59,7 @@ const params = v.strictObject({
 export const bash = defineTool({
   name: 'bash',
   lane: 'write',
+  openWorld: true,
   params,
   maxOutputBytes: 64 * 1024,
   description:

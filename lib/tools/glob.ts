@@ -72,6 +72,7 @@ const params = v.strictObject({
 export const glob = defineTool({
   name: 'glob',
   lane: 'search',
+  readsFiles: true,
   params,
   description:
     `Finds files whose path matches a glob \`pattern\`, relative to \`path\` (default: the root), and lists them ` +

@@ -105,6 +105,7 @@ const params = v.strictObject({
 export const grep = defineTool({
   name: 'grep',
   lane: 'search',
+  readsFiles: true,
   params,
   description:
     `Searches file contents for a regular expression \`pattern\` in ripgrep's syntax (Rust regex) under \`path\` (a file or directory; default: the root). ` +

@@ -17,6 +17,7 @@ import { type FetchedFile, fetchSkill, SKILL_LIMITS, sourceHost } from '../skill
 export const installSkill = defineTool({
   name: 'install_skill',
   lane: 'write',
+  openWorld: true,
   params: v.strictObject({
     url: v.pipe(
       v.string(),

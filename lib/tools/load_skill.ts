@@ -17,6 +17,7 @@ export const skillFile = (name: string) => `.mewcode/skills/${name}/SKILL.md`;
 export const loadSkill = defineTool({
   name: 'load_skill',
   lane: 'main',
+  readsFiles: true,
   system: true,
   params: v.strictObject({
     name: v.pipe(

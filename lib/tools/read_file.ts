@@ -41,6 +41,7 @@ const params = v.strictObject({
 export const readFile = defineTool({
   name: 'read_file',
   lane: 'pool',
+  readsFiles: true,
   params,
   maxOutputBytes: MAX_OUTPUT_BYTES + 4096,
   description:

@@ -67,7 +67,6 @@ test('registry: the read-only and write lists are disjoint and cover every tool 
     .filter(
       (f) => f.endsWith('.ts') && !f.startsWith('_') && !['mod.ts', 'read_tools.ts', 'write_tools.ts'].includes(f),
     )
-    .concat(['load_skill.ts', 'install_skill.ts']) // the skill tools live with their catalog in lib/skills
     .map((f) => f.replace(/\.ts$/, ''))
     .sort();
   assert.deepEqual(files, [...read, ...write].sort(), 'each tool file is one tool named like the file');

@@ -9,12 +9,13 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { AnyTool } from '../../lib/core/tool.ts';
 import { createGate } from '../../lib/policy/path_gate.ts';
 import { READ_RULE_TOOLS, readDenyOf } from '../../lib/policy/read_deny.ts';
 import { parseRule } from '../../lib/policy/rules.ts';
 import type { RuntimeOptions } from '../../lib/runtime/runtime.ts';
 import { deniedByRules } from '../../lib/sandbox/view.ts';
-import { TOOL_NAMES } from '../../lib/tools/mod.ts';
+import { TOOL_NAMES, TOOLS } from '../../lib/tools/mod.ts';
 import { READ_TOOLS } from '../../lib/tools/read_tools.ts';
 import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
 
@@ -43,6 +44,11 @@ const WORKERS = [0, 2] as const;
 test('read rules: the list of read tools is the registry’s', () => {
   assert.deepEqual(
     READ_TOOLS.map((t) => t.name),
+    READ_RULE_TOOLS,
+  );
+  // …and exactly the tools that say they read files (the fact lives on each tool).
+  assert.deepEqual(
+    (TOOLS as readonly AnyTool[]).filter((t) => t.readsFiles).map((t) => t.name),
     READ_RULE_TOOLS,
   );
 });
