@@ -4,6 +4,7 @@
  * so `--help` and the parser cannot disagree. A short letter means one thing per command: grep's `-A`
  * is after-context as in ripgrep, so there `--allow-all` is spelled out (test/cli_flags.test.ts).
  */
+import { permissionFlagSpecs } from '../core/permission_kinds.ts';
 
 export const COMMANDS = [
   'run',
@@ -41,16 +42,7 @@ export const FLAGS = {
   json: { type: 'boolean', help: "print the whole result object as JSON (grep: ripgrep's JSON Lines)" },
   help: { type: 'boolean', help: 'show help (mewcode help <command>, mewcode <command> --help)' },
   version: { type: 'boolean', help: 'show the version' },
-  'allow-read': { type: 'string', arg: 'PATH,…', help: 'read these paths without asking (bare: all)' },
-  'allow-write': { type: 'string', arg: 'PATH,…', help: 'write these paths without asking (bare: the root)' },
-  'allow-run': { type: 'string', arg: 'PROGRAM,…', help: 'run these programs without asking (bare: all)' },
-  'allow-net': { type: 'string', arg: 'HOST,…', help: 'reach these hosts without asking (bare: all)' },
-  'allow-env': { type: 'string', arg: 'VAR,…', help: 'pass these environment variables (bare: all)' },
-  'deny-read': { type: 'string', arg: 'PATH,…', help: 'refuse reads of these paths (deny wins)' },
-  'deny-write': { type: 'string', arg: 'PATH,…', help: 'refuse writes to these paths' },
-  'deny-run': { type: 'string', arg: 'PROGRAM,…', help: 'refuse these programs' },
-  'deny-net': { type: 'string', arg: 'HOST,…', help: 'refuse these hosts' },
-  'deny-env': { type: 'string', arg: 'VAR,…', help: 'refuse these environment variables' },
+  ...permissionFlagSpecs(),
   'allow-all': { type: 'boolean', help: 'grant everything (the sandbox, the blacklist and denials still apply)' },
   mode: { type: 'string', arg: 'M', help: 'default | acceptEdits | plan | bypass' },
   sandbox: { type: 'boolean', help: 'run bash inside bubblewrap (fails when it cannot start; never falls back)' },
@@ -208,16 +200,5 @@ export const takes = (command: Command, flag: Flag): boolean => {
   return only === undefined || only.includes(command);
 };
 
-/** The Deno-style permission flags; bare forms grant everything of their kind. */
-export const PERMISSION_FLAGS = [
-  'allow-read',
-  'allow-write',
-  'allow-run',
-  'allow-net',
-  'allow-env',
-  'deny-read',
-  'deny-write',
-  'deny-run',
-  'deny-net',
-  'deny-env',
-] as const;
+/** The Deno-style permission flags (lib/core/permission_kinds.ts). */
+export { PERMISSION_FLAGS } from '../core/permission_kinds.ts';

@@ -2,6 +2,7 @@
  * Help text, built from the flag table (flags.ts) so that it lists exactly the flags the parser takes:
  * `mewcode --help` for the whole program, `mewcode help <command>` / `mewcode <command> --help` for one.
  */
+import { KINDS, PERMISSION_KINDS } from '../core/permission_kinds.ts';
 import { type Command, FLAGS, type Flag, type FlagSpec, GLOBAL_SHORTS, PERMISSION_FLAGS, shortsOf } from './flags.ts';
 
 const USAGE: Record<Command, { usage: string; about: string; notes?: string }> = {
@@ -94,12 +95,21 @@ Global flags:
 ${globalFlags()
   .map((f) => flagLine(f, letterOf('agent', f)))
   .join('\n')}
-  --allow-read[=PATH,…] --allow-write[=PATH,…] --allow-run[=PROGRAM,…] --allow-net[=HOST,…]
-  --allow-env[=VAR,…]        grant without asking (bare: all of that kind)
-  --deny-read=… --deny-write=… --deny-run=… --deny-net=… --deny-env=…   refuse (deny wins)
+${permissionHelp()}
   .git/ and .mewcode/settings*.json are written only when an --allow-write path names them.
 
 Exit status: 0 success, 1 the tool returned an error (or the agent stopped on a failure), 2 a usage
 error, 130 interrupted (143 SIGTERM, 129 SIGHUP; running commands are killed with their process groups).
 grep and glob exit like ripgrep: 0 found, 1 nothing found, 2 an error.
 `;
+
+/** The permission flags' lines, from the kinds' table (lib/core/permission_kinds.ts). */
+function permissionHelp(): string {
+  const allow = KINDS.map((k) => `--allow-${k}[=${PERMISSION_KINDS[k].subject},…]`);
+  const deny = KINDS.map((k) => `--deny-${k}=…`);
+  return [
+    `  ${allow.slice(0, 4).join(' ')}`,
+    `  ${allow.slice(4).join(' ').padEnd(26)} grant without asking (bare: all of that kind)`,
+    `  ${deny.join(' ')}   refuse (deny wins)`,
+  ].join('\n');
+}

@@ -6,6 +6,7 @@
  */
 
 import type { Mode } from '../core/modes.ts';
+import { PERMISSION_KINDS } from '../core/permission_kinds.ts';
 import type { CheckedAccess } from '../core/tool.ts';
 import { ENV_ALLOWLIST } from '../exec/env.ts';
 import { covers, type Flags } from './permissions.ts';
@@ -85,20 +86,10 @@ const acceptEditsMode: AccessStep = (c, _tool, a) =>
   c.mode === 'acceptEdits' && a.kind === 'write' ? verdict('allow', 'mode', 'acceptEdits mode', a) : undefined;
 
 const byDefault: AccessStep = (c, _tool, a) => {
-  switch (a.kind) {
-    case 'read':
-      return verdict('allow', 'default', 'reads inside the root are allowed', a);
-    case 'write':
-      return verdict('ask', 'default', 'writes ask by default', a);
-    case 'run':
-      return verdict('ask', 'default', 'commands ask by default', a);
-    case 'net':
-      return verdict('deny', 'default', 'network access is denied by default', a);
-    case 'env':
-      return (ENV_ALLOWLIST as readonly string[]).includes(subjectOf(a, c.rel))
-        ? verdict('allow', 'default', 'an allowlisted variable', a)
-        : verdict('deny', 'default', 'variables outside the allowlist are denied by default', a);
-  }
+  const d = PERMISSION_KINDS[a.kind];
+  if (a.kind === 'env' && (ENV_ALLOWLIST as readonly string[]).includes(subjectOf(a, c.rel)))
+    return verdict('allow', 'default', 'an allowlisted variable', a);
+  return verdict(d.byDefault, 'default', d.defaultWhy, a);
 };
 
 /** The README's order: denials, bypass, asks, allows, defaults. */

@@ -7,12 +7,12 @@
  * (`AWS_*` style prefixes for variables).
  */
 import { inside } from '../core/paths.ts';
+import type { Kind } from '../core/permission_kinds.ts';
 import type { CheckedAccess } from '../core/tool.ts';
 import { analyseCommand } from '../shell/commands.ts';
 import { programsCover, programsDeny } from './run_match.ts';
 
-export const KINDS = ['read', 'write', 'run', 'net', 'env'] as const;
-export type Kind = (typeof KINDS)[number];
+export { KINDS, type Kind } from '../core/permission_kinds.ts';
 
 export type Grant = boolean | readonly string[];
 

@@ -8,6 +8,7 @@
  * terminal nothing is asked: the call is denied, naming the flag that would grant it. Main thread.
  */
 import { createInterface } from 'node:readline';
+import { KINDS, PERMISSION_KINDS } from '../core/permission_kinds.ts';
 import type { Result } from '../core/result.ts';
 import type { CheckedAccess } from '../core/tool.ts';
 import { DIFF_ROWS, diffHead, gutter, wrap } from './render.ts';
@@ -81,8 +82,6 @@ function widthOf(output: NodeJS.WritableStream): number {
   return typeof cols === 'number' && cols > 0 ? Math.max(20, cols) : 80;
 }
 
-const VERBS = { read: 'read', write: 'write', net: 'connect to', env: 'read the environment variable' } as const;
-
 /** The whole question as drawn on a terminal `width` columns wide, ending with the answer prompt. */
 export function render(r: PromptRequest, preview: PromptPreview | undefined, width: number): string {
   const rows: string[] = [];
@@ -92,15 +91,16 @@ export function render(r: PromptRequest, preview: PromptPreview | undefined, wid
     const lines = a.subject.split('\n');
     const chars = [...a.subject].length;
     header(
-      `run this command (${lines.length === 1 ? '' : `${lines.length} lines, `}${chars} character${chars === 1 ? '' : 's'})`,
+      `${PERMISSION_KINDS.run.ask} (${lines.length === 1 ? '' : `${lines.length} lines, `}${chars} character${chars === 1 ? '' : 's'})`,
     );
     rows.push(...gutter(lines, width));
   }
   // Everything else one subject per row, so no name can pass itself off as two (a newline in it is escaped).
-  for (const kind of ['read', 'write', 'net', 'env'] as const) {
+  for (const kind of KINDS) {
+    if (kind === 'run') continue; // above, each command whole
     const subjects = r.asks.filter((a) => a.kind === kind).map((a) => a.subject);
     if (subjects.length === 0) continue;
-    header(VERBS[kind]);
+    header(PERMISSION_KINDS[kind].ask);
     rows.push(...subjects.flatMap((s) => wrap(s, width, '  │ ', '  ┆ ')));
   }
   if (preview && 'note' in preview) rows.push(...wrap(`(no diff to show: ${preview.note})`, width, '  ', '  ', true));
