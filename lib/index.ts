@@ -5,8 +5,10 @@
 
 export type { AgentEvent, AgentOptions, AgentResult } from './agent/loop.ts';
 export { runAgent } from './agent/loop.ts';
-export type { ToolResult } from './core/tool.ts';
+export type { AnswerForm, GlobData, GrepData, GrepLine, ReadFileData, ToolData } from './core/answers.ts';
+export type { ResultMeta, ToolResult } from './core/tool.ts';
+export { MODEL_WORDING, type Wording } from './core/wording.ts';
 export { makeProvider } from './llm/providers.ts';
-export type { BatchCall, Runtime, RuntimeOptions } from './runtime/runtime.ts';
+export type { BatchCall, CallOptions, Runtime, RuntimeOptions } from './runtime/runtime.ts';
 export { createRuntime } from './runtime/runtime.ts';
 export { inspectTrust, type TrustView } from './settings/trust.ts';
