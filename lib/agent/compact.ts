@@ -20,7 +20,7 @@ const INSTRUCTION =
   'found, which files were read or changed and how, decisions taken, what failed, and what remains to do next. ' +
   'Be specific (paths, names, values). Answer with the summary only; call no tools.';
 
-export interface Compacted {
+interface Compacted {
   transcript: Message[];
   summary: string;
   files: string[];

@@ -11,7 +11,7 @@ import type { ToolDefinition } from '../core/registry.ts';
 import type { Message, ToolResultMessage } from '../llm/provider.ts';
 
 /** Context windows by model family, in tokens; unknown models get a conservative 128k. */
-export function contextWindow(model: string): number {
+function contextWindow(model: string): number {
   if (/^claude-/.test(model)) return 200_000;
   if (/^gpt-4\.1/.test(model)) return 1_000_000;
   if (/^gpt-5/.test(model)) return 400_000;
@@ -34,7 +34,7 @@ export function requestTokens(system: string, tools: readonly ToolDefinition[], 
 /** Arguments longer than this (characters) are summarized once their call has run. */
 const LARGE_INPUT = 1024;
 
-export interface TrimReport {
+interface TrimReport {
   clearedResults: number;
   summarizedInputs: number;
 }

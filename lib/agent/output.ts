@@ -101,7 +101,7 @@ const oneLine = (s: string, n: number) => {
   return escapeControl(flat.length > n ? `${flat.slice(0, n)}…` : flat);
 };
 
-export function resultPreview(r: ToolResult): string {
+function resultPreview(r: ToolResult): string {
   const lines = r.content.split('\n');
   const first = (lines.find((l) => l.trim() !== '') ?? '').trimStart();
   let head = oneLine(first, 100);

@@ -13,7 +13,7 @@ import type { AgentEvent, AgentOptions, AgentResult } from './types.ts';
 
 let seq = 0;
 
-export interface CallEnv extends AgentOptions {
+interface CallEnv extends AgentOptions {
   provider: Provider;
   model: string;
   depth: number;

@@ -18,7 +18,7 @@ export const DEFAULT_MAX_TURNS = 25;
 export const MAX_TOKENS = 8192;
 
 /** The run's options once the provider is an object and the model is named. */
-export type ResolvedOptions = AgentOptions & { provider: Provider; model: string };
+type ResolvedOptions = AgentOptions & { provider: Provider; model: string };
 
 export interface Run {
   o: ResolvedOptions;

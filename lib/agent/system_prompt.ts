@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 
-export interface PromptContext {
+interface PromptContext {
   root: string;
   mode: string;
   date?: Date;

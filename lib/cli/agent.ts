@@ -13,8 +13,8 @@ import { chooseModel, makeProvider, type ProviderName } from '../llm/providers.t
 import type { Runtime } from '../runtime/runtime.ts';
 import { UsageError } from './args.ts';
 
-export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
+type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** --output-format, with --json as the old spelling of `json`. */
 export function outputFormat(flag: string | undefined, json: boolean | undefined): OutputFormat {
@@ -24,7 +24,7 @@ export function outputFormat(flag: string | undefined, json: boolean | undefined
   return flag as OutputFormat;
 }
 
-export interface AgentCli {
+interface AgentCli {
   task: string;
   provider: ProviderName;
   model?: string;

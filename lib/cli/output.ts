@@ -21,8 +21,6 @@ export const processOut: Out = {
   stderr: (text) => process.stderr.write(text),
 };
 
-export type ColorWhen = 'auto' | 'always' | 'never';
-
 /** Whether stdout gets colour: --color, then NO_COLOR (any non-empty value), then whether it is a terminal. */
 export function colorEnabled(when: string | undefined): boolean {
   if (when !== undefined && when !== 'auto' && when !== 'always' && when !== 'never')

@@ -10,7 +10,7 @@ import { killAllNow, terminateAll } from '../exec/live.ts';
 const STOP_SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
 type StopSignal = keyof typeof STOP_SIGNALS;
 
-export interface StopSignals {
+interface StopSignals {
   /** Aborted on the first signal: pass it to the calls. */
   readonly signal: AbortSignal;
   /** 128 + the signal's number once a signal came, else undefined. */

@@ -57,7 +57,7 @@ export function applyBudget(result: ToolResult, budget: Budget = {}): ToolResult
 }
 
 /** What a cut result says about itself (ResultMeta.truncated). */
-export type Truncated = NonNullable<ResultMeta['truncated']>;
+type Truncated = NonNullable<ResultMeta['truncated']>;
 
 /**
  * The text the model sees of an oversized result: the start of `head` within the budget, ending on a

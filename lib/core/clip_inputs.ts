@@ -8,7 +8,7 @@
 import { escapeControl } from './text.ts';
 import type { ToolResult } from './tool_result.ts';
 
-export const QUOTE_LIMIT = 200;
+const QUOTE_LIMIT = 200;
 
 /** `s` clipped to QUOTE_LIMIT characters, saying how long it was. */
 export const clipQuoted = (s: string): string =>

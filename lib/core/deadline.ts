@@ -8,7 +8,7 @@
  * or listener outlives its call. Any thread.
  */
 
-export interface CallDeadline {
+interface CallDeadline {
   signal: AbortSignal;
   /** Stops the timer and detaches from the caller's signal; call it when the call has ended. */
   clear(): void;

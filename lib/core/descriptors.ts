@@ -12,7 +12,7 @@ import { closeSync, constants, openSync, readlinkSync } from 'node:fs';
 import { errValue, okValue, type Result } from './result.ts';
 
 /** Why an open was refused: the operating system's code, or MOVED when it reached somewhere else. */
-export interface OpenRefusal {
+interface OpenRefusal {
   errno: string;
   /** Where the descriptor really led, for MOVED. */
   real?: string;

@@ -7,7 +7,7 @@
  * (lib/policy/permissions.ts), which the compiler then asks for.
  */
 
-export interface PermissionKind {
+interface PermissionKind {
   /** What a grant lists, as the help names it. */
   subject: 'PATH' | 'PROGRAM' | 'HOST' | 'VAR';
   /** `--allow-KIND`'s help line. */
@@ -69,7 +69,7 @@ export type Kind = keyof typeof PERMISSION_KINDS;
 export const KINDS = Object.keys(PERMISSION_KINDS) as readonly Kind[];
 
 /** The Deno-style permission flags; bare forms grant everything of their kind. */
-export type PermissionFlag = `allow-${Kind}` | `deny-${Kind}`;
+type PermissionFlag = `allow-${Kind}` | `deny-${Kind}`;
 export const PERMISSION_FLAGS: readonly PermissionFlag[] = [
   ...KINDS.map((k): PermissionFlag => `allow-${k}`),
   ...KINDS.map((k): PermissionFlag => `deny-${k}`),

@@ -46,7 +46,7 @@ export interface LaneRunner {
 }
 
 /** What a call needs from its caller: the root, cancellation, the one authorisation step, the lanes. */
-export interface ExecuteEnv {
+interface ExecuteEnv {
   root: string;
   signal?: AbortSignal;
   /**

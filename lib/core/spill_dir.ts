@@ -16,7 +16,7 @@ import path from 'node:path';
 import { errValue, okValue, type Result } from './result.ts';
 
 /** Spill files older than this are removed when a process first uses a spill directory. */
-export const SPILL_TTL_MS = 24 * 60 * 60 * 1000;
+const SPILL_TTL_MS = 24 * 60 * 60 * 1000;
 
 const uid = () => process.geteuid?.() ?? process.getuid?.();
 
@@ -52,7 +52,7 @@ export function spillDirFor(root: string, { create = true } = {}): Result<string
  * Makes `dir` (0700) unless it exists or `create` is false, then accepts it only if it is the user's
  * own private directory (a missing one is accepted when not asked to create it).
  */
-export function ownDir(dir: string, create: boolean): Result<string, string> {
+function ownDir(dir: string, create: boolean): Result<string, string> {
   try {
     if (create) mkdirSync(dir, { mode: 0o700 }); // never follows a symlink planted at the name: EEXIST instead
   } catch (e) {

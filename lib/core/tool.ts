@@ -102,7 +102,7 @@ export interface PreviewContext {
 // biome-ignore lint/suspicious/noExplicitAny: a schema's input type is unconstrained on purpose
 type AnyEntries = any;
 /** A tool's parameters: an object schema (strict for built-in tools; loose for an MCP tool's passthrough). */
-export type ParamsSchema =
+type ParamsSchema =
   | v.ObjectSchema<AnyEntries, undefined>
   | v.StrictObjectSchema<AnyEntries, undefined>
   | v.LooseObjectSchema<AnyEntries, undefined>;

@@ -60,7 +60,7 @@ export interface ResultMeta
     SubAgentMeta {}
 
 /** Set on any call's result by the runtime. */
-export interface CallMeta {
+interface CallMeta {
   /** A read record for the write lane's ledger (read_file); the main thread stores it. */
   read?: ReadRecord;
   /** The policy's decision on the call, when it reached the policy. */
@@ -70,7 +70,7 @@ export interface CallMeta {
 }
 
 /** grep and glob. */
-export interface SearchMeta {
+interface SearchMeta {
   /** grep: files with results shown. apply_patch: files the patch changed. */
   files?: number;
   /** grep: matching lines shown (matches counted, in count mode). */
@@ -87,13 +87,13 @@ export interface SearchMeta {
 }
 
 /** read_file: the window of lines shown. */
-export interface ReadFileMeta {
+interface ReadFileMeta {
   /** `total` is null when the file was not read to its end. */
   lines?: { first: number; last: number; total: number | null; cut: number };
 }
 
 /** bash. */
-export interface CommandMeta {
+interface CommandMeta {
   exitCode?: number | null;
   ms?: number;
   /** Bytes of output, all of it (what was kept may be less). */
@@ -109,7 +109,7 @@ export interface CommandMeta {
 }
 
 /** write_file, edit_file, multi_edit. */
-export interface ChangeMeta {
+interface ChangeMeta {
   /** The file did not exist before. */
   created?: boolean;
   /** write_file: the file already held exactly this content; nothing was written. */
@@ -118,7 +118,7 @@ export interface ChangeMeta {
 }
 
 /** load_skill and install_skill. */
-export interface SkillMeta {
+interface SkillMeta {
   /** load_skill: the skill pinned into the following turns' system prompt. */
   skill?: { name: string; body: string };
   /** install_skill: the skill installed, and its tree's digest. */
@@ -127,7 +127,7 @@ export interface SkillMeta {
 }
 
 /** The agent tool: the sub-agent's turns and tokens. */
-export interface SubAgentMeta {
+interface SubAgentMeta {
   turns?: number;
   usage?: { input: number; output: number };
 }

@@ -61,7 +61,7 @@ export function fitAt(file: FileLines, old: readonly string[], keys: readonly st
 }
 
 /** Where to look: the first line a block may start at, the last, or only the end of the file. */
-export interface Span {
+interface Span {
   from?: number;
   to?: number;
   eof?: boolean;

@@ -16,7 +16,7 @@ const cap = (s: string) => `${s[0]?.toUpperCase()}${s.slice(1)}`;
 /** A 1-based inclusive line range, "line 4" or "lines 4–9". */
 export const lineRange = (a: number, b: number): string => (a === b ? `line ${a}` : `lines ${a}–${b}`);
 
-export interface Place {
+interface Place {
   /** 0-based first and last line. */
   start: number;
   end: number;
@@ -26,7 +26,7 @@ export interface Place {
 const MAX_VOTERS = 500;
 
 /** The block of the file most like old_string's lines, or undefined when nothing resembles them. */
-export function closestPlace(file: FileLines, old: readonly string[]): Place | undefined {
+function closestPlace(file: FileLines, old: readonly string[]): Place | undefined {
   const keys = old.map(lineKey);
   const votes = new Map<number, number>();
   const missing: number[] = [];

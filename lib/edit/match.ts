@@ -27,7 +27,7 @@ export function tolerated(fit: Fit, undid?: string): string {
 }
 
 /** The file split into raw lines (CR kept) and indexed bare lines. */
-export interface SplitFile {
+interface SplitFile {
   raw: string[];
   file: FileLines;
 }
@@ -38,7 +38,7 @@ export function splitFile(text: string): SplitFile {
 }
 
 /** A block replaced: the new text, the 1-based lines it now covers, and what was tolerated. */
-export interface BlockEdit {
+interface BlockEdit {
   text: string;
   start: number;
   end: number;

@@ -7,7 +7,7 @@
  * inside its emoji, are left alone).
  */
 
-export type CharFix =
+type CharFix =
   | 'typographic quotes'
   | 'typographic dashes'
   | 'non-breaking spaces'

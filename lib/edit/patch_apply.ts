@@ -13,7 +13,7 @@ import { lineKey, lostChars } from './normalize.ts';
 import type { Chunk } from './patch.ts';
 import { frameLine, leftFloor } from './rewrite.ts';
 
-export interface Patched {
+interface Patched {
   text: string;
   /** Every anchor, context and '-' line matched the file exactly: the patch shows its author saw it. */
   exact: boolean;

@@ -14,7 +14,7 @@ export interface Reading {
 }
 
 /** A text's lines; a final newline ends the last line rather than starting an empty one. */
-export function linesOf(s: string): string[] {
+function linesOf(s: string): string[] {
   const lines = s.replace(/\r\n/g, '\n').split('\n');
   if (lines.length > 1 && lines.at(-1) === '') lines.pop();
   return lines;
@@ -30,7 +30,7 @@ export const hasLineNumbers = (lines: readonly string[]): boolean =>
  * The first line's number when the numbers run on one by one, as read_file shows them (a TSV's ids
  * in the first column need not); undefined otherwise.
  */
-export function firstNumber(lines: readonly string[]): number | undefined {
+function firstNumber(lines: readonly string[]): number | undefined {
   const nums = lines.map((l) => (NUMBERED.test(l) ? Number.parseInt(l, 10) : undefined));
   const k = nums.findIndex((n) => n !== undefined);
   const base = (nums[k] as number) - k;

@@ -12,7 +12,7 @@ import { errValue, okValue, type Result } from '../core/result.ts';
 
 const PREFIX = 'mewcode-';
 /** How long a kill waits for the kernel to report the cgroup empty before leaving it to the sweep. */
-export const EMPTY_WAIT_MS = 10_000;
+const EMPTY_WAIT_MS = 10_000;
 
 /** A cgroup: its directory, and its name as /proc/<pid>/cgroup shows it (`0::<path>`). */
 export interface Cgroup {
@@ -53,7 +53,7 @@ export function ownCgroup(): Result<Cgroup, string> {
 const unescapeMount = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
 
 /** Field 22 of /proc/<pid>/stat: with the pid, it names one process for the life of the system. */
-export function startTime(pid: number | 'self'): string | undefined {
+function startTime(pid: number | 'self'): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
@@ -117,7 +117,7 @@ export function probeCgroups(): Result<Cgroup, string> {
 }
 
 /** Every process of the cgroup and of the cgroups below it. */
-export function pidsIn(dir: string): number[] {
+function pidsIn(dir: string): number[] {
   const pids: number[] = [];
   try {
     for (const p of readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n')) if (p) pids.push(Number(p));

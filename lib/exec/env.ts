@@ -12,9 +12,9 @@ export const ENV_PASSED_SHOWN = `${ENV_ALLOWLIST.join(', ')}, LC_*`;
 const LOADER = /^(LD_|DYLD_)/;
 
 /** Fixed for every command: no pager waits for a keypress that will never come. */
-export const ENV_FIXED: Readonly<Record<string, string>> = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
+const ENV_FIXED: Readonly<Record<string, string>> = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
 
-export type EnvGrant = boolean | readonly string[];
+type EnvGrant = boolean | readonly string[];
 
 export function childEnv(
   parent: NodeJS.ProcessEnv,

@@ -4,7 +4,7 @@
  * started them. Main thread.
  */
 
-export interface LiveCommand {
+interface LiveCommand {
   /** Stop as on a cancel: SIGTERM, then SIGKILL after the grace. */
   terminate(): void;
   /** SIGKILL to everything now and wait, synchronously (a second signal, or the process exiting). */
@@ -26,8 +26,6 @@ export function track(c: LiveCommand): () => void {
   live.add(c);
   return () => live.delete(c);
 }
-
-export const liveCommands = () => live.size;
 
 /** Terminates every running command; resolves once all of them have ended and left nothing behind. */
 export async function terminateAll(): Promise<void> {

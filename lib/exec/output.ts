@@ -11,10 +11,10 @@ import path from 'node:path';
 import { fmtInt, truncationMarker } from '../core/budget.ts';
 import type { Result } from '../core/result.ts';
 
-export const HEAD_BYTES = 16 * 1024;
-export const TAIL_BYTES = 16 * 1024;
+const HEAD_BYTES = 16 * 1024;
+const TAIL_BYTES = 16 * 1024;
 /** Beyond this the spill file stops growing (the count goes on): a runaway command must not fill the disk. */
-export const MAX_SPILL_BYTES = 2 * 1024 ** 3;
+const MAX_SPILL_BYTES = 2 * 1024 ** 3;
 
 export class OutputCollector {
   readonly #head = Buffer.alloc(HEAD_BYTES);

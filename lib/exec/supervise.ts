@@ -16,11 +16,11 @@ import type { OutputCollector } from './output.ts';
 import { childrenOf, signalEach, withDescendants } from './proctree.ts';
 
 /** Between SIGTERM and SIGKILL. */
-export const KILL_GRACE_MS = 2000;
+const KILL_GRACE_MS = 2000;
 /** How long output keeps being read after the process exited, when escaped processes may hold the pipes. */
-export const DRAIN_MS = 250;
+const DRAIN_MS = 250;
 
-export interface Supervised {
+interface Supervised {
   argv: readonly string[];
   cwd: string;
   env: Record<string, string>;
@@ -35,7 +35,7 @@ export interface Supervised {
   containment?: Containment;
 }
 
-export type Ending = 'exit' | 'timeout' | 'cancelled' | 'spawn_error';
+type Ending = 'exit' | 'timeout' | 'cancelled' | 'spawn_error';
 
 export interface Outcome {
   ending: Ending;

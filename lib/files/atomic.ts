@@ -63,7 +63,7 @@ export function dirHandle(fd: number, real: string): DirHandle {
   return { fd, real, at: (name) => fdPath(fd, name), close: () => closeSync(fd) };
 }
 
-export interface AtomicWrite {
+interface AtomicWrite {
   dir: DirHandle;
   name: string;
   data: Uint8Array;

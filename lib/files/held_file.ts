@@ -17,7 +17,7 @@ import { acquireFileLock, withPathLock } from './locks.ts';
 import { encodeText, loadText, type TextFile, type TextStyle } from './text_file.ts';
 
 /** What holding files needs of the write lane's context: the root, and the read ledger that vouches for each file. */
-export interface HeldFileContext {
+interface HeldFileContext {
   root: string;
   ledger: Ledger;
 }
@@ -37,7 +37,7 @@ export interface HeldFile {
   restore(bytes: Buffer | undefined, mode?: number): void;
 }
 
-export interface HoldOptions {
+interface HoldOptions {
   /** Create missing parent directories (write_file, apply_patch's Add File). */
   createParents?: boolean;
 }

@@ -82,7 +82,7 @@ export class Ledger {
 }
 
 /** Nothing when the file is the one that was read; otherwise why it may not be changed. */
-export type Freshness = Result<undefined, { code: 'not_read' | 'stale'; message: string }>;
+type Freshness = Result<undefined, { code: 'not_read' | 'stale'; message: string }>;
 
 export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 

@@ -15,7 +15,7 @@ import { errValue, okValue, type Result } from '../core/result.ts';
 /** How long to wait for another process's lock before giving up. */
 export const LOCK_WAIT_MS = 10_000;
 /** A lock older than this is considered abandoned even if its owner seems alive. */
-export const STALE_LOCK_MS = 60_000;
+const STALE_LOCK_MS = 60_000;
 
 const chains = new Map<string, Promise<unknown>>();
 
@@ -46,7 +46,7 @@ export const lockFileOf = (realPath: string) =>
   path.join(tmpdir(), 'mewcode-locks', `${createHash('sha256').update(realPath).digest('hex').slice(0, 40)}.lock`);
 
 /** The lock's release, or who holds it (undefined when its file could not be read). */
-export type LockResult = Result<() => void, LockInfo | undefined>;
+type LockResult = Result<() => void, LockInfo | undefined>;
 
 /** Takes the cross-process lock of a real path, waiting up to `waitMs`. */
 export async function acquireFileLock(realPath: string, waitMs = LOCK_WAIT_MS): Promise<LockResult> {

@@ -59,7 +59,7 @@ function similarity(wanted: string, name: string): number {
 }
 
 /** Edit distance, giving up (returning `cap + 1`) once it must exceed `cap`. */
-export function levenshtein(a: string, b: string, cap: number): number {
+function levenshtein(a: string, b: string, cap: number): number {
   if (Math.abs(a.length - b.length) > cap) return cap + 1;
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {

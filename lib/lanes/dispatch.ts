@@ -25,7 +25,7 @@ import type { SearchContext } from './search_context.ts';
 import type { ExecConfig, WriteContext } from './write_context.ts';
 import { WriteLane } from './write_lane.ts';
 
-export interface LaneConfig {
+interface LaneConfig {
   /** Absent: every read tool runs inline on this thread. */
   pool?: ReadPool;
   /**
@@ -46,7 +46,7 @@ export interface LaneConfig {
 }
 
 /** Each lane's context, for the tools that run there. */
-export interface LaneContexts {
+interface LaneContexts {
   pool: ToolContext;
   search: SearchContext;
   main: MainContext;

@@ -15,9 +15,9 @@ import { SHARD_DEADLINE } from '../search/shards.ts';
 import type { PoolResult, PoolTask } from './pool_protocol.ts';
 
 /** Heap limit of each worker, in MiB. */
-export const WORKER_HEAP_MB = 512;
+const WORKER_HEAP_MB = 512;
 /** Young-generation size of each worker, in MiB. */
-export const WORKER_YOUNG_MB = 4;
+const WORKER_YOUNG_MB = 4;
 
 declare const __MEWCODE_DIST__: string | undefined;
 // '.ts' when this module runs from source under tsx, '.js' when compiled; in the bundle, workers start

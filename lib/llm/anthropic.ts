@@ -94,7 +94,7 @@ export function anthropicProvider(o: ProviderOptions): Provider {
   };
 }
 
-export function toAnthropicMessages(messages: readonly Message[]): unknown[] {
+function toAnthropicMessages(messages: readonly Message[]): unknown[] {
   return messages.map((m) => {
     if (m.role === 'user') return { role: 'user', content: m.content };
     if (m.role === 'assistant') {

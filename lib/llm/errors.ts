@@ -4,7 +4,7 @@
  * stream) and, for the user, what to do. The SDKs' raw JSON bodies never reach the user. Main thread.
  */
 
-export type FailureKind = 'http' | 'connection' | 'stalled' | 'bad_response' | 'cancelled';
+type FailureKind = 'http' | 'connection' | 'stalled' | 'bad_response' | 'cancelled';
 
 export class ProviderError extends Error {
   readonly kind: FailureKind;
@@ -191,7 +191,7 @@ export function stalled(provider: string, url: string, idleMs: number, events: n
 }
 
 /** What a provider knows when its streamed turn fails. */
-export interface StreamState {
+interface StreamState {
   signal: AbortSignal;
   watch: { stalled: boolean; events: number };
   idleMs: number;

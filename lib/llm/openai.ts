@@ -119,7 +119,7 @@ export function fromStrictArgs(schema: { required?: string[] }, args: unknown): 
 }
 
 /** The marker an error result carries in an OpenAI tool message, which has no error flag. */
-export const OPENAI_ERROR_PREFIX = 'ERROR: ';
+const OPENAI_ERROR_PREFIX = 'ERROR: ';
 
 /** The OpenAI Chat Completions provider (any compatible base URL); the SDK is imported on first use. */
 export function openaiProvider(o: ProviderOptions & { strict?: boolean }): Provider {
@@ -218,7 +218,7 @@ export function openaiProvider(o: ProviderOptions & { strict?: boolean }): Provi
   };
 }
 
-export function toOpenAIMessages(system: string, messages: readonly Message[]): unknown[] {
+function toOpenAIMessages(system: string, messages: readonly Message[]): unknown[] {
   const out: unknown[] = [{ role: 'system', content: system }];
   for (const m of messages) {
     if (m.role === 'user') out.push({ role: 'user', content: m.content });

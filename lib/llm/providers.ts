@@ -26,7 +26,7 @@ export function chooseModel(
 const KEY_VARS: Record<ProviderName, string> = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' };
 const URL_VARS: Record<ProviderName, string> = { anthropic: 'ANTHROPIC_BASE_URL', openai: 'OPENAI_BASE_URL' };
 
-export interface ProviderChoice {
+interface ProviderChoice {
   provider: ProviderName;
   apiKey?: string;
   baseURL?: string;

@@ -9,7 +9,7 @@
 import { ProviderError, toProviderError } from './errors.ts';
 import type { ModelTurn, Provider, TurnRequest } from './provider.ts';
 
-export const DEFAULT_RETRY_BASE_MS = 1000;
+const DEFAULT_RETRY_BASE_MS = 1000;
 const CAP_MS = 60_000;
 
 export interface RetryNotice {
@@ -24,7 +24,7 @@ export interface RetryNotice {
   discarded: boolean;
 }
 
-export function retryBaseMs(env: NodeJS.ProcessEnv = process.env): number {
+function retryBaseMs(env: NodeJS.ProcessEnv = process.env): number {
   const n = Number(env.MEWCODE_RETRY_BASE_MS);
   return Number.isFinite(n) && n >= 0 && env.MEWCODE_RETRY_BASE_MS !== '' && env.MEWCODE_RETRY_BASE_MS !== undefined
     ? n

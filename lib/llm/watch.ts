@@ -5,7 +5,7 @@
  */
 
 /** The default idle limit: generous for a slow first token, far below "forever". */
-export const DEFAULT_STREAM_IDLE_MS = 120_000;
+const DEFAULT_STREAM_IDLE_MS = 120_000;
 
 /** MEWCODE_STREAM_IDLE_MS, or the default; a bad value is the default. */
 export function streamIdleMs(env: NodeJS.ProcessEnv = process.env): number {
@@ -13,7 +13,7 @@ export function streamIdleMs(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isFinite(n) && n > 0 ? n : DEFAULT_STREAM_IDLE_MS;
 }
 
-export interface StreamWatch {
+interface StreamWatch {
   /** Aborted by the caller's signal or by the idle limit. */
   readonly signal: AbortSignal;
   /** Something arrived: the idle clock starts again (an event unless `event` is false, as for headers). */

@@ -15,7 +15,7 @@ import type { Runtime } from '../runtime/runtime.ts';
 
 export type { McpServerConfig } from '../policy/rules.ts';
 
-export interface McpConnection {
+interface McpConnection {
   server: string;
   tools: string[];
   /** Schema keywords a provider cannot express, per tool. */

@@ -93,7 +93,7 @@ const byDefault: AccessStep = (c, _tool, a) => {
 };
 
 /** The README's order: denials, bypass, asks, allows, defaults. */
-export const ACCESS_STEPS: readonly AccessStep[] = [
+const ACCESS_STEPS: readonly AccessStep[] = [
   denyFlag,
   grantedProgram,
   byRule('deny'),

@@ -20,7 +20,7 @@ import { previewOf } from '../prompt/preview.ts';
 import type { Policy } from './check.ts';
 import type { PathGate } from './path_gate.ts';
 
-export type Authorize = (
+type Authorize = (
   tool: AnyTool,
   access: readonly Access[],
   args?: unknown,

@@ -30,7 +30,7 @@ import { type Hook, type Rule, subjectOf } from './rules.ts';
 
 export type { DecidedBy, Verdict } from './access_verdict.ts';
 
-export interface Decision {
+interface Decision {
   allow: boolean;
   by: DecidedBy;
   reason: string;
@@ -38,7 +38,7 @@ export interface Decision {
   grants?: string[];
 }
 
-export interface PolicyConfig {
+interface PolicyConfig {
   root: string;
   mode: Mode;
   flags: Flags;
@@ -53,7 +53,7 @@ export interface PolicyConfig {
   log?: (line: string) => void;
 }
 
-export interface CheckRequest {
+interface CheckRequest {
   tool: string;
   readOnly: boolean;
   accesses: readonly CheckedAccess[];
@@ -203,15 +203,7 @@ const prompt: Step = async (env, call) => {
 };
 
 /** The order of the check, as the README lists it. The last step always decides. */
-export const CHECK_STEPS: readonly Step[] = [
-  blacklist,
-  protectedLocations,
-  planMode,
-  firstDenial,
-  hooks,
-  nothingAsks,
-  prompt,
-];
+const CHECK_STEPS: readonly Step[] = [blacklist, protectedLocations, planMode, firstDenial, hooks, nothingAsks, prompt];
 
 export function createPolicy(c: PolicyConfig): Policy {
   const rel = (p: string) => displayPath(c.root, p);

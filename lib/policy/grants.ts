@@ -27,7 +27,7 @@ export function grantFlags(asked: readonly CheckedAccess[], rel: (p: string) => 
 }
 
 /** The exact rule that allows one access of one tool again. */
-export function exactRule(tool: string, a: CheckedAccess, rel: (p: string) => string): string {
+function exactRule(tool: string, a: CheckedAccess, rel: (p: string) => string): string {
   return `${tool}(=${subjectOf(a, rel)})`;
 }
 

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import type { Hook } from './rules.ts';
 
-export type HookVerdict = { block: false; notes: string[] } | { block: true; reason: string; notes: string[] };
+type HookVerdict = { block: false; notes: string[] } | { block: true; reason: string; notes: string[] };
 
 export async function runHooks(
   hooks: readonly Hook[],

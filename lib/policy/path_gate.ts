@@ -13,12 +13,12 @@ import { quote } from '../core/text.ts';
 
 export type PathKind = 'read' | 'write';
 
-export interface GateError {
+interface GateError {
   code: 'invalid_args' | 'outside_root' | 'permission_denied' | 'not_a_file' | 'io';
   message: string;
 }
 
-export interface GateOptions {
+interface GateOptions {
   /** The directory every relative path is resolved against; it must exist. */
   root: string;
   /** Directories outside the root that may be read (the root's spill directory): a list, or made from the root's real path. */

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { inside } from '../core/paths.ts';
 
-export interface ProtectedLocation {
+interface ProtectedLocation {
   /** The entry's name in the root (a single path component). */
   name: string;
   /** What it is, for the refusal. */

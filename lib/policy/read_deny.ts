@@ -20,9 +20,9 @@ import type { Rule } from './rules.ts';
 export const READ_RULE_TOOLS: readonly string[] = ['read_file', 'glob', 'grep', 'load_skill'];
 
 /** Whether a rule is about reading: it names `*` or a read tool. */
-export const isReadRule = (r: Rule) => r.tool === '*' || READ_RULE_TOOLS.includes(r.tool);
+const isReadRule = (r: Rule) => r.tool === '*' || READ_RULE_TOOLS.includes(r.tool);
 
-export interface ReadDenyOptions {
+interface ReadDenyOptions {
   /**
    * Also skip what an ask rule covers: a search cannot ask about each file it meets, so it leaves
    * them out (searching the path itself asks). Not in bypass mode, where asks do not apply.

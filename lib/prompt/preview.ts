@@ -41,7 +41,7 @@ export function previewOf(
  * Writes a whole diff into the root's spill directory (private to the user, swept after a day like
  * every spill file), for the user to read when the prompt showed only its head.
  */
-export function saveDiff(root: string, diff: string): Result<string, string> {
+function saveDiff(root: string, diff: string): Result<string, string> {
   const dir = spillDirFor(root);
   if (!dir.ok) return dir;
   const file = path.join(dir.value, `${Date.now()}-${randomBytes(6).toString('hex')}-diff.txt`);

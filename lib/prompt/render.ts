@@ -9,7 +9,7 @@ import { escapeControl } from '../core/text.ts';
 /** A run of this many spaces or more is drawn as `␠×N`: it cannot push the rest of a line out of sight. */
 export const SPACE_RUN = 16;
 /** Combining marks kept on one character; more are escaped (a stack of them can draw over other rows). */
-export const MAX_MARKS = 2;
+const MAX_MARKS = 2;
 
 // What escapeControl leaves alone but still hides or spoofs text on a terminal: other format
 // characters (soft hyphen, U+2065, interlinear annotations, musical formatting, U+E0001), other

@@ -85,7 +85,7 @@ export interface RuntimeOptions {
   indexCacheDir?: string;
 }
 
-export const DEFAULT_READ_TIMEOUT_MS = 60_000;
+const DEFAULT_READ_TIMEOUT_MS = 60_000;
 
 export interface BatchCall {
   name: string;
@@ -311,7 +311,7 @@ function flagsOf(o: RuntimeOptions): Flags {
 const merge = (g: Grant | undefined, more: readonly string[]): Grant =>
   g === true ? true : [...(Array.isArray(g) ? g : []), ...more];
 
-export function definitionsAs(defs: ToolDefinition[], format: DefinitionFormat): AnthropicTool[] | OpenAITool[] {
+function definitionsAs(defs: ToolDefinition[], format: DefinitionFormat): AnthropicTool[] | OpenAITool[] {
   if (format === 'anthropic') return toAnthropicTools(defs);
   return toOpenAITools(defs, { strict: format === 'openai-strict' });
 }

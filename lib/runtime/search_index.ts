@@ -15,7 +15,7 @@ export type IndexUse = 'build' | 'existing' | 'off';
 /** A build piece's deadline: pieces are a fraction of a full search. */
 const BUILD_TASK_MS = 10 * 60_000;
 
-export function indexRunner(pool: ReadPool | undefined): IndexRunner {
+function indexRunner(pool: ReadPool | undefined): IndexRunner {
   if (!pool) return inlineIndexRunner;
   return {
     parallelism: pool.size,

@@ -45,7 +45,7 @@ interface State {
   uses: Use[];
 }
 
-export interface Protection {
+interface Protection {
   /** bubblewrap arguments that bind every protected location read-only; they follow the root's bind. */
   args: string[];
   use: Use;

@@ -47,7 +47,7 @@ export interface ProcessId {
 }
 
 /** The start time of a live (not zombie) process, or undefined when it is gone. */
-export function startTimeOf(pid: number): number | undefined {
+function startTimeOf(pid: number): number | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

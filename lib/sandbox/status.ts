@@ -30,7 +30,7 @@ interface Status {
 const NEVER_STARTED_MS = 10 * 60_000;
 const POLL_MS = 50;
 
-export function readStatus(file: string): Status {
+function readStatus(file: string): Status {
   const s: Status = {};
   let text = '';
   try {
@@ -90,9 +90,4 @@ function tick(): void {
     clearInterval(timer);
     timer = undefined;
   }
-}
-
-/** Resolves when every sandbox this process started is gone and released (for tests and shutdown). */
-export async function sandboxesReleased(): Promise<void> {
-  while (watched.size > 0) await new Promise((r) => setTimeout(r, POLL_MS));
 }

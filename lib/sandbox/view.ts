@@ -32,7 +32,7 @@ import {
   toolchains,
 } from './exposed.ts';
 
-export interface ViewConfig {
+interface ViewConfig {
   root: string;
   allowNet: boolean;
   /** --deny-read paths, absolute. */
@@ -41,7 +41,7 @@ export interface ViewConfig {
   denyRules?: DenySpec;
 }
 
-export interface View {
+interface View {
   /** Mounts that come before the root's bind. */
   base: string[];
   /** Mounts that come after the root's and the protected locations' binds. */
@@ -51,7 +51,7 @@ export interface View {
 const SYSTEM = ['usr', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32', 'etc', 'nix'];
 
 /** Credential locations relative to $HOME. */
-export const CREDENTIALS = [
+const CREDENTIALS = [
   '.ssh',
   '.aws',
   '.gnupg',
@@ -74,7 +74,7 @@ export const CREDENTIALS = [
 ];
 
 /** Secrets of the system that sit among readable files. */
-export const ETC_SECRETS = [
+const ETC_SECRETS = [
   '/etc/shadow',
   '/etc/shadow-',
   '/etc/gshadow',

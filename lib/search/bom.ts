@@ -7,7 +7,7 @@ import { readSync } from 'node:fs';
 import { detectBom } from '../core/encoding.ts';
 
 /** Largest UTF-16 file decoded for search; past it the file is searched up to here (rg has no cap). */
-export const MAX_UTF16_BYTES = 256 * 1024 * 1024;
+const MAX_UTF16_BYTES = 256 * 1024 * 1024;
 
 /**
  * The BOM at the start of the first read: `utf-8` (its 3 bytes to drop), `utf-16` (decode the file),

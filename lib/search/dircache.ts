@@ -17,7 +17,7 @@ import { CompactListings, type DirEntry, type EntryKind } from './compact_listin
 export type { DirEntry, EntryKind } from './compact_listings.ts';
 
 /** A directory open for a walk: its checked descriptor (the caller closes it) and its entries by name. */
-export interface OpenedDir {
+interface OpenedDir {
   fd: number;
   entries: DirEntry[];
 }
@@ -25,7 +25,7 @@ export interface OpenedDir {
 /** A listing younger than this (ms) is read afresh every time. */
 export const RACY_MS = 2000;
 /** Directories remembered per thread; past this the cache starts over. */
-export const MAX_CACHED_DIRS = 250_000;
+const MAX_CACHED_DIRS = 250_000;
 
 // Kept compactly (compact_listings.ts): the whole bench tree's listings are ~22k directories and
 // ~122k entries in each thread that walks it, and an object per entry cost ~16 MiB per thread.

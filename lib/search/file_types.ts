@@ -6,7 +6,7 @@
 import picomatch from 'picomatch';
 import { baseOf } from './rel_paths.ts';
 
-export const FILE_TYPES: Readonly<Record<string, readonly string[]>> = {
+const FILE_TYPES: Readonly<Record<string, readonly string[]>> = {
   c: ['*.[chH]', '*.[chH].in', '*.cats'],
   clojure: ['*.clj', '*.cljc', '*.cljs', '*.cljx'],
   cmake: ['*.cmake', 'CMakeLists.txt'],

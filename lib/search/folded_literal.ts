@@ -19,7 +19,7 @@ export const MAX_HAYSTACK = 9 * 1024 * 1024;
 const BY_FREQUENCY = ` etsrnoailcd'.phu,()mf;:g=w}{y/bxkv*[]\`-\\_0>?$1jq|+&"2!<z34865#9^7@~%\t`;
 
 /** `whole`: the byte search covers the whole literal (it is cut at LIT_CAP bytes). */
-export interface FoldedLiteral extends PreparedLiteral {
+interface FoldedLiteral extends PreparedLiteral {
   /** The literal, lowercase ASCII. */
   text: string;
   /** It has k or s, which K and ſ fold to. */

@@ -34,7 +34,7 @@ export function cutLine(text: string, partial = false): string {
   return `${charPrefix(text, MAX_MATCH_LINE_CHARS)} … [truncated: line has ${fmtInt(text.length)} characters]`;
 }
 
-export const noteLine = (text: string) => `[note: ${text}]`;
+const noteLine = (text: string) => `[note: ${text}]`;
 
 /** Adds skip counts together. */
 export function mergeSkipped(all: readonly SkipCounts[]): SkipTally {
@@ -69,7 +69,7 @@ function describeSkipped(s: SkipTally, verb: string): string {
 }
 
 /** The notes about skipped entries: ignored and hidden ones say how to include them; denied ones cannot be. */
-export function skipNotes(tally: SkipTally, include: string, w: Wording): string[] {
+function skipNotes(tally: SkipTally, include: string, w: Wording): string[] {
   const { denied, ...rest } = tally;
   const notes: string[] = [];
   const skipped = describeSkipped(rest, 'skipped');
@@ -119,7 +119,7 @@ export const grepLine = (path: string, n: number | string, match: boolean, shown
   `${path}${match ? ':' : '-'}${n}${match ? ':' : '-'}${shownText}`;
 
 /** What grep's notes are made from: the data's own fields (core/answers.ts). */
-export interface GrepNoteFacts {
+interface GrepNoteFacts {
   pattern: string;
   shown: string;
   more: boolean;
@@ -162,7 +162,7 @@ export function grepNotes(f: GrepNoteFacts, w: Wording): string[] {
 }
 
 /** What glob's notes are made from: its data's own fields (core/answers.ts). */
-export type GlobNoteFacts = Pick<GlobData, 'pattern' | 'shown' | 'paths' | 'total' | 'limit' | 'skipped'>;
+type GlobNoteFacts = Pick<GlobData, 'pattern' | 'shown' | 'paths' | 'total' | 'limit' | 'skipped'>;
 
 /**
  * The lines after glob's paths: more exist, what was skipped; or, when nothing matched, the one line

@@ -39,7 +39,7 @@ export interface GrepPrinted {
 }
 
 /** What was shown, and whether the head limit left more out. */
-export interface GrepShown extends GrepPrinted {
+interface GrepShown extends GrepPrinted {
   more: boolean;
 }
 

@@ -6,7 +6,7 @@
 import picomatch from 'picomatch';
 import { errValue, okValue, type Result } from '../core/result.ts';
 
-export interface GlobMatcher {
+interface GlobMatcher {
   pattern: string;
   /** Leading directories without glob characters: where the walk can start. */
   base: string;

@@ -70,7 +70,7 @@ export interface Line {
   spans?: [number, number][];
 }
 
-export type FileOutcome =
+type FileOutcome =
   | { kind: 'binary' }
   | { kind: 'unreadable'; error: string }
   | { kind: 'ok'; lines: Line[]; matches: number };

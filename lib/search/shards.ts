@@ -42,7 +42,7 @@ function checkDeadline(t: ShardBase): void {
   if (t.stopAt !== undefined && Date.now() >= t.stopAt) throw new Error(SHARD_DEADLINE);
 }
 
-export interface GlobShard extends ShardBase {
+interface GlobShard extends ShardBase {
   kind: 'glob';
   pattern: string;
   /** Let `*` match a leading dot (include_ignored lists hidden files too). */

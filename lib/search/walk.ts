@@ -223,7 +223,7 @@ const absOf = (root: string, dir: string) => (dir === '' ? root : root.endsWith(
 
 export { comparePaths };
 
-export interface ShardPlan {
+interface ShardPlan {
   /** Files met while planning, in walk order. */
   files: Entry[];
   /** Directories to walk fully, in name order. */

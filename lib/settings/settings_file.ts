@@ -47,7 +47,7 @@ const Settings = v.strictObject({
   ),
 });
 
-export type Settings = v.InferOutput<typeof Settings>;
+type Settings = v.InferOutput<typeof Settings>;
 export type HookEntry = v.InferOutput<typeof HookEntry>;
 /** An external MCP server from the settings: started over stdio by lib/mcp/client.ts. */
 export type McpServerConfig = v.InferOutput<typeof McpServer>;

@@ -34,7 +34,7 @@ const Entry = v.strictObject({
 });
 const Store = v.record(v.string(), Entry);
 
-export type TrustEntry = v.InferOutput<typeof Entry>;
+type TrustEntry = v.InferOutput<typeof Entry>;
 export type TrustStore = v.InferOutput<typeof Store>;
 
 export const trustStorePath = (home: string) => path.join(home, '.mewcode', 'trusted.json');

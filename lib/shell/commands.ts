@@ -34,7 +34,7 @@ export interface CommandLine {
 const MAX_DEPTH = 4;
 const MAX_COMMANDS = 2000;
 /** Longer lines are not parsed (32 KiB of short commands take about 1 s on a loaded machine): they are unseen. */
-export const MAX_ANALYSED = 32 * 1024;
+const MAX_ANALYSED = 32 * 1024;
 
 const cache = new Map<string, CommandLine>();
 

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 
 declare const __MEWCODE_BUNDLE__: boolean | undefined;
 
-export interface ShPos {
+interface ShPos {
   Offset(): number;
 }
 

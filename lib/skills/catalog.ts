@@ -145,7 +145,7 @@ function realOrUndefined(p: string): string | undefined {
   }
 }
 
-export interface ParsedSkill {
+interface ParsedSkill {
   name: string;
   description: string;
   body: string;

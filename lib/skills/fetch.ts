@@ -33,12 +33,12 @@ export interface FetchedFile {
 }
 
 /** The files of a skill, or why they could not be fetched. */
-export type Fetched = Result<FetchedFile[], string>;
+type Fetched = Result<FetchedFile[], string>;
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 
 /** A relative path from the network, checked segment by segment. */
-export function safePath(p: string): string | undefined {
+function safePath(p: string): string | undefined {
   if (p === '' || p.startsWith('/') || p.includes('\\') || p.includes('\0')) return undefined;
   const parts = p.split('/');
   if (parts.some((s) => s === '' || s === '.' || s === '..' || !SEGMENT.test(s))) return undefined;

@@ -11,7 +11,7 @@ export const MAX_REDIRECTS = 5;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-export interface GuardedInit {
+interface GuardedInit {
   signal: AbortSignal;
   headers?: Record<string, string>;
 }

@@ -12,7 +12,7 @@ const CHUNK_BYTES = 64 * 1024;
 const LF = 0x0a;
 const CR = 0x0d;
 
-export interface WindowOptions {
+interface WindowOptions {
   offset: number;
   limit: number;
   maxLineChars: number;
@@ -39,7 +39,7 @@ export interface Window {
   eol: LineEnding;
 }
 
-export type WindowOutcome = Window | { kind: 'binary' } | { kind: 'cancelled' };
+type WindowOutcome = Window | { kind: 'binary' } | { kind: 'cancelled' };
 
 export async function readWindow(fh: FileHandle, o: WindowOptions, size: number): Promise<WindowOutcome> {
   const hash = size <= o.hashLimit ? createHash('sha256') : null;

@@ -19,8 +19,8 @@ import { supervise } from '../exec/supervise.ts';
 import type { WriteContext } from '../lanes/write_context.ts';
 import { sandboxCommand } from '../sandbox/bwrap.ts';
 
-export const DEFAULT_TIMEOUT_MS = 120_000;
-export const MAX_TIMEOUT_MS = 600_000;
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MAX_TIMEOUT_MS = 600_000;
 
 const SHELL = (() => {
   for (const s of ['/bin/bash', '/usr/bin/bash', '/bin/sh']) {

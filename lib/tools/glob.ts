@@ -21,8 +21,8 @@ import type { GlobShardResult } from '../search/shards.ts';
 import { comparePaths, type WalkOptions } from '../search/walk.ts';
 import { outcomeError, searchStartKind } from './_search_common.ts';
 
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 100_000;
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 100_000;
 
 const params = v.strictObject({
   pattern: v.pipe(

@@ -27,8 +27,8 @@ import type { GrepMode, GrepShard, GrepShardResult } from '../search/shards.ts';
 import { comparePaths, type WalkOptions } from '../search/walk.ts';
 import { outcomeError, searchStartKind } from './_search_common.ts';
 
-export const DEFAULT_HEAD_LIMIT = 100;
-export const MAX_CONTEXT = 50;
+const DEFAULT_HEAD_LIMIT = 100;
+const MAX_CONTEXT = 50;
 
 const count = (what: string) =>
   v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_CONTEXT), v.description(what)));

@@ -12,7 +12,7 @@ import type { MainContext } from '../lanes/main_context.ts';
 import { SKILL_NAME } from '../skills/catalog.ts';
 
 /** The file a project skill named `name` is read from, relative to the root. */
-export const skillFile = (name: string) => `.mewcode/skills/${name}/SKILL.md`;
+const skillFile = (name: string) => `.mewcode/skills/${name}/SKILL.md`;
 
 export const loadSkill = defineTool({
   name: 'load_skill',

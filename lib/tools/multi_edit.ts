@@ -10,7 +10,7 @@ import { failureNote, previewFile } from '../files/preview_load.ts';
 import type { WriteContext } from '../lanes/write_context.ts';
 import { FILE_PATH } from './_params.ts';
 
-export const MAX_EDITS = 100;
+const MAX_EDITS = 100;
 
 const edit = v.strictObject({
   old_string: v.pipe(

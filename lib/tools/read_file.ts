@@ -21,7 +21,7 @@ export const MAX_LINES = 2000;
 export const MAX_LINE_CHARS = 2000;
 export const MAX_OUTPUT_BYTES = 256 * 1024;
 /** Files up to this size are hashed whole on every read; larger ones rely on size, times and inode. */
-export const HASH_LIMIT_BYTES = 64 * 1024 * 1024;
+const HASH_LIMIT_BYTES = 64 * 1024 * 1024;
 
 const params = v.strictObject({
   file_path: FILE_PATH,

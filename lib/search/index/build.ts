@@ -22,7 +22,7 @@ export const inlineIndexRunner: IndexRunner = {
 };
 
 /** The walk an index covers: what grep searches by default (ignore files honoured, hidden skipped). */
-export const indexWalk = (root: string, deny?: DenySpec): WalkOptions => ({
+const indexWalk = (root: string, deny?: DenySpec): WalkOptions => ({
   root,
   useIgnore: true,
   hidden: false,

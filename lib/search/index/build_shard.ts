@@ -16,7 +16,7 @@ import { clearTrigramBits, setTrigramBits } from './ngrams.ts';
 import { encodeSegment, PairBuffer } from './segment_build.ts';
 
 /** Larger files are not indexed (always searched): their trigrams would say little. */
-export const MAX_INDEXED_BYTES = 32 * 1024 * 1024;
+const MAX_INDEXED_BYTES = 32 * 1024 * 1024;
 /** Pairs per segment: bounds a worker's memory while building (~8 bytes a pair, twice). */
 const PAIRS_PER_SEGMENT = 512 * 1024;
 /** Room of the pair buffer: a segment's pairs plus a file that starts one. */
@@ -35,7 +35,7 @@ export interface IndexShard {
 }
 
 /** A file's identity and state when read: inode, size, mtime and ctime (ms). */
-export type FileSig = [number, number, number, number];
+type FileSig = [number, number, number, number];
 
 export interface IndexShardResult {
   kind: 'index';

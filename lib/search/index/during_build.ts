@@ -10,7 +10,7 @@ import type { DirWatch } from './watch.ts';
 const MAX_EVENTS = 100_000;
 
 /** What the watch callback said: the entry, whether the event named it, whether the watch died. */
-export type WatchEvent = [rel: string, named: boolean, lost: boolean | undefined];
+type WatchEvent = [rel: string, named: boolean, lost: boolean | undefined];
 
 export class EventsDuringBuild {
   /** When the build began (performance.now(), as watch.ts `watchedSince`). */

@@ -49,7 +49,7 @@ export function requiredLiteralsOf(
 }
 
 /** AND of groups; a group is an OR of alternatives; an alternative is an AND of trigram keys. */
-export type QueryPlan = number[][][];
+type QueryPlan = number[][][];
 
 export function planQuery(r: RequiredLiterals | undefined): QueryPlan | undefined {
   if (!r) return undefined;

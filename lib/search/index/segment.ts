@@ -20,7 +20,7 @@ export interface ReadAhead {
 }
 
 /** Reads bytes [from, to) of a segment's postings (from the index file, when they are not in memory). */
-export type PostingsReader = (from: number, to: number) => Uint8Array;
+type PostingsReader = (from: number, to: number) => Uint8Array;
 
 /**
  * A segment read back: its key table viewed in place, its postings decoded on demand — from memory,

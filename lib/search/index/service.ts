@@ -24,7 +24,7 @@ import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
 /** Trees smaller than this are not indexed on their own: a scan of them takes milliseconds. */
 export const MIN_INDEXED_FILES = 2000;
 
-export interface IndexOptions {
+interface IndexOptions {
   root: string;
   /** 'build': a warm runtime's (builds one after its first large search); 'existing': only an index already on disk. */
   use: 'build' | 'existing';

@@ -20,7 +20,7 @@ export interface GrepPrefilter {
   validate: boolean;
 }
 
-export interface Skipper {
+interface Skipper {
   /** The file (relative to the shard root, reached at `at`, or open as `fd`) need not be searched. */
   skip(rel: string, at: string, fd?: number): boolean;
   /** The index holds the file. */

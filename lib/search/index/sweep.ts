@@ -100,7 +100,7 @@ export function rulesAtStart(
 }
 
 /** The files' inode, size, mtime and ctime, as one string. */
-export function statesOf(files: readonly string[]): string {
+function statesOf(files: readonly string[]): string {
   return files
     .map((f) => {
       const st = lstatIfAny(f);

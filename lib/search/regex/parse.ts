@@ -9,7 +9,7 @@ import { errValue, okValue, type Result } from '../../core/result.ts';
 import type { Flags, Node } from './ast.ts';
 import { ClassParser, isSpace, SyntaxFault } from './parse_class.ts';
 
-export const DEFAULT_FLAGS: Flags = { i: false, m: true, s: false, U: false, u: true, x: false, R: false };
+const DEFAULT_FLAGS: Flags = { i: false, m: true, s: false, U: false, u: true, x: false, R: false };
 
 /** Parses `src`; the error names the offending spot and what to write instead. */
 export function parseRegex(src: string, start: Partial<Flags> = {}): Result<Node, string> {

@@ -13,7 +13,7 @@
 import type { Assertion, ClassSet, Node } from './ast.ts';
 import { fastPerl, UNICODE_WORD } from './parse_class.ts';
 
-export interface Translated {
+interface Translated {
   source: string;
   /** `v`, plus `i` when the whole pattern is case-insensitive; the caller adds `m` (see above) and `g`. */
   flags: string;
