@@ -2,19 +2,21 @@
  * Test entry for Node 20, whose `node --test` takes no glob patterns and passes with zero tests: find
  * the files ourselves, fail when none match or none run.
  *
- * Usage: node --import tsx test/run.ts [--quick] [filter]
+ * Usage: node --import tsx test/run.ts [--quick] [--timings[=N]] [filter]
  *
  * Two tiers. `*.test.ts` files are the quick tier; `*.slow.test.ts` files are the slow tier: tests
  * that take many seconds on any machine (SIGKILL mid-write trials, a 1 GB output flood, 100 timed-out
  * commands). Both run by default — `npm test` and CI run everything. `--quick` or `MEWCODE_QUICK=1`
- * (`npm run test:quick`) leaves the slow tier out for a fast local loop.
+ * (`npm run test:quick`) leaves the slow tier out for a fast local loop. `--timings` ends the run
+ * with the N (default 15) slowest files, the measure for which tier a file belongs to.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { run } from 'node:test';
-import { spec } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
+import { FileClock } from './runner/file_clock.ts';
+import { report, type Tally } from './runner/report.ts';
 
 /** Per test file: only a safety net so a hung test fails the run instead of stalling it forever. */
 const FILE_TIMEOUT_MS = 15 * 60_000;
@@ -22,7 +24,8 @@ const FILE_TIMEOUT_MS = 15 * 60_000;
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const quick = args.includes('--quick') || process.env.MEWCODE_QUICK === '1';
-const only = args.find((a) => a !== '--quick') ?? '';
+const timings = args.find((a) => a.startsWith('--timings'));
+const only = args.find((a) => !a.startsWith('--')) ?? '';
 const isSlow = (f: string) => f.endsWith('.slow.test.ts');
 const matched = (readdirSync(dir, { recursive: true }) as string[])
   .filter((f) => f.endsWith('.test.ts') && f.includes(only))
@@ -41,20 +44,17 @@ if (files.length === 0) {
 // Search indexes that runtimes under test build go to a temporary cache, never the user's.
 const cache = mkdtempSync(path.join(tmpdir(), 'mewcode-test-cache-'));
 process.env.XDG_CACHE_HOME = cache;
-let passed = 0;
-const stream = run({ files, concurrency: 2, timeout: FILE_TIMEOUT_MS });
-stream.on('test:fail', (data) => {
-  // A failing `todo` test is a known gap, reported but not a failure (node --test counts it so too).
-  if (data.todo === undefined || data.todo === false) process.exitCode = 1;
-});
-stream.on('test:pass', () => {
-  passed++;
-});
-stream.on('end', () => {
-  rmSync(cache, { recursive: true, force: true });
-  if (passed === 0) {
-    console.error('no tests ran');
-    process.exitCode = 1;
-  }
-});
-stream.compose(new spec()).pipe(process.stdout);
+const tally: Tally = { passed: 0, failed: 0, todo: 0, skipped: 0 };
+const clock = timings ? new FileClock(Number(timings.split('=')[1] ?? 15)) : null;
+run({ files, concurrency: 2, timeout: FILE_TIMEOUT_MS })
+  .compose(report(tally, clock))
+  .on('end', () => {
+    rmSync(cache, { recursive: true, force: true });
+    // A todo test is a known gap, reported but not a failure (node --test counts it so too).
+    if (tally.failed > 0) process.exitCode = 1;
+    if (tally.passed === 0) {
+      console.error('no tests ran');
+      process.exitCode = 1;
+    }
+  })
+  .pipe(process.stdout);
