@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { after, test } from 'node:test';
-import { startModel } from './agent/fake_model.ts';
-import { runProgram } from './cli_run.ts';
-import { REPO, TSX, tempDir, writeTree } from './helpers.ts';
+import { test } from 'node:test';
+import { runProgram } from './helpers/cli.ts';
+import { startModel } from './helpers/fake_model.ts';
+import { mcpClient } from './helpers/mcp_client.ts';
+import { REPO, TSX } from './helpers/repo.ts';
+import { tempDir, writeTree } from './helpers/temp.ts';
 
 // The build, written into an empty directory (no node_modules anywhere above it) and run with plain node.
 const dir = tempDir('mewcode-bundle-');
@@ -22,8 +24,6 @@ for (let i = 0; i < 2500; i++) writeTree(project, { [`many/f${i}.txt`]: `TODO ${
 const PLAIN_ENV = Object.fromEntries(
   Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_|^NODE_OPTIONS$/.test(k)),
 );
-const closers: (() => Promise<void>)[] = [];
-after(() => Promise.all(closers.map((c) => c())));
 
 /** The bundle (or `program`) run by plain node from its own directory, without tsx or model keys. */
 const node = (args: string[], input = '', program = bundle) =>
@@ -92,25 +92,17 @@ test('bundle: an agent run against an OpenAI-compatible server', async () => {
     { calls: [{ name: 'read_file', input: { file_path: 'README.md' } }] },
     { text: 'A greeting.' },
   ]);
-  closers.push(model.close);
-  const r = await node(['--provider', 'openai', '--base-url', `${model.url}/v1`, 'what is in README.md?']);
+  const r = await node([...model.openaiFlags, 'what is in README.md?']);
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, 'A greeting.\n');
 });
 
 test('bundle: serves MCP over stdio', async () => {
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-  const client = new Client({ name: 'test', version: '1' });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [bundle, '--root', project, 'mcp'],
-      cwd: dir,
-      stderr: 'ignore',
-    }),
-  );
-  closers.push(() => client.close());
+  const { client } = await mcpClient({
+    root: project,
+    program: { command: process.execPath, args: [bundle] },
+    cwd: dir,
+  });
   const { tools } = await client.listTools();
   assert.equal(tools.length, 10);
   const r = await client.callTool({ name: 'glob', arguments: { pattern: 'src/*' } });

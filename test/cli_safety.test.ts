@@ -4,16 +4,15 @@
  * `-p`, a quoted task and piped stdin do.
  */
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
-import { startModel } from './agent/fake_model.ts';
-import { runCli } from './cli_run.ts';
-import { tempDir } from './helpers.ts';
+import { test } from 'node:test';
+import { runCli } from './helpers/cli.ts';
+import { startModel } from './helpers/fake_model.ts';
+import { tempDir } from './helpers/temp.ts';
 
 const root = tempDir();
 const model = await startModel(Array.from({ length: 8 }, () => ({ text: 'done' })));
-after(() => model.close());
 const KEYED = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k', HOME: root };
-const AT = ['--root', root, '--provider', 'openai', '--base-url', `${model.url}/v1`, '--model', 'm'];
+const AT = ['--root', root, ...model.openaiFlags, '--model', 'm'];
 
 const noTask: [string[], number, RegExp][] = [
   [['grpe', 'hello'], 2, /^mewcode: "grpe" is not a command\. Did you mean "grep"\?/],

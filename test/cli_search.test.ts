@@ -4,12 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { test } from 'node:test';
-import { CLEAN_ENV, runCli } from './cli_run.ts';
-import { REPO, requireTool, TSX, tempDir, writeTree } from './helpers.ts';
-
-const MEWCODE = [process.execPath, TSX, path.join(REPO, 'mewcode.ts')];
+import { MEWCODE, runCli, runProgram } from './helpers/cli.ts';
+import { rg } from './helpers/rg.ts';
+import { requireTool } from './helpers/system_tools.ts';
+import { tempDir, writeTree } from './helpers/temp.ts';
+import { onTerminal as cliOnTerminal } from './helpers/terminal.ts';
 
 const root = tempDir();
 writeTree(root, {
@@ -27,15 +27,8 @@ writeTree(root, {
 // fd honours .gitignore only inside a git repository; ripgrep and MewCode either way.
 execFileSync('git', ['init', '-q'], { cwd: root });
 
-function rg(args: string[]): string {
-  const r = spawnSync(
-    'rg',
-    ['--no-config', '--sort', 'path', '-n', '--with-filename', '--no-heading', '--color', 'never', ...args, '.'],
-    { cwd: root, encoding: 'utf8' },
-  );
-  assert.ok(r.status === 0 || r.status === 1, r.stderr);
-  return r.stdout.replace(/^\.\//gm, '');
-}
+const rgOut = (args: string[]) =>
+  rg(root, ['--sort', 'path', '-n', '--with-filename', '--no-heading', '--color', 'never', ...args]).out;
 
 const cases: string[][] = [
   ['-A', '1', 'needle'],
@@ -66,7 +59,7 @@ for (const args of cases) {
   test(`cli grep: ${args.join(' ')} prints what rg prints`, async () => {
     requireTool('rg');
     const ours = await runCli(['grep', ...args], { cwd: root });
-    const theirs = rg(args);
+    const theirs = rgOut(args);
     assert.equal(ours.out, theirs, ours.err);
     assert.equal(ours.code, theirs === '' ? 1 : 0);
   });
@@ -96,14 +89,13 @@ test('cli grep: notes go to stderr in the CLI’s words; `grep -l | xargs wc -l`
     /^\[note: skipped .*; pass --include-ignored \(or --hidden, --no-ignore\) to search them\]\n\[note: skipped 1 binary file that may match\]\n$/,
   );
   assert.doesNotMatch(r.err, /include_ignored|head_limit/);
-  // A real shell pipe: "$0" is node, "$1" the tsx loader, "$2" mewcode.ts.
-  const piped = spawnSync('sh', ['-c', '"$0" --import "$1" "$2" grep -l needle | xargs wc -l', ...MEWCODE], {
+  // A real shell pipe: "$0" is node, "$@" the CLI's arguments to node.
+  const piped = await runProgram('sh', ['-c', '"$0" "$@" grep -l needle | xargs wc -l', process.execPath, ...MEWCODE], {
     cwd: root,
-    encoding: 'utf8',
   });
-  assert.equal(piped.status, 0, piped.stderr);
-  assert.match(piped.stdout, /^ +1 Makefile\n +6 a\.ts\n/);
-  assert.match(piped.stdout, / 16 total\n$/);
+  assert.equal(piped.code, 0, piped.err);
+  assert.match(piped.out, /^ +1 Makefile\n +6 a\.ts\n/);
+  assert.match(piped.out, / 16 total\n$/);
   const none = await runCli(['grep', 'zzz'], { cwd: root });
   assert.deepEqual([none.code, none.out], [1, '']);
   assert.match(none.err, /^No matches for "zzz" in "\."/);
@@ -133,21 +125,14 @@ test('cli grep: --color always paints path, line number and match as rg does; ne
   assert.equal((await runCli(['grep', '--color', 'sometimes', 'pin'], { cwd: root })).code, 2);
 });
 
-test('cli grep: on a terminal it is coloured unless NO_COLOR', () => {
-  const onTerminal = (env: Record<string, string>) => {
-    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const [node, tsx, mewcode] = MEWCODE;
-    const cmd = [node, '--import', tsx, mewcode, 'grep', 'pin', 'sub'] as string[];
-    const r = spawnSync('script', ['-qec', cmd.map(q).join(' '), '/dev/null'], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...CLEAN_ENV, ...env },
-    });
-    assert.equal(r.status, 0, r.stderr);
-    return r.stdout.replace(/\r/g, '');
+test('cli grep: on a terminal it is coloured unless NO_COLOR', async () => {
+  const onTerminal = async (env: Record<string, string>) => {
+    const r = await cliOnTerminal(['grep', 'pin', 'sub'], { cwd: root, env });
+    assert.equal(r.code, 0, r.screen);
+    return r.screen;
   };
-  assert.ok(onTerminal({}).includes(`${ESC}35msub/c.ts${ESC}39m`));
-  assert.equal(onTerminal({ NO_COLOR: '1' }), 'sub/c.ts:2:pin c\n');
+  assert.ok((await onTerminal({})).includes(`${ESC}35msub/c.ts${ESC}39m`));
+  assert.equal(await onTerminal({ NO_COLOR: '1' }), 'sub/c.ts:2:pin c\n');
 });
 
 test('cli grep and glob: hints name the CLI’s flags; an unknown type is a usage error', async () => {

@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, symlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
-import { after, test } from 'node:test';
-import { runProgram } from './cli_run.ts';
-import { REPO, TSX, tempDir, writeTree } from './helpers.ts';
+import { test } from 'node:test';
+import { runProgram } from './helpers/cli.ts';
+import { mcpClient } from './helpers/mcp_client.ts';
+import { REPO, TSX } from './helpers/repo.ts';
+import { tempDir, writeTree } from './helpers/temp.ts';
 
 // The installed `mewcode` command, run from directories that have nothing to do with the checkout, the
 // way npm sets it up: a global prefix whose bin/mewcode links to the package's bin/mewcode.mjs.
 const project = tempDir('mewcode-install-project-');
 writeTree(project, { 'src/a.ts': 'export const a = 1; // TODO\n', 'README.md': '# hi\n' });
 const elsewhere = tempDir('mewcode-install-cwd-');
-const closers: (() => Promise<void>)[] = [];
-after(() => Promise.all(closers.map((c) => c())));
 
 /** An environment without the checkout on any path: no NODE_OPTIONS (tsx), no NODE_PATH, no API keys. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -26,19 +26,12 @@ const run = (program: string, args: string[], env: NodeJS.ProcessEnv) =>
   runProgram(program, args, { cwd: elsewhere, env });
 
 async function servesMcp(command: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-  const client = new Client({ name: 'test', version: '1' });
-  await client.connect(
-    new StdioClientTransport({
-      command,
-      args: ['mcp', '--root', project],
-      cwd: elsewhere,
-      env: env as Record<string, string>,
-      stderr: 'ignore',
-    }),
-  );
-  closers.push(() => client.close());
+  const { client } = await mcpClient({
+    program: { command },
+    args: ['mcp', '--root', project],
+    cwd: elsewhere,
+    env: env as Record<string, string>,
+  });
   const r = await client.callTool({ name: 'grep', arguments: { pattern: 'TODO' } });
   assert.equal((r.content as { text: string }[])[0]?.text, 'src/a.ts:1:export const a = 1; // TODO');
   await client.close();

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { REPO } from './helpers.ts';
+import { REPO } from './helpers/repo.ts';
 
 const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
 /** Headings outside fenced code blocks. */

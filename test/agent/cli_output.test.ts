@@ -6,18 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { DEFAULT_MODELS } from '../../lib/llm/providers.ts';
-import { MEWCODE, runProgram } from '../cli_run.ts';
-import { REPO, tempDir, writeTree } from '../helpers.ts';
-import { type ScriptTurn, startModel } from './fake_model.ts';
-
-const closers: (() => Promise<void>)[] = [];
-after(() => Promise.all(closers.map((c) => c())));
+import { runCli } from '../helpers/cli.ts';
+import { refusingUrl, type ScriptTurn, startModel } from '../helpers/fake_model.ts';
+import { REPO } from '../helpers/repo.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const home = tempDir();
 const baseEnv = {
@@ -34,7 +30,6 @@ async function cli(
   env: NodeJS.ProcessEnv = {},
 ) {
   const model = await startModel(script);
-  closers.push(model.close);
   const root = tempDir();
   writeTree(root, { 'README.md': '# demo\n\tindented\n', 'src/a.ts': 'export const demo = 1;\n' });
   const base = provider === 'openai' ? `${model.url}/v1` : model.url;
@@ -194,10 +189,7 @@ test('default models: current models of the installed SDKs, none in their deprec
 });
 
 test('agent CLI: a refused connection names the URL it tried', async () => {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
-  await new Promise((r) => probe.close(r));
+  const url = await refusingUrl();
   const r = await run(['--root', tempDir(), '--base-url', url, 'hello there'], {
     ...baseEnv,
     MEWCODE_RETRY_BASE_MS: '1',
@@ -210,4 +202,4 @@ test('agent CLI: a refused connection names the URL it tried', async () => {
   assert.match(r.err, /retrying in [\d.]+ s \(connection failed, attempt 2 of 5\)/);
 });
 
-const run = (args: string[], env: NodeJS.ProcessEnv) => runProgram(process.execPath, [...MEWCODE, ...args], { env });
+const run = (args: string[], env: NodeJS.ProcessEnv) => runCli(args, { env });

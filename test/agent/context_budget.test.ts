@@ -7,16 +7,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { type AgentEvent, runAgent } from '../../lib/agent/loop.ts';
 import { makeProvider } from '../../lib/llm/providers.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
-import { startModel } from './fake_model.ts';
+import { startModel } from '../helpers/fake_model.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const BUDGET = 16_000;
 process.env.MEWCODE_CONTEXT_TOKENS = String(BUDGET);
-const closers: (() => Promise<void>)[] = [];
-after(() => Promise.all(closers.map((c) => c())));
 
 /** `kb` KiB of numbered lines, each naming its file, so what comes back can be told apart. */
 const lines = (name: string, kb: number) =>
@@ -39,7 +38,6 @@ for (const provider of ['anthropic', 'openai'] as const) {
       ],
       { summary: 'SUMMARY: read a, b, c and d; wrote out.txt.' },
     );
-    closers.push(model.close);
     const root = tempDir();
     writeTree(root, {
       'a.txt': lines('a', 9),
@@ -48,7 +46,6 @@ for (const provider of ['anthropic', 'openai'] as const) {
       'd.txt': lines('d', 30),
     });
     const rt = runtimeAt(root, { workers: 1, permissions: { allow: { write: true } } });
-    closers.push(() => rt.close());
     const made = makeProvider({
       provider,
       apiKey: 'k',
@@ -101,9 +98,7 @@ for (const provider of ['anthropic', 'openai'] as const) {
 
 test('a budget too small for the task, the system prompt and the tools stops the run before any request, saying what to raise', async () => {
   const model = await startModel([{ text: 'never asked' }]);
-  closers.push(model.close);
   const rt = runtimeAt(tempDir(), { workers: 1 });
-  closers.push(() => rt.close());
   const made = makeProvider({ provider: 'anthropic', apiKey: 'k', baseURL: model.url, maxRetries: 0 });
   assert.ok(made.ok);
   const r = await runAgent({ task: 'go', provider: made.value, model: 'm', runtime: rt, contextTokens: 1000 });

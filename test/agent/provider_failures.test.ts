@@ -5,34 +5,29 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { type AgentEvent, runAgent } from '../../lib/agent/loop.ts';
 import { ProviderError } from '../../lib/llm/errors.ts';
 import { makeProvider, type ProviderName } from '../../lib/llm/providers.ts';
 import { backoffMs } from '../../lib/llm/retry.ts';
 import type { Runtime } from '../../lib/runtime.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
-import { type ScriptTurn, startModel } from './fake_model.ts';
+import { refusingUrl, type ScriptTurn, startModel } from '../helpers/fake_model.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 // Retries wait a millisecond per step here, so the tests stay fast; the stall limit is small but far
 // above how long the local server takes to answer, so only the scripted stall trips it.
 process.env.MEWCODE_RETRY_BASE_MS = '1';
 process.env.MEWCODE_STREAM_IDLE_MS = '1500';
-const closers: (() => Promise<void>)[] = [];
-after(() => Promise.all(closers.map((c) => c())));
 
 const HELLO = 'line one\nline two\nthree\n';
 
 async function setup(name: ProviderName, script: ScriptTurn[], maxRetries = 0, baseURL?: string) {
   const model = await startModel(script);
-  closers.push(model.close);
   const root = tempDir();
   writeTree(root, { 'hello.txt': HELLO });
   const rt: Runtime = runtimeAt(root, { workers: 1, permissions: { allow: { write: true, run: true } } });
-  closers.push(() => rt.close());
   const url = baseURL ?? (name === 'openai' ? `${model.url}/v1` : model.url);
   const made = makeProvider({ provider: name, apiKey: 'k', baseURL: url, maxRetries });
   assert.ok(made.ok);
@@ -188,12 +183,7 @@ for (const provider of ['anthropic', 'openai'] as const) {
   });
 
   test(`${provider}: a refused connection names the URL it tried`, async () => {
-    // A port nothing listens on: bound, then closed.
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise((r) => probe.close(r));
-    const base = `http://127.0.0.1:${port}`;
+    const base = await refusingUrl();
     const { run, endpoint } = await setup(provider, [], 0, provider === 'openai' ? `${base}/v1` : base);
     const r = await run();
     assert.equal(r.reason, 'error');

@@ -13,7 +13,7 @@ import { applyBudget } from '../../lib/core/budget.ts';
 import { BudgetedText } from '../../lib/core/budgeted_text.ts';
 import { defineTool, type ToolContext } from '../../lib/core/tool.ts';
 import type { ToolResult } from '../../lib/core/tool_result.ts';
-import { tempDir } from '../helpers.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 /** A small seeded generator, so a failure reproduces. */
 function prng(seed: number) {

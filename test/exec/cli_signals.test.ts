@@ -6,21 +6,18 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { containment } from '../../lib/exec/containment.ts';
-import { startModel } from '../agent/fake_model.ts';
-import { MEWCODE, startProgram } from '../cli_run.ts';
-import { REPO, runtimeAt, TSX, tempDir } from '../helpers.ts';
+import { startCli } from '../helpers/cli.ts';
+import { startModel } from '../helpers/fake_model.ts';
+import { REPO, TSX } from '../helpers/repo.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { escapingCommand, exists, killAll, leftoverCgroups, survivors, uniqueMarker, waitFor } from './procs.ts';
 
 const root = tempDir();
-const closers: (() => Promise<void>)[] = [];
-after(() => Promise.all(closers.map((c) => c())));
-/** No model keys from the machine: the agent talks to the fake model only. */
-const ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_/.test(k)));
-
-const cli = (args: string[]) =>
-  startProgram(process.execPath, [...MEWCODE, '--root', root, ...args], { env: ENV, keepStdin: true });
+/** No model keys from the machine (startCli's environment): the agent talks to the fake model only. */
+const cli = (args: string[]) => startCli(['--root', root, ...args], { keepStdin: true });
 
 let n = 0;
 /** A command that starts every escape, then says it is ready and sleeps on the marker. */
@@ -56,18 +53,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   test(`cli signals: ${sig} to the agent stops its running bash call and everything it started`, async () => {
     const { command, marker, ready } = escaping();
     const model = await startModel([{ calls: [{ name: 'bash', input: { command } }] }, { text: 'never asked' }]);
-    closers.push(model.close);
-    const run = cli([
-      '--provider',
-      'openai',
-      '--base-url',
-      `${model.url}/v1`,
-      '--model',
-      'm',
-      '--allow-run',
-      'run',
-      'go',
-    ]);
+    const run = cli([...model.openaiFlags, '--model', 'm', '--allow-run', 'run', 'go']);
     try {
       await waitFor(() => exists(ready), 'the agent to start the command');
       run.child.kill(sig);
@@ -165,8 +151,7 @@ test('cli signals: what a SIGKILLed runtime left running is swept by the next ru
     const pid = run.child.pid ?? 0;
     assert.notDeepEqual(survivors(marker), [], 'a SIGKILLed runtime cannot clean up after itself');
     assert.equal(leftoverCgroups(pid).length, 1);
-    const rt = runtimeAt(root, { workers: 0 }); // its start sweeps cgroups whose runtime is gone
-    closers.push(() => rt.close());
+    runtimeAt(root, { workers: 0 }); // its start sweeps cgroups whose runtime is gone
     await waitFor(() => survivors(marker).length === 0 && leftoverCgroups(pid).length === 0, 'the sweep');
   } finally {
     killAll(survivors(marker));
@@ -178,8 +163,7 @@ test('cli signals: the sweep leaves a live runtime’s commands alone', async ()
   const run = cli(['call', 'bash', JSON.stringify({ command }), '--allow-run']);
   try {
     await waitFor(() => exists(ready), 'the command to start every escape');
-    const rt = runtimeAt(root, { workers: 0 });
-    closers.push(() => rt.close());
+    runtimeAt(root, { workers: 0 });
     const { sweepStaleCgroups } = await import('../../lib/exec/cgroup.ts');
     await sweepStaleCgroups();
     assert.notDeepEqual(survivors(marker), [], 'the running command is not touched');

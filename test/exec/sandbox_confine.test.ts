@@ -10,7 +10,8 @@ import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import type { Runtime } from '../../lib/runtime.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 import { sandboxAt } from './_sandbox.ts';
 
 // test/system_tools.test.ts fails the run when bubblewrap is missing: these never skip.

@@ -11,7 +11,10 @@ import { test } from 'node:test';
 import { usesOf } from '../../lib/exec/sandbox_protect.ts';
 import { sandboxStateDir } from '../../lib/exec/sandbox_state.ts';
 import type { Runtime } from '../../lib/runtime.ts';
-import { REPO, runtimeAt, TSX, tempDir, waitFor, writeTree } from '../helpers.ts';
+import { REPO, TSX } from '../helpers/repo.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { sandboxAt } from './_sandbox.ts';
 
 // test/system_tools.test.ts fails the run when bubblewrap is missing: these never skip.

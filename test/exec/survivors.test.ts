@@ -13,7 +13,8 @@ import { type Containment, containment, pidNamespacePrefix } from '../../lib/exe
 import { OutputCollector } from '../../lib/exec/output.ts';
 import { supervise } from '../../lib/exec/supervise.ts';
 import type { Runtime } from '../../lib/runtime.ts';
-import { runtimeAt, tempDir } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { escapingCommand, exists, killAll, leftoverCgroups, survivors, uniqueMarker, waitFor } from './procs.ts';
 
 const root = tempDir();

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { acquireFileLock, lockFileOf } from '../../lib/lane/locks.ts';
-import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
+import { REPO, TSX } from '../helpers/repo.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const child = (script: string, args: string[]) =>
   spawn(process.execPath, ['--import', TSX, path.join(REPO, 'test/fixtures', script), ...args], {

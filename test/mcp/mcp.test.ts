@@ -2,29 +2,19 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { DEFAULT_RESULT_BYTES } from '../../lib/core/budget.ts';
 import { connectMcpServer } from '../../lib/mcp/client.ts';
-import { REPO, removeSpills, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
+import { mcpClient } from '../helpers/mcp_client.ts';
+import { REPO, TSX } from '../helpers/repo.ts';
+import { removeSpills, runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const root = tempDir();
 writeTree(root, { 'a.txt': 'alpha\n', 'src/b.ts': 'export {}; // TODO\n' });
 const closers: (() => Promise<void>)[] = [];
 after(() => Promise.all(closers.map((c) => c())));
 
-async function mewcodeMcp(flags: string[] = []) {
-  const client = new Client({ name: 'test', version: '1' });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', TSX, path.join(REPO, 'mewcode.ts'), '--root', root, ...flags, 'mcp'],
-      stderr: 'ignore',
-    }),
-  );
-  closers.push(() => client.close());
-  return client;
-}
+const mewcodeMcp = async (flags: string[] = []) => (await mcpClient({ root, flags })).client;
 
 test('mcp server: the official client lists the tools with read-only and destructive annotations', async () => {
   const client = await mewcodeMcp();

@@ -9,7 +9,9 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { subAgentTools } from '../../lib/agent/filter.ts';
 import { connectMcpServer } from '../../lib/mcp/client.ts';
-import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
+import { REPO, TSX } from '../helpers/repo.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const closers: (() => Promise<void>)[] = [];
 after(() => Promise.all(closers.map((c) => c())));

@@ -10,33 +10,17 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { after, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { test } from 'node:test';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { QueuedStdioServerTransport } from '../../lib/mcp/stdio_transport.ts';
-import { killAfter, noSurvivors, REPO, TSX, tempDir, waitFor, writeTree } from '../helpers.ts';
+import { mcpClient, resultText } from '../helpers/mcp_client.ts';
+import { killAfter, noSurvivors } from '../helpers/processes.ts';
+import { REPO, TSX } from '../helpers/repo.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
+import { waitFor } from '../helpers/wait.ts';
 
-const closers: (() => Promise<void>)[] = [];
-after(() => Promise.all(closers.map((c) => c())));
-
-async function server(root: string, flags: string[] = []) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['--import', TSX, path.join(REPO, 'mewcode.ts'), '--root', root, ...flags, 'mcp'],
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (c) => {
-    stderr += c;
-  });
-  const client = new Client({ name: 'test', version: '1' });
-  await client.connect(transport);
-  closers.push(() => client.close());
-  return { client, stderr: () => stderr };
-}
-
-const text = (r: unknown) => (((r as { content?: unknown }).content ?? []) as { text?: string }[])[0]?.text ?? '';
+const server = (root: string, flags: string[] = []) => mcpClient({ root, flags, collectStderr: true });
+const text = resultText;
 
 test('mcp server: notifications/cancelled stops a running bash call — its process group dies, the side effect never happens', async () => {
   const root = tempDir();

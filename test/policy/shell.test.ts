@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { analyseCommand, uncoverable } from '../../lib/policy/shell.ts';
 import { parseLine } from '../../lib/policy/shell_parse.ts';
 import { ansiC } from '../../lib/policy/shell_words.ts';
-import { tempDir } from '../helpers.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { SHELL_CASES } from './shell_cases.ts';
 
 const programsOf = (line: string) => {

@@ -4,38 +4,17 @@
  * util-linux `script`) the question is asked and its answer decides.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { after, test } from 'node:test';
-import { startModel } from '../agent/fake_model.ts';
-import { MEWCODE, runProgram } from '../cli_run.ts';
-import { tempDir, writeTree } from '../helpers.ts';
+import { test } from 'node:test';
+import { runCli } from '../helpers/cli.ts';
+import { startModel } from '../helpers/fake_model.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
+import { assertTerminal, onTerminal as cliOnTerminal } from '../helpers/terminal.ts';
+import { hookProject } from './hook_project.ts';
 
-const closers: (() => Promise<void>)[] = [];
-after(() => Promise.all(closers.map((c) => c())));
-
-/** The environment of a user whose home is `home`, with no model keys. */
-const envFor = (home: string) => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_/.test(k))),
-  HOME: home,
-});
-
-/** Runs the CLI without a terminal (async: a model server may live in this process). */
-const cli = (args: string[], home: string) =>
-  runProgram(process.execPath, [...MEWCODE, ...args], { env: envFor(home) });
-
-function hookProject() {
-  const root = tempDir();
-  const marker = path.join(tempDir(), 'hook-ran');
-  writeTree(root, {
-    'a.txt': 'alpha\n',
-    '.mewcode/settings.json': JSON.stringify({
-      hooks: { PreToolUse: [{ command: `touch ${JSON.stringify(marker)}` }] },
-    }),
-  });
-  return { root, marker };
-}
+/** Runs the CLI without a terminal, as a user whose home is `home` (async: a model server may live in this process). */
+const cli = (args: string[], home: string) => runCli(args, { env: { HOME: home } });
 
 test('trust CLI: an untrusted hook does not run on a plan-mode read under --sandbox; --trust runs it and is recorded', async () => {
   const { root, marker } = hookProject();
@@ -71,19 +50,7 @@ test('trust CLI: the MCP servers of an untrusted project are not started by an a
     }),
   });
   const model = await startModel([{ text: 'done' }, { text: 'done' }]);
-  closers.push(model.close);
-  const agent = [
-    '--root',
-    root,
-    '--provider',
-    'openai',
-    '--base-url',
-    `${model.url}/v1`,
-    '--model',
-    'm',
-    'run',
-    'hello',
-  ];
+  const agent = ['--root', root, ...model.openaiFlags, '--model', 'm', 'run', 'hello'];
   const untrusted = await cli(agent, home);
   assert.equal(untrusted.code, 0, untrusted.err);
   assert.equal(existsSync(marker), false, 'the server was started');
@@ -98,37 +65,13 @@ test('trust CLI: the MCP servers of an untrusted project are not started by an a
   assert.match(trusted.err, /the MCP server "evil" did not start/);
 });
 
-/** util-linux `script` that can open a pseudo-terminal here (a container may have no /dev/pts). */
-const HAS_SCRIPT = spawnSync('script', ['-qec', 'true', '/dev/null'], { stdio: 'ignore' }).status === 0;
-
-/** Runs the CLI on a pseudo-terminal; `answer` is typed once the question is on the screen. */
-function onTerminal(args: string[], home: string, answer: string): Promise<{ code: number | null; screen: string }> {
-  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const command = [process.execPath, ...MEWCODE, ...args].map(q).join(' ');
-  return new Promise((resolve) => {
-    const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      env: { ...envFor(home), SHELL: '/bin/sh' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let screen = '';
-    let typed = false;
-    child.stdout.on('data', (c) => {
-      screen += c;
-      if (!typed && screen.includes('[y/N] › ')) {
-        typed = true;
-        child.stdin.write(`${answer}\n`);
-      }
-    });
-    child.on('close', (code) => {
-      child.stdin.destroy();
-      resolve({ code, screen });
-    });
-  });
-}
+/** The CLI on a pseudo-terminal; `answer` is typed once the question is on the screen. */
+const onTerminal = (args: string[], home: string, answer: string) =>
+  cliOnTerminal(args, { env: { HOME: home }, answers: [answer] });
 
 test('trust CLI: on a terminal the question lists what would widen, and only "y" trusts', async () => {
   // A missing pseudo-terminal fails the test rather than skipping it: a green run must have asked.
-  assert.ok(HAS_SCRIPT, 'util-linux script (Debian package bsdutils) must be able to open a pseudo-terminal');
+  assertTerminal();
   const { root, marker } = hookProject();
   const home = tempDir();
   const read = ['--root', root, '--mode', 'plan', 'read', 'a.txt'];

@@ -14,7 +14,8 @@ import { after, test } from 'node:test';
 import { applyBudget } from '../../lib/core/budget.ts';
 import { spillBase, spillDirFor } from '../../lib/core/spill_dir.ts';
 import { comparePaths } from '../../lib/search/compare_paths.ts';
-import { removeSpills, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { removeSpills, runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 // A temp dir of this file's own, so the first spill of this process sweeps it (once per process).
 const savedTmp = process.env.TMPDIR;

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { BUFFER_BYTES as B } from '../../lib/search/search.ts';
-import { requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { requireTool } from '../helpers/system_tools.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 import { ourLines, rgLines } from './rg_lines.ts';
 
 // Attacks on lines longer than the read buffer (lib/search/search.ts searches them a piece of

@@ -12,7 +12,8 @@ import { Registry } from '../../lib/core/registry.ts';
 import { okValue } from '../../lib/core/result.ts';
 import { boundedGlob, INLINE_MAX_PATTERN, linearPattern } from '../../lib/tools/_linear_pattern.ts';
 import { grep } from '../../lib/tools/grep.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 /** The reported pattern: no nested group, yet polynomial backtracking on a line of a's and an x. */
 const REPORTED = `${'a*'.repeat(24)}[!?]x`;

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { BUFFER_BYTES, CHUNK_BYTES } from '../../lib/search/search.ts';
-import { requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { requireTool } from '../helpers/system_tools.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 import { ourLines, rgLines } from './rg_lines.ts';
 
 // Large files are read and searched CHUNK_BYTES at a time (lib/search/search.ts): lines that straddle
@@ -67,10 +68,6 @@ writeTree(root, {
   ]),
 });
 const rt = runtimeAt(root, { workers: 0 });
-after(async () => {
-  await rt.close();
-  rmSync(root, { recursive: true, force: true });
-});
 
 /** Lines compared on their first 200 characters. */
 const rg = (args: string[]) => rgLines(root, args, 200);

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { generateFixture } from '../../bench/fixture.ts';
-import { removeSpills, requireTool, runtimeAt, tempDir } from '../helpers.ts';
+import { RG_CONTENT, rg } from '../helpers/rg.ts';
+import { removeSpills, runtimeAt } from '../helpers/runtime.ts';
+import { requireTool } from '../helpers/system_tools.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 // The same searches through MewCode's grep and through ripgrep (installed by .ci/run) on a generated
 // tree with ignore files, node_modules, binaries, multi-MB files and minified lines.
@@ -75,31 +77,11 @@ const cases: Case[] = [
 
 /** ripgrep's lines, normalised: binary notices dropped, long lines cut like ours. */
 function rgLines(args: string[]): string[] {
-  // Always a path: with none, ripgrep would search its (non-TTY) stdin.
-  const r = spawnSync(
-    'rg',
-    [
-      '--no-config',
-      '--no-require-git',
-      '--no-heading',
-      '--with-filename',
-      '-n',
-      '--sort',
-      'path',
-      ...args,
-      ...(args.includes('--') ? [] : ['.']),
-    ],
-    {
-      cwd: root,
-      encoding: 'utf8',
-      maxBuffer: 256 * 1024 * 1024,
-    },
-  );
-  assert.ok(r.status === 0 || r.status === 1, r.stderr);
-  const lines = r.stdout
-    .split('\n')
-    .filter((l) => l !== '' && !/: binary file matches/.test(l))
-    .map((l) => (l.startsWith('./') ? l.slice(2) : l));
+  // Always a path: with none, ripgrep would search its (non-TTY) stdin. A case with `--` names it.
+  const lines = rg(root, ['--no-require-git', ...RG_CONTENT, ...args], {
+    maxBuffer: 256 * 1024 * 1024,
+    ...(args.includes('--') ? { paths: [] } : {}),
+  }).lines.filter((l) => !/: binary file matches/.test(l));
   return lines.map((l) => {
     const m = /^(.*?)([:-])(\d+)\2(.*)$/.exec(l);
     return m && !args.includes('-c') && !args.includes('-l')

@@ -28,7 +28,8 @@ import { DirChain } from '../../lib/search/dir_chain.ts';
 import { runIndexShard } from '../../lib/search/index/build_shard.ts';
 import { runGlobShard, runGrepShard } from '../../lib/search/shards.ts';
 import { comparePaths, type Entry } from '../../lib/search/walk.ts';
-import { REPO, TSX, tempDir, writeTree } from '../helpers.ts';
+import { REPO, TSX } from '../helpers/repo.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 import { NEEDLE_GREP, SECRET, TRIES, tally, whileRacing } from './racer.ts';
 
 const INSIDE = ['a/b/c/d/f.txt', 'a/b/c/g.txt', 'a/b/c/h/i.txt', 'a/b/x.txt', 'top.txt'];

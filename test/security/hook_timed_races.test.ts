@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { lstatSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { ToolResult } from '../../lib/core/tool.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { startSkillHost } from '../helpers/skill_host.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 import { SECRET, tally } from './racer.ts';
 
 const TRIES = 100;
@@ -100,21 +100,7 @@ test(`hook-timed races: a write approved for src/ never lands in .git/hooks (${T
 });
 
 const SKILL = '---\nname: review\ndescription: Reviews code\n---\nDo the review.\n';
-let base = '';
-const server = createServer((req, res) => {
-  if (new URL(req.url ?? '/', base).pathname === '/repos/acme/tools/contents/review') {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify([{ name: 'SKILL.md', path: 'review/SKILL.md', type: 'file', download_url: `${base}/raw` }]));
-  } else {
-    res.writeHead(200);
-    res.end(SKILL);
-  }
-});
-before(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-after(() => server.close());
+const { url: base } = await startSkillHost({ tree: { 'acme/tools/review/SKILL.md': SKILL } });
 
 test(`hook-timed races: install_skill writes nothing outside (${TRIES} swaps of .mewcode/skills)`, async () => {
   const root = tempDir();

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { inlineRunner, runSharded, type ShardRunner } from '../../lib/search/parallel.ts';
 import { runGrepShard } from '../../lib/search/shards.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 import { leaked, NEEDLE_GREP, outcome, SECRET, scene, TRIES, tally, whileRacing } from './racer.ts';
 
 test('read races: read_file never returns a byte from outside the root (1,000 reads, parent swapped)', async () => {

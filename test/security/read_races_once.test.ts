@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { searchOnce } from '../../lib/search/dircache.ts';
-import { runtimeAt } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
 import { leaked, outcome, scene, TRIES, tally, whileRacing } from './racer.ts';
 
 test('read races, searching once: glob and grep never return a name or a line from outside the root', async () => {

@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { readdirSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { test } from 'node:test';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { startSkillHost } from '../helpers/skill_host.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 import { tally, whileRacing } from './racer.ts';
 
 const TRIES = 1000;
@@ -56,35 +56,9 @@ test('write races: a write is never redirected into a protected directory of the
 
 // A stand-in for GitHub's contents API and raw files on 127.0.0.1, serving one small skill.
 const SKILL = '---\nname: review\ndescription: Reviews code\n---\nDo the review.\n';
-let base = '';
-const server = createServer((req, res) => {
-  const url = new URL(req.url ?? '/', base);
-  if (url.pathname === '/repos/acme/tools/contents/review') {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify([
-        { name: 'SKILL.md', path: 'review/SKILL.md', type: 'file', download_url: `${base}/raw/SKILL.md` },
-        { name: 'notes', path: 'review/notes', type: 'dir', download_url: null },
-      ]),
-    );
-  } else if (url.pathname === '/repos/acme/tools/contents/review/notes') {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify([{ name: 'x.md', path: 'review/notes/x.md', type: 'file', download_url: `${base}/raw/x.md` }]),
-    );
-  } else if (url.pathname === '/raw/SKILL.md' || url.pathname === '/raw/x.md') {
-    res.writeHead(200);
-    res.end(url.pathname === '/raw/x.md' ? 'notes\n' : SKILL);
-  } else {
-    res.writeHead(404);
-    res.end('{}');
-  }
+const { url: base } = await startSkillHost({
+  tree: { 'acme/tools/review/SKILL.md': SKILL, 'acme/tools/review/notes/x.md': 'notes\n' },
 });
-before(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-after(() => server.close());
 
 test('write races: install_skill never puts a skill outside the root while .mewcode/skills is swapped (1,000 installs)', async () => {
   const root = tempDir();

@@ -10,7 +10,9 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { runtimeAt, TSX, tempDir, writeTree } from '../../helpers.ts';
+import { TSX } from '../../helpers/repo.ts';
+import { runtimeAt } from '../../helpers/runtime.ts';
+import { tempDir, writeTree } from '../../helpers/temp.ts';
 import { agedTree, diverging, ourFiles, prime, rgFiles, trio } from './attack_helpers.ts';
 
 const todo = (what: string) => ({ todo: `index attack: ${what} — fix pending` });

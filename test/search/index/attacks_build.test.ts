@@ -11,7 +11,9 @@ import { test } from 'node:test';
 import type { IndexShardResult } from '../../../lib/search/index/build_shard.ts';
 import type { SearchIndex } from '../../../lib/search/index/service.ts';
 import { drainEvents } from '../../../lib/search/index/watch.ts';
-import { runtimeAt, tempDir, waitFor } from '../../helpers.ts';
+import { runtimeAt } from '../../helpers/runtime.ts';
+import { tempDir } from '../../helpers/temp.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { agedTree, diverging, prime, rgFiles, type Trio, trio } from './attack_helpers.ts';
 
 /**

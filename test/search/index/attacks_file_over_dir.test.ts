@@ -10,7 +10,9 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { SearchIndex } from '../../../lib/search/index/service.ts';
 import { watchDirs } from '../../../lib/search/index/watch.ts';
-import { runtimeAt, tempDir, waitFor, writeTree } from '../../helpers.ts';
+import { runtimeAt } from '../../helpers/runtime.ts';
+import { tempDir, writeTree } from '../../helpers/temp.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { agedTree, assertSame, prime, rgFiles, trio } from './attack_helpers.ts';
 
 const TREE = { 'a.txt': 'needle here\n', 'd5/x.txt': 'plain words\n', 'd5/sub/y.txt': 'plain\n' };

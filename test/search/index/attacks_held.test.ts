@@ -4,7 +4,6 @@
  * Real trees, the real runtime and CLI, compared with a runtime without an index and with ripgrep.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import {
   appendFileSync,
   existsSync,
@@ -22,7 +21,9 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../../helpers.ts';
+import { runCli } from '../../helpers/cli.ts';
+import { runtimeAt } from '../../helpers/runtime.ts';
+import { tempDir, writeTree } from '../../helpers/temp.ts';
 import { agedTree, assertSame, cli, ourFiles, prime, rgFiles, trio } from './attack_helpers.ts';
 
 test('index attack held: external changes between searches, timestamps forged, racing the second', async () => {
@@ -242,18 +243,11 @@ test('index attack held: CLI — symlinked root, two builds at once, a root path
   symlinkSync(root, link);
   const grep = (cwd: string, extra: string[] = []) =>
     JSON.parse(cli(cwd, cache, ['grep', 'needle', '--json', ...extra]).out);
-  const builds = await Promise.all(
-    [link, root].map(
-      (r) =>
-        new Promise<number | null>((ok) =>
-          spawn(process.execPath, ['--import', TSX, path.join(REPO, 'mewcode.ts'), 'index', r], {
-            env: { ...process.env, XDG_CACHE_HOME: cache },
-            stdio: 'ignore',
-          }).on('close', ok),
-        ),
-    ),
+  const builds = await Promise.all([link, root].map((r) => runCli(['index', r], { env: { XDG_CACHE_HOME: cache } })));
+  assert.deepEqual(
+    builds.map((b) => b.code),
+    [0, 0],
   );
-  assert.deepEqual(builds, [0, 0]);
   assert.equal(readdirSync(path.join(cache, 'mewcode', 'index')).length, 1, 'one index: the real path');
   for (const cwd of [root, link]) {
     const a = grep(cwd);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { RACY_MS } from '../../../lib/search/dircache.ts';
 import type { SearchIndex } from '../../../lib/search/index/service.ts';
-import { waitFor } from '../../helpers.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { agedTree, diverging, prime, rgFiles, trio } from './attack_helpers.ts';
 
 /** What the kernel queues before it drops events. */

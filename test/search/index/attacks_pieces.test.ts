@@ -5,7 +5,6 @@
  * kept, searches answering as a full scan does.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -13,7 +12,10 @@ import type { TaskOutcome } from '../../../lib/pool/pool.ts';
 import { RACY_MS } from '../../../lib/search/dircache.ts';
 import type { IndexShardResult } from '../../../lib/search/index/build_shard.ts';
 import type { SearchIndex } from '../../../lib/search/index/service.ts';
-import { runtimeAt, tempDir, waitFor } from '../../helpers.ts';
+import { rg } from '../../helpers/rg.ts';
+import { runtimeAt } from '../../helpers/runtime.ts';
+import { tempDir } from '../../helpers/temp.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { agedTree, diverging, rgFiles, type Trio } from './attack_helpers.ts';
 
 /** Forty directories (workers list them) of three files each, every file with its own word. */
@@ -110,13 +112,7 @@ for (const [where, fail] of [
   });
 
 /** Every file ripgrep would search under `root`. */
-function rgList(root: string): string[] {
-  const r = spawnSync('rg', ['--files', '--no-require-git', '.'], { cwd: root, encoding: 'utf8' });
-  return r.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((f) => f.replace(/^\.\//, ''));
-}
+const rgList = (root: string): string[] => rg(root, ['--files', '--no-require-git']).lines;
 
 /** Until every file written so far is older than the racy window (a build then indexes it). */
 async function aged(): Promise<void> {

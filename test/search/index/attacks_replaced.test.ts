@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { RACY_MS } from '../../../lib/search/dircache.ts';
 import type { SearchIndex } from '../../../lib/search/index/service.ts';
-import { waitFor } from '../../helpers.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { agedTree, diverging, rgFiles, trio } from './attack_helpers.ts';
 
 /** Holds `dir` open until the test ends, as a shell whose working directory it is would. */

@@ -12,7 +12,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { SearchIndex } from '../../../lib/search/index/service.ts';
 import { MIN_INDEXED_FILES } from '../../../lib/search/index/service.ts';
-import { tempDir, waitFor } from '../../helpers.ts';
+import { tempDir } from '../../helpers/temp.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { agedTree, diverging, prime, rgFiles, trio } from './attack_helpers.ts';
 
 /** After `change`, two searches (the second may be served without a walk), then a new file in `dir`. */

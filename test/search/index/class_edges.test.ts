@@ -17,7 +17,9 @@ import type { Node } from '../../../lib/search/regex/ast.ts';
 import { classEdges, FOLDS_OUT } from '../../../lib/search/regex/byte_edges.ts';
 import { parseRegex } from '../../../lib/search/regex/parse.ts';
 import { caseVariants, translate } from '../../../lib/search/regex/translate.ts';
-import { runtimeAt, tempDir, waitFor, writeTree } from '../../helpers.ts';
+import { runtimeAt } from '../../helpers/runtime.ts';
+import { tempDir, writeTree } from '../../helpers/temp.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const classOf = (src: string, i = false): Extract<Node, { t: 'class' }> => {
   const made = parseRegex(src, { i });

@@ -9,8 +9,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { RACY_MS } from '../../../lib/search/dircache.ts';
-import { runCli } from '../../cli_run.ts';
-import { tempDir, waitFor, writeTree } from '../../helpers.ts';
+import { runCli } from '../../helpers/cli.ts';
+import { tempDir, writeTree } from '../../helpers/temp.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 test('index: UTF-16 files, Unicode case folding, multiline and alternations answer as a scan does', async () => {
   const root = tempDir();

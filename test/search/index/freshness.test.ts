@@ -11,7 +11,9 @@ import { test } from 'node:test';
 import { rng } from '../../../bench/edits/prng.ts';
 import type { Runtime } from '../../../lib/runtime.ts';
 import { RACY_MS } from '../../../lib/search/dircache.ts';
-import { runtimeAt, tempDir, waitFor, writeTree } from '../../helpers.ts';
+import { runtimeAt } from '../../helpers/runtime.ts';
+import { tempDir, writeTree } from '../../helpers/temp.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 // Many words, few per file: most searches are selective, so the index serves them.
 const WORDS = [

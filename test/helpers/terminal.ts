@@ -1,14 +1,11 @@
 /**
- * The CLI on a real pseudo-terminal (util-linux `script -qfec CMD /dev/null`) `cols` columns wide:
- * each time a permission question is on the screen (it ends with "› "), the next answer is typed.
- * A missing `script` fails the calling test with how to get it; it never skips.
+ * The CLI on a real pseudo-terminal (util-linux `script -qfec CMD /dev/null`): each time a question
+ * is on the screen (it ends with "› "), the next answer is typed. A missing `script` fails the calling
+ * test with how to get it; it never skips (a green run must have asked).
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import path from 'node:path';
-import { REPO, TSX } from '../helpers.ts';
-
-const MEWCODE = ['--import', TSX, path.join(REPO, 'mewcode.ts')];
+import { CLEAN_ENV, MEWCODE } from './cli.ts';
 
 export function assertTerminal(): void {
   const probe = spawnSync('script', ['-qec', 'true', '/dev/null'], { stdio: 'ignore' });
@@ -27,18 +24,27 @@ export interface Screen {
   questions: string[];
 }
 
-/**
- * Runs the CLI on a pseudo-terminal with `home` as HOME; answers are typed one per question, "n"
- * when they run out.
- */
-export function onTerminal(args: string[], home: string, answers: string[], cols = 60): Promise<Screen> {
+export interface TerminalOptions {
+  /** Added to CLEAN_ENV (a user's HOME, NO_COLOR…). */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Typed one per question, "n" once they run out. */
+  answers?: string[];
+  /** The terminal's width (`stty cols`); left as `script` opens it when not given. */
+  cols?: number;
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Runs the CLI from source on a pseudo-terminal to its exit. */
+export function onTerminal(args: string[], o: TerminalOptions = {}): Promise<Screen> {
   assertTerminal();
-  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const command = `stty cols ${cols} rows 50; exec ${[process.execPath, ...MEWCODE, ...args].map(q).join(' ')}`;
-  return new Promise((resolve) => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_/.test(k)));
+  const program = `exec ${[process.execPath, ...MEWCODE, ...args].map(quote).join(' ')}`;
+  const command = o.cols === undefined ? program : `stty cols ${o.cols} rows 50; ${program}`;
+  return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      env: { ...env, HOME: home, SHELL: '/bin/sh' },
+      cwd: o.cwd,
+      env: { ...CLEAN_ENV, SHELL: '/bin/sh', ...o.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let screen = '';
@@ -50,9 +56,10 @@ export function onTerminal(args: string[], home: string, answers: string[], cols
       const asked = shown.split('› ').length - 1;
       while (questions.length < asked) {
         questions.push(shown);
-        child.stdin.write(`${answers[questions.length - 1] ?? 'n'}\n`);
+        child.stdin.write(`${o.answers?.[questions.length - 1] ?? 'n'}\n`);
       }
     });
+    child.on('error', reject);
     child.on('close', (code) => {
       child.stdin.destroy();
       resolve({ code, screen: screen.replace(/\r/g, ''), questions });

@@ -1,10 +1,12 @@
 /**
- * A scripted model server on 127.0.0.1 that speaks both wire protocols with streaming (SSE):
- * Anthropic Messages at /v1/messages and OpenAI Chat Completions at /v1/chat/completions. Each
- * request takes the next turn of the script; the official SDKs talk to it unchanged.
+ * A fake model server on 127.0.0.1, scripted, that speaks both wire protocols: Anthropic Messages at
+ * /v1/messages and OpenAI Chat Completions at /v1/chat/completions, streamed (SSE) or, for a request
+ * that does not ask for a stream, as one JSON answer. Each request takes the next turn of the script;
+ * the official SDKs talk to it unchanged. Closed when the test (or test file) ends.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after } from 'node:test';
 
 export interface ScriptTurn {
   text?: string;
@@ -30,6 +32,8 @@ export interface ScriptTurn {
 
 export interface FakeModel {
   url: string;
+  /** The CLI's flags that point an agent run at this server over the OpenAI wire. */
+  openaiFlags: string[];
   requests: { path: string; body: Record<string, unknown> }[];
   close(): Promise<void>;
 }
@@ -68,6 +72,11 @@ export async function startModel(script: ScriptTurn[], o: { summary?: string } =
         res.end('<html><body><h1>Please sign in</h1></body></html>');
         return;
       }
+      if (body.stream !== true) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(req.url?.endsWith('/messages') ? anthropicJson(turn, next) : openaiJson(turn, next)));
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       if (turn.stall) {
         res.flushHeaders();
@@ -90,14 +99,79 @@ export async function startModel(script: ScriptTurn[], o: { summary?: string } =
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let closed: Promise<void> | undefined;
+  // The SDKs' keep-alive sockets would hold the server (and the test file) open for seconds.
+  const close = () =>
+    (closed ??= new Promise((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }));
+  after(close);
+  return { url, openaiFlags: ['--provider', 'openai', '--base-url', `${url}/v1`], requests, close };
+}
+
+/** The URL of a port on 127.0.0.1 that nothing listens on: bound, then closed. */
+export async function refusingUrl(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+  await new Promise((r) => probe.close(r));
+  return url;
+}
+
+const stopReason = (t: ScriptTurn, anthropic: boolean) =>
+  anthropic
+    ? t.outputLimit
+      ? 'max_tokens'
+      : t.calls?.length
+        ? 'tool_use'
+        : 'end_turn'
+    : t.outputLimit
+      ? 'length'
+      : t.calls?.length
+        ? 'tool_calls'
+        : 'stop';
+
+/** A whole Anthropic message, for a request without `stream: true`. */
+function anthropicJson(t: ScriptTurn, n: number) {
+  const calls = (t.calls ?? []).map((c, k) => ({
+    type: 'tool_use',
+    id: c.id ?? `toolu_${n}_${k}`,
+    name: c.name,
+    input: c.input,
+  }));
   return {
-    url,
-    requests,
-    close: () =>
-      new Promise((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
+    id: `msg_${n}`,
+    type: 'message',
+    role: 'assistant',
+    model: 'm',
+    content: [...(t.text ? [{ type: 'text', text: t.text }] : []), ...calls],
+    stop_reason: stopReason(t, true),
+    stop_sequence: null,
+    usage: { input_tokens: 5, output_tokens: 9 },
+  };
+}
+
+/** A whole OpenAI chat completion, for a request without `stream: true`. */
+function openaiJson(t: ScriptTurn, n: number) {
+  const calls = (t.calls ?? []).map((c, k) => ({
+    id: c.id ?? `call_${n}_${k}`,
+    type: 'function',
+    function: { name: c.name, arguments: c.raw ?? JSON.stringify(c.input) },
+  }));
+  const message = {
+    role: 'assistant',
+    content: t.text ?? null,
+    refusal: null,
+    ...(calls.length ? { tool_calls: calls } : {}),
+  };
+  return {
+    id: `c${n}`,
+    object: 'chat.completion',
+    created: 0,
+    model: 'm',
+    choices: [{ index: 0, message, finish_reason: stopReason(t, false), logprobs: null }],
+    usage: { prompt_tokens: 5, completion_tokens: 9, total_tokens: 14 },
   };
 }
 
@@ -148,7 +222,7 @@ function anthropic(t: ScriptTurn, send: Send, res: ServerResponse, n: number) {
   send('message_delta', {
     type: 'message_delta',
     delta: {
-      stop_reason: t.outputLimit ? 'max_tokens' : t.calls?.length ? 'tool_use' : 'end_turn',
+      stop_reason: stopReason(t, true),
       stop_sequence: null,
     },
     usage: { output_tokens: 9 },
@@ -187,7 +261,7 @@ function openai(t: ScriptTurn, send: Send, res: ServerResponse, n: number, usage
     });
     for (const piece of rest) chunk({ tool_calls: [{ index: k, function: { arguments: piece } }] });
   }
-  chunk({}, t.outputLimit ? 'length' : t.calls?.length ? 'tool_calls' : 'stop');
+  chunk({}, stopReason(t, false));
   if (usage)
     send(undefined, {
       id: `c${n}`,
