@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { run } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { makeDistCurrent } from './runner/current_dist.ts';
 import { FileClock } from './runner/file_clock.ts';
 import { report, type Tally } from './runner/report.ts';
 
@@ -41,6 +42,7 @@ if (files.length === 0) {
   console.error(`no test files matched "${only}"${left.length ? ' outside the slow tier' : ''}`);
   process.exit(1);
 }
+makeDistCurrent();
 // Search indexes that runtimes under test build go to a temporary cache, never the user's.
 const cache = mkdtempSync(path.join(tmpdir(), 'mewcode-test-cache-'));
 process.env.XDG_CACHE_HOME = cache;
