@@ -4,11 +4,14 @@
  *
  * Usage: node --import tsx test/run.ts [--quick] [--timings[=N]] [filter]
  *
- * Two tiers. `*.test.ts` files are the quick tier; `*.slow.test.ts` files are the slow tier: tests
- * that take many seconds on any machine (SIGKILL mid-write trials, a 1 GB output flood, 100 timed-out
- * commands). Both run by default — `npm test` and CI run everything. `--quick` or `MEWCODE_QUICK=1`
- * (`npm run test:quick`) leaves the slow tier out for a fast local loop. `--timings` ends the run
- * with the N (default 15) slowest files, the measure for which tier a file belongs to.
+ * Two tiers. `*.test.ts` files are the quick tier: the tests a change most likely breaks (the tools,
+ * the policy, the search and its syntax, the agent loop, the CLI's own words), about a minute on two
+ * idle cores. `*.slow.test.ts` files are the slow tier, chosen by measurement (`--timings`): attack
+ * races and floods (1,000 swaps, SIGKILL mid-write, a 1 GB output), index attacks on aged trees,
+ * parity runs against rg on big fixtures, deadlines and process survivors, end-to-end CLI runs
+ * against fake servers, install and bundle. Both run by default — `npm test` and CI run everything.
+ * `--quick` or `MEWCODE_QUICK=1` (`npm run test:quick`) leaves the slow tier out for a fast local
+ * loop. `--timings[=N]` ends the run with the N (default 15) slowest files.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +24,8 @@ import { report, type Tally } from './runner/report.ts';
 
 /** Per test file: only a safety net so a hung test fails the run instead of stalling it forever. */
 const FILE_TIMEOUT_MS = 15 * 60_000;
+/** Test files at a time (MEWCODE_TEST_FILES overrides). */
+const FILES_AT_ONCE = Number(process.env.MEWCODE_TEST_FILES) || 2;
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -37,7 +42,9 @@ const files = [...matched.filter(isSlow), ...matched.filter((f) => !isSlow(f))]
   .filter((f) => !left.includes(f))
   .map((f) => path.join(dir, f));
 if (left.length > 0)
-  console.error(`quick run: leaving out the slow tier (${left.join(', ')}); npm test runs everything`);
+  console.error(
+    `quick run: leaving out the ${left.length} files of the slow tier (*.slow.test.ts); npm test runs everything`,
+  );
 if (files.length === 0) {
   console.error(`no test files matched "${only}"${left.length ? ' outside the slow tier' : ''}`);
   process.exit(1);
@@ -48,7 +55,7 @@ const cache = mkdtempSync(path.join(tmpdir(), 'mewcode-test-cache-'));
 process.env.XDG_CACHE_HOME = cache;
 const tally: Tally = { passed: 0, failed: 0, todo: 0, skipped: 0 };
 const clock = timings ? new FileClock(Number(timings.split('=')[1] ?? 15)) : null;
-run({ files, concurrency: 2, timeout: FILE_TIMEOUT_MS })
+run({ files, concurrency: FILES_AT_ONCE, timeout: FILE_TIMEOUT_MS })
   .compose(report(tally, clock))
   .on('end', () => {
     rmSync(cache, { recursive: true, force: true });

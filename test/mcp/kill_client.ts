@@ -1,5 +1,5 @@
 /**
- * A client process for test/mcp/robust.test.ts: starts `mewcode mcp` over stdio with the official
+ * A client process for test/mcp/robust.slow.test.ts: starts `mewcode mcp` over stdio with the official
  * client, calls bash with the command given, and waits — until the test SIGKILLs it mid-call.
  * Usage: node --import tsx kill_client.ts <root> <command>
  */

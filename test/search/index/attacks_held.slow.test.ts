@@ -1,6 +1,6 @@
 /**
  * Attacks on the index's promise (a search served through it answers byte for byte as a full scan,
- * always fresh) that did not work, kept so they keep not working; attacks.test.ts has the open breaks.
+ * always fresh) that did not work, kept so they keep not working; attacks.slow.test.ts has the open breaks.
  * Real trees, the real runtime and CLI, compared with a runtime without an index and with ripgrep.
  */
 import assert from 'node:assert/strict';

@@ -3,7 +3,7 @@
  * full scan does, always fresh — attacked from outside, through the real interfaces, on real trees.
  * Each test here reproduces a break still open, marked `todo`: it runs and reports without failing the
  * run, and its assertions are the promise, so it passes once the fix lands (then drop the mark). The
- * attacks that did not work guard the promise in attacks_held.test.ts.
+ * attacks that did not work guard the promise in attacks_held.slow.test.ts.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * The read races of read_races.test.ts for a process that searches once (`searchOnce`, as the CLI's
+ * The read races of read_races.slow.test.ts for a process that searches once (`searchOnce`, as the CLI's
  * grep and glob do): no listing is kept, and a names-only walk (glob) lists every directory through
  * its parent's descriptor instead of checking its path. A real process keeps swapping a directory of
  * the root for a symlink to a directory outside it; no name or line from outside may come back.
