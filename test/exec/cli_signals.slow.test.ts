@@ -30,18 +30,28 @@ function escaping(): { command: string; marker: string; ready: string } {
 
 const EXPECTED = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 
+/** Sends `sig` once the command is `ready`; the CLI exits 128 + the signal and leaves nothing running. */
+async function stopsEverything(
+  run: ReturnType<typeof cli>,
+  sig: keyof typeof EXPECTED,
+  { marker, ready }: { marker: string; ready: string },
+  what: string,
+): Promise<void> {
+  await waitFor(() => exists(ready), what);
+  run.child.kill(sig);
+  const { code, err } = await run.exit;
+  assert.equal(code, EXPECTED[sig], err);
+  const left = survivors(marker);
+  killAll(left);
+  assert.deepEqual(left, [], `survivors of ${sig}`);
+}
+
 for (const sig of Object.keys(EXPECTED) as (keyof typeof EXPECTED)[]) {
   test(`cli signals: ${sig} to \`mewcode call bash\` kills the command and all it started, exit ${EXPECTED[sig]}`, async () => {
     const { command, marker, ready } = escaping();
     const run = cli(['call', 'bash', JSON.stringify({ command }), '--allow-run']);
     try {
-      await waitFor(() => exists(ready), 'the command to start every escape');
-      run.child.kill(sig);
-      const { code, err } = await run.exit;
-      assert.equal(code, EXPECTED[sig], err);
-      const left = survivors(marker);
-      killAll(left);
-      assert.deepEqual(left, [], `survivors of ${sig}`);
+      await stopsEverything(run, sig, { marker, ready }, 'the command to start every escape');
       if (run.child.pid) assert.deepEqual(leftoverCgroups(run.child.pid), []);
     } finally {
       run.child.kill('SIGKILL');
@@ -55,13 +65,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     const model = await startModel([{ calls: [{ name: 'bash', input: { command } }] }, { text: 'never asked' }]);
     const run = cli([...model.openaiFlags, '--model', 'm', '--allow-run', 'run', 'go']);
     try {
-      await waitFor(() => exists(ready), 'the agent to start the command');
-      run.child.kill(sig);
-      const { code, err } = await run.exit;
-      assert.equal(code, EXPECTED[sig], err);
-      const left = survivors(marker);
-      killAll(left);
-      assert.deepEqual(left, [], `survivors of ${sig}`);
+      await stopsEverything(run, sig, { marker, ready }, 'the agent to start the command');
       assert.equal(model.requests.length, 1, 'the stopped agent asks the model nothing more');
     } finally {
       run.child.kill('SIGKILL');
