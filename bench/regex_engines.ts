@@ -14,7 +14,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RE2JS } from 're2js';
 import { compileRegex } from '../lib/search/matcher.ts';
-import { writeTree } from '../test/helpers.ts';
+import { writeTree } from '../test/helpers/temp.ts';
 import { SYNTAX_CASES, SYNTAX_TREE } from '../test/search/rg_syntax_cases.ts';
 
 type Tester = (line: string) => boolean;

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { AnyTool } from '../lib/core/tool.ts';
 import { TOOLS } from '../lib/tools/mod.ts';
-import { REPO } from './helpers.ts';
+import { REPO } from './helpers/repo.ts';
 
 const LIB = path.join(REPO, 'lib');
 const files = (readdirSync(LIB, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).sort();

@@ -1,25 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { REPO, TSX, tempDir, writeTree } from './helpers.ts';
+import { runCliSync } from './helpers/cli.ts';
+import { REPO } from './helpers/repo.ts';
+import { tempDir, writeTree } from './helpers/temp.ts';
 
 const root = tempDir();
 writeTree(root, { 'a.txt': 'one\ntwo\nthree\n', 'dir/x': '' });
 
-/** The environment without model keys: a word that is not a command is a task, which needs one. */
-const NO_KEYS = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_/.test(k)));
-
-function cli(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, ['--import', TSX, path.join(REPO, 'mewcode.ts'), ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    input,
-    env: NO_KEYS,
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+// Without model keys (runCli's environment): a word that is not a command is a task, which needs one.
+const cli = (args: string[], input?: string) =>
+  runCliSync(args, { cwd: root, ...(input !== undefined ? { input } : {}) });
 
 test('cli: call prints the content and exits 0', () => {
   assert.deepEqual(cli(['call', 'read_file', '{"file_path":"a.txt"}']), {
@@ -189,13 +181,9 @@ test('cli: batch runs reads together and writes in order, answering a JSON array
   ]
     .map((c) => JSON.stringify(c))
     .join('\n');
-  const r = spawnSync(
-    process.execPath,
-    ['--import', TSX, path.join(REPO, 'mewcode.ts'), '--root', dir, 'batch', '-', '--allow-write'],
-    { encoding: 'utf8', input: jsonl },
-  );
-  assert.equal(r.status, 0, r.stderr);
-  const out = JSON.parse(r.stdout) as { name: string; content: string; isError: boolean }[];
+  const r = runCliSync(['--root', dir, 'batch', '-', '--allow-write'], { input: jsonl });
+  assert.equal(r.code, 0, r.err);
+  const out = JSON.parse(r.out) as { name: string; content: string; isError: boolean }[];
   assert.deepEqual(
     out.map((o) => [o.name, o.isError, o.content.split('\n')[0]]),
     [
@@ -205,11 +193,7 @@ test('cli: batch runs reads together and writes in order, answering a JSON array
       ['read_file', false, '     1\twasp'],
     ],
   );
-  const bad = spawnSync(process.execPath, ['--import', TSX, path.join(REPO, 'mewcode.ts'), 'batch', '-'], {
-    encoding: 'utf8',
-    input: '[{"input":{}}]',
-    cwd: dir,
-  });
-  assert.equal(bad.status, 2);
-  assert.match(bad.stderr, /Batch item 1 must be an object \{"name": "<tool>", "input": \{\.\.\.\}\}/);
+  const bad = runCliSync(['batch', '-'], { input: '[{"input":{}}]', cwd: dir });
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /Batch item 1 must be an object \{"name": "<tool>", "input": \{\.\.\.\}\}/);
 });

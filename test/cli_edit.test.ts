@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { runCli } from './cli_run.ts';
-import { tempDir, writeTree } from './helpers.ts';
+import { runCli } from './helpers/cli.ts';
+import { tempDir, writeTree } from './helpers/temp.ts';
 
 function tree() {
   const root = tempDir();

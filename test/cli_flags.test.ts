@@ -9,8 +9,9 @@ import { test } from 'node:test';
 import { parseCli } from '../lib/cli/args.ts';
 import { COMMAND_SHORTS, type Command, FLAGS, type Flag, type FlagSpec, shortsOf, takes } from '../lib/cli/flags.ts';
 import { commandHelp, HELP } from '../lib/cli/help.ts';
-import { runCli } from './cli_run.ts';
-import { REPO, tempDir, writeTree } from './helpers.ts';
+import { runCli } from './helpers/cli.ts';
+import { REPO } from './helpers/repo.ts';
+import { tempDir, writeTree } from './helpers/temp.ts';
 
 const commands = Object.keys(COMMAND_SHORTS) as Command[];
 const word = (c: Command) => (c === 'agent' ? 'run' : c);

@@ -4,12 +4,10 @@
  * matched, and a context line whose text looks like a match line keeps its shape.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { runCli } from './cli_run.ts';
-import { requireTool, tempDir, writeTree } from './helpers.ts';
-
-const rg = requireTool('rg');
+import { runCli } from './helpers/cli.ts';
+import { rg } from './helpers/rg.ts';
+import { tempDir, writeTree } from './helpers/temp.ts';
 
 function tree(): string {
   const root = tempDir('mewcode-json-');
@@ -33,7 +31,8 @@ function shape(jsonLines: string): unknown[] {
         const s = data.stats as Record<string, number>;
         return { type, matched_lines: s.matched_lines, matches: s.matches, with_match: s.searches_with_match };
       }
-      const path = (data.path as { text: string }).text;
+      // rg is given `.` to search (with none it would read its stdin): its paths start with ./
+      const path = (data.path as { text: string }).text.replace(/^\.\//, '');
       if (type === 'begin') return { type, path };
       if (type === 'end') {
         const s = data.stats as Record<string, number>;
@@ -54,13 +53,9 @@ for (const args of [['foo'], ['fo+'], ['-C', '1', 'foo'], ['-i', 'HÉLLO'], ['-w
     const root = tree();
     const ours = await runCli(['grep', ...args, '--json'], { cwd: root });
     assert.equal(ours.code, 0, ours.err);
-    const theirs = spawnSync(rg, ['--json', '--sort', 'path', ...args], {
-      cwd: root,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'], // a piped stdin would be what rg searches
-    });
+    const theirs = rg(root, ['--json', '--sort', 'path', ...args]);
     assert.equal(theirs.status, 0, theirs.stderr);
-    assert.deepEqual(shape(ours.out), shape(theirs.stdout));
+    assert.deepEqual(shape(ours.out), shape(theirs.out));
   });
 }
 

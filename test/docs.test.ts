@@ -14,7 +14,7 @@ import { COMMAND_SHORTS, COMMANDS, FLAGS, GLOBAL_SHORTS } from '../lib/cli/flags
 import { PROTECTED_LOCATIONS } from '../lib/policy/protected.ts';
 import { RUNNER_PROGRAMS } from '../lib/shell/code_runners.ts';
 import { TOOLS } from '../lib/tools/mod.ts';
-import { REPO } from './helpers.ts';
+import { REPO } from './helpers/repo.ts';
 import { anchors, docs, headings, links, readDoc, section } from './markdown.ts';
 
 test('docs: every relative link resolves to a file of the repository and a heading in it', () => {

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO } from './helpers.ts';
+import { REPO } from './helpers/repo.ts';
 
 export interface Doc {
   /** Path relative to the repository, with `/` separators. */

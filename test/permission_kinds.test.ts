@@ -13,7 +13,9 @@ import { HELP } from '../lib/cli/help.ts';
 import { KINDS, type Kind, PERMISSION_FLAGS, PERMISSION_KINDS } from '../lib/core/permission_kinds.ts';
 import type { Access } from '../lib/core/tool.ts';
 import { render } from '../lib/prompt/prompt.ts';
-import { REPO, runtimeAt, tempDir, writeTree } from './helpers.ts';
+import { REPO } from './helpers/repo.ts';
+import { runtimeAt } from './helpers/runtime.ts';
+import { tempDir, writeTree } from './helpers/temp.ts';
 
 /** Every access is of a kind in the table and every kind has an access: checked by the compiler. */
 type SameKinds = [Access['kind']] extends [Kind] ? ([Kind] extends [Access['kind']] ? true : never) : never;

@@ -1,5 +1,5 @@
 import { test } from 'node:test';
-import { requireTool, SYSTEM_TOOLS } from './helpers.ts';
+import { requireTool, SYSTEM_TOOLS } from './helpers/system_tools.ts';
 
 // The parity tests compare with ripgrep, the sandbox tests run under bubblewrap, the ignore tests ask
 // git, and the benchmark's smoke run compares with fd. Missing, they fail here by name (and in the

@@ -1,22 +1,21 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { subAgentTools } from '../../lib/agent/filter.ts';
 import { type AgentEvent, runAgent } from '../../lib/agent/loop.ts';
 import type { ToolDefinition } from '../../lib/core/registry.ts';
 import { makeProvider, type ProviderName } from '../../lib/llm/providers.ts';
 import type { Runtime, RuntimeOptions } from '../../lib/runtime/runtime.ts';
-import { MEWCODE, runProgram } from '../cli_run.ts';
-import { killAfter, noSurvivors, runtimeAt, tempDir, waitFor, writeTree } from '../helpers.ts';
-import { type ScriptTurn, startModel } from './fake_model.ts';
-
-const closers: (() => Promise<void>)[] = [];
-after(() => Promise.all(closers.map((c) => c())));
+import { runCli } from '../helpers/cli.ts';
+import { type ScriptTurn, startModel } from '../helpers/fake_model.ts';
+import { killAfter, noSurvivors } from '../helpers/processes.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 async function setup(name: ProviderName, script: ScriptTurn[], options: Omit<RuntimeOptions, 'root'> = {}) {
   const model = await startModel(script);
-  closers.push(model.close);
   const root = tempDir();
   writeTree(root, {
     'src/a.ts': 'export const answer = 41;\n',
@@ -24,7 +23,6 @@ async function setup(name: ProviderName, script: ScriptTurn[], options: Omit<Run
     'README.md': '# demo\n',
   });
   const rt: Runtime = runtimeAt(root, { workers: 2, permissions: { allow: { write: true, run: true } }, ...options });
-  closers.push(() => rt.close());
   const made = makeProvider({
     provider: name,
     apiKey: 'test-key',
@@ -289,37 +287,19 @@ test('agent CLI: the answer streams to stdout, activity to stderr; a local OpenA
     { text: 'Reading. ', calls: [{ name: 'read_file', input: { file_path: 'README.md' } }] },
     { text: 'It is a demo.' },
   ]);
-  closers.push(model.close);
   const root = tempDir();
   writeTree(root, { 'README.md': '# demo\n' });
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_/.test(k)));
   // Not spawnSync: the model server lives in this process and must keep answering.
-  const r = await run(
-    [
-      '--root',
-      root,
-      '--provider',
-      'openai',
-      '--base-url',
-      `${model.url}/v1`,
-      '--model',
-      'local',
-      'What is this project?',
-    ],
-    env,
-  );
+  const r = await run(['--root', root, ...model.openaiFlags, '--model', 'local', 'What is this project?'], env);
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, 'Reading. \nIt is a demo.\n');
   assert.equal(r.err, '● read_file(README.md)\n  ⎿ 1 # demo\nmewcode: 2 turns, 10 input tokens, 18 output tokens\n');
-  const piped = await run(
-    ['--root', root, '--provider', 'openai', '--base-url', `${model.url}/v1`, '--json'],
-    env,
-    'from stdin',
-  );
+  const piped = await run(['--root', root, ...model.openaiFlags, '--json'], env, 'from stdin');
   assert.equal(piped.code, 0, piped.err);
   assert.equal(JSON.parse(piped.out).answer, 'done');
   assert.match(JSON.stringify(model.requests.at(-1)?.body.messages), /from stdin/);
 });
 
 const run = (args: string[], env: NodeJS.ProcessEnv, input?: string) =>
-  runProgram(process.execPath, [...MEWCODE, ...args], { env, ...(input !== undefined ? { input } : {}) });
+  runCli(args, { env, ...(input !== undefined ? { input } : {}) });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { applyBudget, charPrefix, fmtInt, utf8Prefix } from '../../lib/core/budget.ts';
-import { tempDir } from '../helpers.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 const strictDecode = (b: Buffer) => new TextDecoder('utf-8', { fatal: true }).decode(b);
 

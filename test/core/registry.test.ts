@@ -9,7 +9,7 @@ import { type AnyTool, defineTool, ok, type ToolResult } from '../../lib/core/to
 import { TOOLS } from '../../lib/tools/mod.ts';
 import { READ_TOOLS } from '../../lib/tools/read_tools.ts';
 import { WRITE_TOOLS } from '../../lib/tools/write_tools.ts';
-import { REPO } from '../helpers.ts';
+import { REPO } from '../helpers/repo.ts';
 
 const allowed = { allow: true, by: 'test', reason: 'the test allows everything' };
 const env = { root: '/', authorize: async () => okValue({ paths: [], decision: allowed }) };

@@ -19,7 +19,8 @@ import {
 import path from 'node:path';
 import { after, test } from 'node:test';
 import type { Runtime } from '../../lib/runtime/runtime.ts';
-import { runtimeAt, tempDir } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 const savedTmp = process.env.TMPDIR;
 const restoreTmp = () => {

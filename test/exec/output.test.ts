@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { clean } from '../../lib/exec/output.ts';
-import { runtimeAt, tempDir } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 const C1 = (code: number) => String.fromCharCode(code);
 const CSI = C1(0x9b);

@@ -61,7 +61,7 @@ export function leftoverCgroups(ownerPid = process.pid): string[] {
   return readdirSync(own.value.dir).filter((n) => n.startsWith(`mewcode-${ownerPid}-`));
 }
 
-// Waiting for a condition is test/helpers.ts's waitFor (the deadline there is only a safety net).
-export { waitFor } from '../helpers.ts';
+// Waiting for a condition is test/helpers/wait.ts's waitFor (the deadline there is only a safety net).
+export { waitFor } from '../helpers/wait.ts';
 
 export const exists = (p: string) => existsSync(p);

@@ -8,7 +8,9 @@ import { readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs
 import path from 'node:path';
 import { test } from 'node:test';
 import { lockFileOf } from '../../lib/files/locks.ts';
-import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
+import { REPO, TSX } from '../helpers/repo.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const exited = (c: ChildProcess) =>
   new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r())));

@@ -7,7 +7,9 @@ import { schemaOf } from '../../lib/core/tool.ts';
 import { toAnthropicTools } from '../../lib/llm/anthropic.ts';
 import { fromStrictArgs, strictInexpressible, strictSchema } from '../../lib/llm/openai.ts';
 import { DEFINITION_FORMATS } from '../../lib/runtime/runtime.ts';
-import { REPO, runtimeAt, tempDir } from '../helpers.ts';
+import { REPO } from '../helpers/repo.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 const rt = runtimeAt(tempDir());
 

@@ -1,62 +1,12 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
-import { runtimeAt, tempDir } from '../helpers.ts';
+import { test } from 'node:test';
+import { startModel } from '../helpers/fake_model.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir } from '../helpers/temp.ts';
 
-// A stand-in for both model APIs on 127.0.0.1: records each request body and answers minimally.
-const bodies: { url: string; body: Record<string, unknown> }[] = [];
-const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-  let data = '';
-  req.on('data', (c) => {
-    data += c;
-  });
-  req.on('end', () => {
-    bodies.push({ url: req.url ?? '', body: JSON.parse(data) });
-    res.setHeader('content-type', 'application/json');
-    if (req.url?.endsWith('/v1/messages')) {
-      res.end(
-        JSON.stringify({
-          id: 'msg_1',
-          type: 'message',
-          role: 'assistant',
-          model: 'm',
-          content: [{ type: 'text', text: 'ok' }],
-          stop_reason: 'end_turn',
-          stop_sequence: null,
-          usage: { input_tokens: 1, output_tokens: 1 },
-        }),
-      );
-    } else {
-      res.end(
-        JSON.stringify({
-          id: 'c1',
-          object: 'chat.completion',
-          created: 0,
-          model: 'm',
-          choices: [
-            {
-              index: 0,
-              message: { role: 'assistant', content: 'ok', refusal: null },
-              finish_reason: 'stop',
-              logprobs: null,
-            },
-          ],
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-        }),
-      );
-    }
-  });
-});
-let base = '';
-before(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-after(() => {
-  server.closeAllConnections(); // the SDKs' keep-alive sockets would hold the file open for seconds
-  server.close();
-});
+// A fake model for both APIs on 127.0.0.1: records each request body and answers each with "ok".
+const model = await startModel(Array.from({ length: 3 }, () => ({ text: 'ok' })));
+const base = model.url;
 
 const rt = runtimeAt(tempDir());
 
@@ -71,8 +21,8 @@ test('schemas: the official Anthropic SDK sends exactly our tool definitions', a
     tools: tools as never,
   });
   assert.equal(msg.content[0]?.type, 'text');
-  const sent = bodies.at(-1);
-  assert.equal(sent?.url, '/v1/messages');
+  const sent = model.requests.at(-1);
+  assert.equal(sent?.path, '/v1/messages');
   assert.deepEqual(sent?.body.tools, tools);
 });
 
@@ -87,8 +37,8 @@ for (const format of ['openai', 'openai-strict'] as const) {
       tools: tools as never,
     });
     assert.equal(done.choices[0]?.message.content, 'ok');
-    const sent = bodies.at(-1);
-    assert.equal(sent?.url, '/v1/chat/completions');
+    const sent = model.requests.at(-1);
+    assert.equal(sent?.path, '/v1/chat/completions');
     assert.deepEqual(sent?.body.tools, tools);
   });
 }

@@ -11,7 +11,8 @@ import { createPolicy } from '../../lib/policy/check.ts';
 import type { Flags } from '../../lib/policy/permissions.ts';
 import { parseRule, type RuleList } from '../../lib/policy/rules.ts';
 import { TOOL_NAMES } from '../../lib/tools/mod.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const ROOT = '/r';
 const READ_ONLY = new Set(['read_file', 'glob', 'grep']);

@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { createGate, type PathKind } from '../../lib/policy/path_gate.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 // One outer directory holds the root, a sibling whose name extends the root's, and outside files.
 const outer = tempDir();

@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import * as v from 'valibot';
 import { defineTool, ok } from '../../lib/core/tool.ts';
 import type { Answer, Prompter, PromptPreview, PromptRequest } from '../../lib/prompt/prompt.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 /** A prompter that answers in turn and keeps each request with the preview it was shown. */
 function recorder(...answers: Answer[]) {

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { tempDir, writeTree } from '../helpers.ts';
-import { onTerminal, rowsWiderThan } from './_terminal.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
+import { onTerminal, rowsWiderThan } from '../helpers/terminal.ts';
 
 const call = (root: string, tool: string, input: unknown) => ['--root', root, 'call', tool, JSON.stringify(input)];
 
@@ -27,7 +27,7 @@ test('prompt on a terminal: a tail after 230 spaces is on the screen, so "y" app
   const root = tempDir();
   const home = tempDir();
   const command = `echo hello${' '.repeat(230)}; touch PWNED_HIDDEN`;
-  const no = await onTerminal(call(root, 'bash', { command }), home, ['n']);
+  const no = await onTerminal(call(root, 'bash', { command }), { env: { HOME: home }, answers: ['n'], cols: 60 });
   const q = no.questions[0] ?? '';
   assert.ok(q.includes('; touch PWNED_HIDDEN'), `the tail of the command is not on the screen:\n${q}`);
   assert.deepEqual(gutterLines(q), ['echo hello␠×230; touch PWNED_HIDDEN']);
@@ -36,7 +36,11 @@ test('prompt on a terminal: a tail after 230 spaces is on the screen, so "y" app
   assert.equal(no.code, 1);
   // A long line is wrapped, not cut: the rows hold every character, the last one included.
   const long = `echo ${'x'.repeat(300)}; touch PWNED_WRAPPED\necho second line`;
-  const wrapped = await onTerminal(call(root, 'bash', { command: long }), home, ['y']);
+  const wrapped = await onTerminal(call(root, 'bash', { command: long }), {
+    env: { HOME: home },
+    answers: ['y'],
+    cols: 60,
+  });
   const w = wrapped.questions[0] ?? '';
   assert.deepEqual(gutterLines(w), long.split('\n'));
   assert.ok(w.replace(/\s+/g, ' ').includes(`run this command (2 lines, ${long.length} characters):`), w);
@@ -69,7 +73,7 @@ test('prompt on a terminal: bidi, zero-width, tag and other invisible characters
     ['\u034f', '\\u034f'], // combining grapheme joiner
   ];
   const command = `echo safe${invisible.map(([c], i) => `${c}${i}`).join('')}; touch PWNED_BIDI`;
-  const r = await onTerminal(call(root, 'bash', { command }), home, ['n']);
+  const r = await onTerminal(call(root, 'bash', { command }), { env: { HOME: home }, answers: ['n'], cols: 60 });
   const q = r.questions[0] ?? '';
   for (const [c, shown] of invisible) {
     assert.ok(!q.includes(c), `U+${c.codePointAt(0)?.toString(16)} reached the terminal`);
@@ -83,7 +87,7 @@ test('prompt on a terminal: a request over 10 KiB is denied without being shown'
   const root = tempDir();
   const home = tempDir();
   const command = `echo ${'a'.repeat(11_000)}; touch PWNED_LONG`;
-  const r = await onTerminal(call(root, 'bash', { command }), home, []);
+  const r = await onTerminal(call(root, 'bash', { command }), { env: { HOME: home }, answers: [], cols: 60 });
   assert.deepEqual(r.questions, [], 'nothing was asked');
   // The tool's name counts too: 4 + 11,023.
   assert.ok(r.screen.includes('mewcode: denied a permission request of 11027 characters without showing it'));
@@ -108,7 +112,11 @@ test('prompt on a terminal: edit_file and write_file show the diff they would ap
       { name: 'write_file', input: { file_path: 'c.txt', content: 'replaced\n' } },
     ]),
   );
-  const r = await onTerminal(['--root', root, 'batch', batch], home, ['y', 'y', 'n']);
+  const r = await onTerminal(['--root', root, 'batch', batch], {
+    env: { HOME: home },
+    answers: ['y', 'y', 'n'],
+    cols: 60,
+  });
   assert.equal(r.questions.length, 3, r.screen);
   const [edit = '', write = '', unread = ''] = r.questions.map((q, i) => q.slice(r.questions[i - 1]?.length ?? 0));
   assert.deepEqual(gutterLines(edit), [
@@ -135,7 +143,11 @@ test('prompt on a terminal: a long diff shows its head and names the file that h
   const home = tempDir();
   const content = Array.from({ length: 200 }, (_, i) => `row ${i + 1}\n`).join('');
   // Wide enough that the file's name fits on one row.
-  const r = await onTerminal(call(root, 'write_file', { file_path: 'big.txt', content }), home, ['n'], 150);
+  const r = await onTerminal(call(root, 'write_file', { file_path: 'big.txt', content }), {
+    env: { HOME: home },
+    answers: ['n'],
+    cols: 150,
+  });
   const q = r.questions[0] ?? '';
   const [name, ...shown] = gutterLines(q);
   assert.equal(name, 'big.txt');
@@ -160,7 +172,7 @@ test('prompt on a terminal: "always" holds for the rest of the run, so the same 
   const batch = path.join(tempDir(), 'batch.json');
   const echo = { name: 'bash', input: { command: 'echo hi' } };
   writeFileSync(batch, JSON.stringify([echo, { name: 'bash', input: { command: 'echo other' } }, echo]));
-  const r = await onTerminal(['--root', root, 'batch', batch], home, ['A', 'n']);
+  const r = await onTerminal(['--root', root, 'batch', batch], { env: { HOME: home }, answers: ['A', 'n'], cols: 60 });
   assert.equal(r.questions.length, 2, `asked ${r.questions.length} times:\n${r.screen}`);
   assert.ok(r.questions[1]?.slice(r.questions[0]?.length).includes('│ echo other'));
   const results = JSON.parse(r.screen.slice(r.screen.indexOf('[{'))) as { content: string }[];

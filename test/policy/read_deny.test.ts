@@ -4,11 +4,8 @@
  * pattern (plain, glob, `=`, `~`, negated). Real files, real settings files, real runtimes.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { AnyTool } from '../../lib/core/tool.ts';
 import { createGate } from '../../lib/policy/path_gate.ts';
 import { READ_RULE_TOOLS, readDenyOf } from '../../lib/policy/read_deny.ts';
@@ -17,7 +14,10 @@ import type { RuntimeOptions } from '../../lib/runtime/runtime.ts';
 import { deniedByRules } from '../../lib/sandbox/view.ts';
 import { TOOL_NAMES, TOOLS } from '../../lib/tools/mod.ts';
 import { READ_TOOLS } from '../../lib/tools/read_tools.ts';
-import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
+import { runCliSync } from '../helpers/cli.ts';
+import { mcpClient, resultText } from '../helpers/mcp_client.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const skill = (name: string) => `---\nname: ${name}\ndescription: about ${name}\n---\nbody of ${name}\n`;
 const FILES = {
@@ -224,13 +224,7 @@ test('read rules: load_skill is a read of .mewcode/skills/<name>/SKILL.md; a den
 
 test('read rules: the CLI (read, grep, glob) honours a project deny rule for read_file', () => {
   const { root } = project({ deny: ['read_file(secret)'] });
-  const cli = (...args: string[]) => {
-    const r = spawnSync(process.execPath, ['--import', TSX, path.join(REPO, 'mewcode.ts'), ...args], {
-      cwd: root,
-      encoding: 'utf8',
-    });
-    return { code: r.status, out: r.stdout };
-  };
+  const cli = (...args: string[]) => runCliSync(args, { cwd: root });
   const file = cli('grep', 'TOP', 'secret/key.txt');
   assert.equal(file.code, 2, file.out);
   assert.ok(!file.out.includes('TOPSECRET'));
@@ -243,16 +237,8 @@ test('read rules: the CLI (read, grep, glob) honours a project deny rule for rea
 
 test('read rules: the MCP server’s read tools honour them (the same runtime.call)', async () => {
   const { root } = project({ deny: ['read_file(secret)'] });
-  const client = new Client({ name: 'test', version: '1' });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', TSX, path.join(REPO, 'mewcode.ts'), '--root', root, 'mcp'],
-      stderr: 'ignore',
-    }),
-  );
-  after(() => client.close());
-  const text = (r: Awaited<ReturnType<typeof client.callTool>>) => (r.content as { text: string }[])[0]?.text ?? '';
+  const { client } = await mcpClient({ root });
+  const text = resultText;
   const file = await client.callTool({ name: 'grep', arguments: { pattern: 'TOP', path: 'secret/key.txt' } });
   assert.equal((file.structuredContent as { code: string }).code, 'permission_denied', text(file));
   assert.ok(!text(await client.callTool({ name: 'grep', arguments: { pattern: 'TOP' } })).includes('TOPSECRET'));

@@ -5,7 +5,6 @@
  * through the bash tool, and the marker file it would create checked on disk.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -13,7 +12,9 @@ import { createPolicy } from '../../lib/policy/check.ts';
 import type { Flags, PermissionFlags } from '../../lib/policy/permissions.ts';
 import { parseRule, type RuleList } from '../../lib/policy/rules.ts';
 import { TOOL_NAMES } from '../../lib/tools/mod.ts';
-import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
+import { runCliSync } from '../helpers/cli.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 /** Runs `command` through the bash tool of a runtime with these flags and rules; no terminal to ask. */
 async function attempt(
@@ -276,25 +277,11 @@ function cliBash(command: string, flags: string[], settings?: object) {
   const root = tempDir('mewcode-run-cli-');
   const home = tempDir('mewcode-run-home-');
   if (settings) writeTree(root, { '.mewcode/settings.json': JSON.stringify(settings) });
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC|OPENAI)_|^NODE_OPTIONS$/.test(k)),
-  );
-  const r = spawnSync(
-    process.execPath,
-    [
-      '--import',
-      TSX,
-      path.join(REPO, 'mewcode.ts'),
-      '--root',
-      root,
-      'call',
-      'bash',
-      JSON.stringify({ command }),
-      ...flags,
-    ],
-    { cwd: root, encoding: 'utf8', env: { ...env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  return { code: r.status, out: r.stdout, err: r.stderr, pwned: existsSync(path.join(root, 'PWNED')) };
+  const r = runCliSync(['--root', root, 'call', 'bash', JSON.stringify({ command }), ...flags], {
+    cwd: root,
+    env: { HOME: home, NODE_OPTIONS: undefined },
+  });
+  return { ...r, pwned: existsSync(path.join(root, 'PWNED')) };
 }
 
 test('run rules CLI: the reported attacks are refused by the real program, and a granted command still runs', () => {

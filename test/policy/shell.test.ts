@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { analyseCommand, uncoverable } from '../../lib/shell/commands.ts';
 import { parseLine } from '../../lib/shell/parse.ts';
 import { ansiC } from '../../lib/shell/words.ts';
-import { tempDir } from '../helpers.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { SHELL_CASES } from './shell_cases.ts';
 
 const programsOf = (line: string) => {

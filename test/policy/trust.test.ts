@@ -9,7 +9,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../lib/runtime/runtime.ts';
 import { inspectTrust } from '../../lib/settings/trust.ts';
-import { tempDir, writeTree } from '../helpers.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
+import { hookProject } from './hook_project.ts';
 
 /** A runtime and every line it warned with. */
 function open(root: string, options: Omit<RuntimeOptions, 'root'> = {}): { rt: Runtime; warned: string[] } {
@@ -17,20 +18,6 @@ function open(root: string, options: Omit<RuntimeOptions, 'root'> = {}): { rt: R
   const made = createRuntime({ root, workers: 0, warn: (l) => warned.push(l), ...options });
   if (!made.ok) throw new Error(made.error);
   return { rt: made.value, warned };
-}
-
-/** A project whose settings run a PreToolUse hook that leaves a marker file, on every tool. */
-function hookProject(extra: Record<string, unknown> = {}) {
-  const root = tempDir();
-  const marker = path.join(tempDir(), 'hook-ran');
-  writeTree(root, {
-    'a.txt': 'alpha\n',
-    '.mewcode/settings.json': JSON.stringify({
-      hooks: { PreToolUse: [{ command: `touch ${JSON.stringify(marker)}` }] },
-      ...extra,
-    }),
-  });
-  return { root, marker };
 }
 
 const trustFile = (home: string) => path.join(home, '.mewcode', 'trusted.json');

@@ -4,7 +4,7 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync }
 import path from 'node:path';
 import { test } from 'node:test';
 import { listDir, openListed } from '../../lib/search/dircache.ts';
-import { tempDir } from '../helpers.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 const old = new Date(Date.now() - 3600_000);
 const names = (dir: string) => listDir(dir).map((e) => `${e.name}:${e.kind}`);

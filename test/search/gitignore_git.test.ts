@@ -3,7 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { test } from 'node:test';
 import { walk } from '../../lib/search/walk.ts';
-import { requireTool, tempDir, writeTree } from '../helpers.ts';
+import { requireTool } from '../helpers/system_tools.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 import { IGNORE_CASES } from './gitignore_cases.ts';
 
 // Every case of the table, filtered by the walker and by the real git in the same tree: the lists of

@@ -1,19 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import path from 'node:path';
-import { after, test } from 'node:test';
-import { REPO, runtimeAt, TSX, tempDir, writeTree } from '../helpers.ts';
+import { test } from 'node:test';
+import { runCliSync } from '../helpers/cli.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 // glob's limit 0 means all paths, as grep's head_limit 0 means all lines: no fixed maximum can make a
 // listing of a large tree complete.
 const root = tempDir();
 writeTree(root, Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`d${i % 3}/f${i}.txt`, 'x'])));
 const rt = runtimeAt(root, { workers: 1 });
-after(async () => {
-  await rt.close();
-  rmSync(root, { recursive: true, force: true });
-});
 
 test('glob: limit 0 lists every path, without a truncation note', async () => {
   const r = await rt.call('glob', { pattern: '**/*.txt', limit: 0 });
@@ -25,14 +20,7 @@ test('glob: limit 0 lists every path, without a truncation note', async () => {
 });
 
 test('glob: the CLI takes --limit 0 for all paths', () => {
-  const r = spawnSync(
-    process.execPath,
-    ['--import', TSX, path.join(REPO, 'mewcode.ts'), 'glob', '**/*.txt', '--limit', '0'],
-    {
-      cwd: root,
-      encoding: 'utf8',
-    },
-  );
-  assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stdout.trim().split('\n').length, 150);
+  const r = runCliSync(['glob', '**/*.txt', '--limit', '0'], { cwd: root });
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out.trim().split('\n').length, 150);
 });

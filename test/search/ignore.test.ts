@@ -3,7 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { IgnoreRules } from '../../lib/search/ignore.ts';
 import { type SkipReason, walk } from '../../lib/search/walk.ts';
-import { requireTool, tempDir, writeTree } from '../helpers.ts';
+import { requireTool } from '../helpers/system_tools.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 /** Every file the walker yields with ignore rules on and hidden files included. */
 function walked(root: string, base?: string, start = '') {

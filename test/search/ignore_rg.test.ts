@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { walk } from '../../lib/search/walk.ts';
-import { requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { rg } from '../helpers/rg.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { requireTool } from '../helpers/system_tools.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 // Ignore precedence and hidden files as ripgrep decides them, checked against a live rg (and git and
 // fd for a glob whose literal base is inside an ignored directory).
@@ -24,19 +27,8 @@ writeTree(root, {
   'deep/x.log': 'needle\n',
 });
 const rt = runtimeAt(root, { workers: 1 });
-after(async () => {
-  await rt.close();
-  rmSync(root, { recursive: true, force: true });
-});
 
-const rgFiles = (...args: string[]) =>
-  execFileSync(requireTool('rg'), ['--no-config', '--files', '--no-require-git', ...args], {
-    cwd: root,
-    encoding: 'utf8',
-  })
-    .split('\n')
-    .filter(Boolean)
-    .sort();
+const rgFiles = (...args: string[]) => rg(root, ['--files', '--no-require-git', ...args]).lines.sort();
 
 test('ignore as rg: an .ignore outranks a deeper .gitignore; a deeper .ignore outranks a shallower one; !.env makes .env searched', () => {
   const files: string[] = [];
@@ -99,13 +91,7 @@ test('ignore as rg: a** not followed by / is a*, so a**/b ignores a/b and not a/
   walk({ root: dir, useIgnore: true, hidden: false, maxDepth: Number.POSITIVE_INFINITY }, [''], {
     file: (e) => void files.push(e.rel),
   });
-  const theirs = execFileSync(requireTool('rg'), ['--no-config', '--files', '--no-require-git'], {
-    cwd: dir,
-    encoding: 'utf8',
-  })
-    .split('\n')
-    .filter(Boolean)
-    .sort();
+  const theirs = rg(dir, ['--files', '--no-require-git']).lines.sort();
   assert.deepEqual(files.sort(), theirs);
   assert.deepEqual(theirs, ['a/x/b', 'ab/c']);
 });

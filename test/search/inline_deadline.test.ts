@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const root = tempDir('mewcode-inline-deadline-');
 for (let i = 0; i < 200; i++) writeTree(root, { [`d${i % 10}/f${i}.ts`]: `// TODO ${i}\n` });

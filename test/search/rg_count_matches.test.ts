@@ -4,10 +4,11 @@
  * candidates, empty matches beside real ones, and -m cutting a file's lines.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { after, test } from 'node:test';
-import { requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { test } from 'node:test';
+import { rg } from '../helpers/rg.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { requireTool } from '../helpers/system_tools.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const root = tempDir();
 writeTree(root, {
@@ -17,22 +18,8 @@ writeTree(root, {
   'd.txt': 'aaaa aaa\n',
 });
 const rt = runtimeAt(root, { workers: 0 });
-after(async () => {
-  await rt.close();
-  rmSync(root, { recursive: true, force: true });
-});
 
-function rg(args: string[]): string[] {
-  const r = spawnSync('rg', ['--no-config', '--sort', 'path', '-c', '-o', ...args, '.'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  assert.ok(r.status === 0 || r.status === 1, r.stderr);
-  return r.stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => l.replace(/^\.\//, ''));
-}
+const rgCounts = (args: string[]): string[] => rg(root, ['--sort', 'path', '-c', '-o', ...args]).lines;
 
 async function ours(input: Record<string, unknown>): Promise<string[]> {
   const r = await rt.call('grep', { output_mode: 'count', only_matching: true, head_limit: 0, ...input });
@@ -55,7 +42,7 @@ for (const [what, input, args] of cases) {
   test(`grep count with only_matching counts matches as rg -c -o does: ${what}`, async () => {
     requireTool('rg');
     const mine = await ours(input);
-    assert.deepEqual(mine, rg(args));
+    assert.deepEqual(mine, rgCounts(args));
     assert.ok(mine.length > 0);
   });
 }

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { after, test } from 'node:test';
-import { requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { test } from 'node:test';
+import { RG_CONTENT, rg } from '../helpers/rg.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { requireTool } from '../helpers/system_tools.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 // Encodings and line endings as ripgrep reads them, checked against a live rg: a UTF-8 BOM is not
 // part of line 1, UTF-16 files with a BOM are decoded and searched, and CRLF lines match `$` as with
@@ -21,22 +22,8 @@ writeTree(root, {
   'fold.txt': '\u212Aelvin \u017Fign\n忙\nplain\n',
 });
 const rt = runtimeAt(root, { workers: 1 });
-after(async () => {
-  await rt.close();
-  rmSync(root, { recursive: true, force: true });
-});
 
-function rg(args: string[]): string[] {
-  const r = spawnSync('rg', ['--no-config', '--no-heading', '--with-filename', '-n', '--sort', 'path', ...args, '.'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  assert.ok(r.status === 0 || r.status === 1, r.stderr);
-  return r.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => l.replace(/^\.\//, '').replace(/\r$/, ''));
-}
+const rgLines = (args: string[]): string[] => rg(root, [...RG_CONTENT, ...args]).lines.map((l) => l.replace(/\r$/, ''));
 
 async function ours(pattern: string, extra: Record<string, unknown> = {}): Promise<string[]> {
   const r = await rt.call('grep', { pattern, head_limit: 0, ...extra });
@@ -59,7 +46,7 @@ const cases: [string, string, string[]][] = [
 for (const [what, pattern, rgArgs] of cases) {
   test(`rg encodings: ${what}`, async () => {
     requireTool('rg');
-    const theirs = rg([...rgArgs, '-e', pattern]);
+    const theirs = rgLines([...rgArgs, '-e', pattern]);
     assert.ok(theirs.length > 0, `rg finds nothing for ${pattern}`);
     assert.deepEqual(await ours(pattern), theirs);
   });
@@ -68,7 +55,7 @@ for (const [what, pattern, rgArgs] of cases) {
 test('rg encodings: without --crlf rg misses CRLF lines with $; MewCode finds them (the listed difference)', async () => {
   requireTool('rg');
   const crlf = (lines: string[]) => lines.filter((l) => l.startsWith('crlf.c'));
-  assert.deepEqual(crlf(rg(['-e', ';$'])), []);
+  assert.deepEqual(crlf(rgLines(['-e', ';$'])), []);
   assert.deepEqual(crlf(await ours(';$')), ['crlf.c:1:int a;', 'crlf.c:2:int b;']);
   // The dropped \r is gone for every spelling, a bare literal included (it once matched raw bytes).
   for (const p of ['\\r', '\\r+', '[\\r]', '\\r$']) assert.deepEqual(crlf(await ours(p)), [], p);

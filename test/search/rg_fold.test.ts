@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { foldedLiteral, foldedView } from '../../lib/search/folded_literal.ts';
 import { BUFFER_BYTES } from '../../lib/search/search.ts';
-import { removeSpills, requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { RG_CONTENT, rg } from '../helpers/rg.ts';
+import { removeSpills, runtimeAt } from '../helpers/runtime.ts';
+import { requireTool } from '../helpers/system_tools.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 // Case-insensitive literal search (lib/search/folded_literal.ts, fold_wasm.ts) against a reference
 // and against a live rg -i: ASCII folding at every offset and SIMD block edge, the non-ASCII letters
@@ -157,27 +159,10 @@ const cases: Case[] = [
   ['no match', { pattern: 'printComments' }, ['printComments']],
 ];
 
-function rg(args: string[]): string[] {
-  const r = spawnSync(
-    'rg',
-    [
-      '--no-config',
-      '--no-heading',
-      '--with-filename',
-      '-n',
-      '--sort',
-      'path',
-      '-i',
-      ...args,
-      ...(args.includes('--') ? [] : ['.']),
-    ],
-    { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  );
-  assert.ok(r.status === 0 || r.status === 1, r.stderr);
-  return r.stdout
-    .split('\n')
-    .filter((l) => l !== '' && !/binary file matches/.test(l))
-    .map((l) => l.replace(/^\.\//, '').replace(/\r$/, ''));
+function rgLines(args: string[]): string[] {
+  return rg(root, [...RG_CONTENT, '-i', ...args], args.includes('--') ? { paths: [] } : {})
+    .lines.filter((l) => !/binary file matches/.test(l))
+    .map((l) => l.replace(/\r$/, ''));
 }
 
 async function ours(input: Record<string, unknown>): Promise<string[]> {
@@ -194,7 +179,7 @@ for (const [what, input, rgArgs] of cases) {
   test(`grep -i parity with ripgrep: ${what}`, async () => {
     requireTool('rg');
     const mine = await ours(input);
-    assert.deepEqual(mine, rg(rgArgs));
+    assert.deepEqual(mine, rgLines(rgArgs));
     if (what !== 'no match') assert.ok(mine.length > 0, 'a parity case must find something');
   });
 }

@@ -5,25 +5,15 @@
  * back from its spill file (which is then removed).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Runtime } from '../../lib/runtime/runtime.ts';
-import { removeSpills } from '../helpers.ts';
+import { RG_CONTENT, rg } from '../helpers/rg.ts';
+import { removeSpills } from '../helpers/runtime.ts';
 
 const cut = (l: string, width: number) => l.replace(/\r$/, '').slice(0, width);
 
-export function rgLines(root: string, args: string[], width: number): string[] {
-  const r = spawnSync('rg', ['--no-config', '--no-heading', '--with-filename', '-n', '--sort', 'path', ...args, '.'], {
-    cwd: root,
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  assert.ok(r.status === 0 || r.status === 1, r.stderr);
-  return r.stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => cut(l.replace(/^\.\//, ''), width));
-}
+export const rgLines = (root: string, args: string[], width: number): string[] =>
+  rg(root, [...RG_CONTENT, ...args], { maxBuffer: 256 * 1024 * 1024 }).lines.map((l) => cut(l, width));
 
 export async function ourLines(rt: Runtime, input: Record<string, unknown>, width: number): Promise<string[]> {
   const r = await rt.call('grep', { head_limit: 0, ...input });

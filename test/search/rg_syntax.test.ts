@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { after, test } from 'node:test';
-import { requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { test } from 'node:test';
+import { RG_CONTENT, rg } from '../helpers/rg.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { requireTool } from '../helpers/system_tools.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 import { SYNTAX_CASES, SYNTAX_TREE } from './rg_syntax_cases.ts';
 
 // ripgrep's pattern syntax, checked against a live rg on the same small tree: the matching lines must
@@ -11,30 +12,20 @@ import { SYNTAX_CASES, SYNTAX_TREE } from './rg_syntax_cases.ts';
 const root = tempDir();
 writeTree(root, SYNTAX_TREE);
 const rt = runtimeAt(root, { workers: 1 });
-after(async () => {
-  await rt.close();
-  rmSync(root, { recursive: true, force: true });
-});
 
-function rg(c: { pattern: string; rg?: string; ignoreCase?: boolean; multiline?: boolean }) {
-  const args = ['--no-config', '--no-heading', '--with-filename', '-n', '--sort', 'path'];
+/** rg's answer for a case; its errors (exit 2) are part of what the cases check. */
+function rgCase(c: { pattern: string; rg?: string; ignoreCase?: boolean; multiline?: boolean }) {
+  const args: string[] = [...RG_CONTENT];
   if (c.ignoreCase) args.push('-i');
   if (c.multiline) args.push('-U');
-  const r = spawnSync('rg', [...args, '-e', c.rg ?? c.pattern, '.'], { cwd: root, encoding: 'utf8' });
-  return {
-    status: r.status,
-    lines: r.stdout
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => l.replace(/^\.\//, '')),
-  };
+  return rg(root, [...args, '-e', c.rg ?? c.pattern], { errors: true });
 }
 
 for (const c of SYNTAX_CASES) {
   const label = `${JSON.stringify(c.pattern)}${c.ignoreCase ? ' -i' : ''}${c.multiline ? ' -U' : ''}`;
   test(`rg syntax: ${label} ${c.error ? 'is an error, as in rg' : 'finds what rg finds'}`, async () => {
     requireTool('rg');
-    const theirs = rg(c);
+    const theirs = rgCase(c);
     const r = await rt.call('grep', {
       pattern: c.pattern,
       head_limit: 0,
@@ -59,13 +50,10 @@ test('rg syntax: only_matching with an empty match before an emoji moves on, as 
   requireTool('rg');
   const r = await rt.call('grep', { pattern: 'g*', only_matching: true, path: 'unicode.txt', head_limit: 0 });
   assert.equal(r.isError, false, r.content);
-  const theirs = spawnSync('rg', ['--no-config', '-n', '-o', '-e', 'g*', 'unicode.txt'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
+  const theirs = rg(root, ['-n', '-o', '-e', 'g*'], { paths: ['unicode.txt'] });
   assert.deepEqual(
     r.content.split('\n').map((l) => l.replace(/^unicode\.txt:/, '')),
     // rg -o also prints each empty match as an empty line; grep leaves them out.
-    theirs.stdout.split('\n').filter((l) => /^\d+:./.test(l)),
+    theirs.out.split('\n').filter((l) => /^\d+:./.test(l)),
   );
 });

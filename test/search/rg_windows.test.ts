@@ -8,10 +8,12 @@
  * as a short line with the same bytes around the match.
  */
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { parseRegex } from '../../lib/search/regex/parse.ts';
 import { matchSpan } from '../../lib/search/regex/span.ts';
-import { requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { requireTool } from '../helpers/system_tools.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 import { ourLines, rgLines } from './rg_lines.ts';
 
 requireTool('rg');
@@ -61,9 +63,6 @@ writeTree(root, {
   'two.txt': Buffer.concat([Buffer.from("ERROR 770')\n"), line([[10, 'ERROR 779']]), line([[199_000, 'ERROR 77']])]),
 });
 const rt = runtimeAt(root, { workers: 0 });
-after(async () => {
-  await rt.close();
-});
 
 const PATTERNS = [
   "ERROR 77\\d'\\)",

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { realPathOf } from '../../lib/core/descriptors.ts';
 import { visitFiles } from '../../lib/search/visit_files.ts';
 import { comparePaths, type Entry, type Visitor, type WalkOptions } from '../../lib/search/walk.ts';
-import { tempDir, writeTree } from '../helpers.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const walkOf = (root: string, openFiles: WalkOptions['openFiles']): WalkOptions => ({
   root,

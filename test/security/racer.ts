@@ -6,7 +6,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { ToolResult } from '../../lib/core/tool.ts';
-import { REPO, TSX, tempDir, writeTree } from '../helpers.ts';
+import { REPO, TSX } from '../helpers/repo.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 /** Something a test must never see in any output: the marker every file outside the root carries. */
 export const SECRET = 'SECRET-7f3a9c';

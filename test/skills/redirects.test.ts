@@ -6,87 +6,54 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { MAX_REDIRECTS } from '../../lib/skills/guarded_fetch.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { type SkillHost, startSkillHost } from '../helpers/skill_host.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const SKILL = '---\nname: review\ndescription: Reviews code\n---\nDo the review.\n';
 const FILES: Record<string, string> = { 'SKILL.md': SKILL, 'notes/x.md': 'notes' };
 
-let P = ''; // the granted server
-let Q = ''; // the other one
-const hitsOnQ: string[] = [];
+const prefixed = (dir: string) => Object.fromEntries(Object.entries(FILES).map(([f, body]) => [`${dir}/${f}`, body]));
 
 /**
- * The same stand-in for GitHub's contents API, raw files and skills.sh on both servers; on P,
- * `/off/<rest>` answers 302 to Q's `/<rest>`, `/same/<rest>` 302 to its own `/<rest>`, `/loop` forever.
+ * The same stand-in for GitHub's contents API, raw files (at /raw/<file of the skill>) and skills.sh
+ * on both servers; on P, `/off/<rest>` answers 302 to Q's `/<rest>`, `/same/<rest>` 302 to its own
+ * `/<rest>`, `/loop` forever. Both servers list files on P (so what Q lists would install): `offdl`
+ * lists its files at P's /off/raw/…, which sends them on to Q; skills.sh's `offfile` its second one.
  */
-function handler(self: () => string) {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', self());
-    if (self() === Q) hitsOnQ.push(url.pathname);
-    const redirect = (to: string) => {
-      res.writeHead(302, { location: to });
-      res.end();
-    };
-    const json = (body: unknown) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
-    const rest = `${url.pathname.replace(/^\/(off|same)/, '')}${url.search}`;
-    if (self() === P && url.pathname.startsWith('/off/')) return redirect(`${Q}${rest}`);
-    if (self() === P && url.pathname.startsWith('/same/')) return redirect(rest);
-    if (url.pathname.startsWith('/loop')) return redirect(`/loop${url.pathname.length}`);
-    // Both servers list files on P (so what Q lists would install). The listing: `offdl` lists its
-    // files at P's /off/raw/…, which sends them on to Q.
-    const listing = /^\/repos\/acme\/tools\/contents\/(review|offdl)\/?(.*)$/.exec(url.pathname);
-    if (listing) {
-      const [, top, sub] = listing;
-      const via = top === 'offdl' ? `${P}/off` : P;
-      const here = Object.keys(FILES).filter((f) => path.posix.dirname(f) === (sub || '.'));
-      const dirs = sub ? [] : ['notes'];
-      return json([
-        ...here.map((f) => ({ name: path.posix.basename(f), type: 'file', download_url: `${via}/raw/${f}` })),
-        ...dirs.map((d) => ({ name: d, type: 'dir', download_url: null })),
-      ]);
-    }
-    // skills.sh: `offfile` lists its second file at P's /off/raw/….
-    const sh = /^\/api\/v1\/skills\/acme\/(review|offfile)\/1\.0\.0$/.exec(url.pathname);
-    if (sh)
-      return json({
-        files: Object.keys(FILES).map((f, i) => ({
-          path: f,
-          url: `${sh[1] === 'offfile' && i === 1 ? `${P}/off` : P}/raw/${f}`,
-        })),
-      });
-    const raw = /^\/raw\/(.+)$/.exec(url.pathname);
-    if (raw && FILES[raw[1] as string] !== undefined) {
-      res.writeHead(200);
-      res.end(FILES[raw[1] as string]);
-      return;
-    }
-    res.writeHead(404);
-    res.end('{"message":"Not Found"}');
-  };
+async function skillServer(self: () => string): Promise<SkillHost> {
+  return startSkillHost({
+    tree: { ...FILES, ...prefixed('acme/tools/review'), ...prefixed('acme/tools/offdl') },
+    downloadUrl: ({ path: inRepo }) => {
+      const [top, ...rest] = inRepo.split('/');
+      return `${top === 'offdl' ? `${P}/off` : P}/raw/${rest.join('/')}`;
+    },
+    skillsSh: (org, name, version) =>
+      org === 'acme' && (name === 'review' || name === 'offfile') && version === '1.0.0'
+        ? Object.keys(FILES).map((f, i) => ({
+            path: f,
+            url: `${name === 'offfile' && i === 1 ? `${P}/off` : P}/raw/${f}`,
+          }))
+        : undefined,
+    route: (url) => {
+      const redirect = (to: string) => ({ status: 302, headers: { location: to } });
+      const rest = `${url.pathname.replace(/^\/(off|same)/, '')}${url.search}`;
+      if (self() === P && url.pathname.startsWith('/off/')) return redirect(`${Q}${rest}`);
+      if (self() === P && url.pathname.startsWith('/same/')) return redirect(rest);
+      if (url.pathname.startsWith('/loop')) return redirect(`/loop${url.pathname.length}`);
+      return undefined;
+    },
+  });
 }
 
-const servers: Server[] = [];
-async function listen(self: () => string): Promise<string> {
-  const s = createServer(handler(self));
-  servers.push(s);
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
-}
-before(async () => {
-  P = await listen(() => P);
-  Q = await listen(() => Q);
-});
-after(() => {
-  for (const s of servers) s.close();
-});
+const p = await skillServer(() => P);
+const q = await skillServer(() => Q);
+const P = p.url; // the granted server
+const Q = q.url; // the other one
+const hitsOnQ = q.requests;
 
 /** A runtime granted the network of P (and the names github.com, skills.sh stand for), not Q. */
 function setup(sources: { githubApi?: string; skillsSh?: string } = {}) {

@@ -1,151 +1,58 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { SKILL_LIMITS } from '../../lib/skills/fetch.ts';
 import { treeDigest } from '../../lib/tools/install_skill.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
-
-// A stand-in for GitHub's contents API and raw files, and for skills.sh, on 127.0.0.1.
-type Node =
-  | { type: 'file'; body: string | Buffer }
-  | { type: 'dir'; children: Record<string, Node> }
-  | { type: 'symlink' };
-const repos: Record<string, Record<string, Node>> = {};
-let base = '';
-/** While set, requests get no answer at all (until the test lets go of them): a source that hangs. */
-let stalled: ServerResponse[] | undefined;
-const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-  if (stalled) {
-    stalled.push(res);
-    return;
-  }
-  const url = new URL(req.url ?? '/', base);
-  const contents = /^\/repos\/([^/]+)\/([^/]+)\/contents\/?(.*)$/.exec(url.pathname);
-  const json = (status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
-  if (contents) {
-    const [, owner, repo, dir] = contents;
-    if (owner === 'broken') return json(500, { message: 'boom' });
-    let node: Node | undefined = { type: 'dir', children: repos[`${owner}/${repo}`] ?? {} };
-    for (const part of (dir ?? '').split('/').filter(Boolean))
-      node = node?.type === 'dir' ? node.children[part] : undefined;
-    if (node?.type !== 'dir') return json(404, { message: 'Not Found' });
-    return json(
-      200,
-      Object.entries(node.children).map(([name, n]) => ({
-        name,
-        path: `${dir}/${name}`,
-        type: n.type,
-        download_url:
-          n.type !== 'file'
-            ? null
-            : name === 'foreign.md'
-              ? 'http://169.254.169.254/foreign.md' // a host the GitHub permission does not cover
-              : `${base}/raw/${owner}/${repo}/${dir}/${name}`,
-      })),
-    );
-  }
-  const raw = /^\/raw\/([^/]+)\/([^/]+)\/(.*)$/.exec(url.pathname);
-  if (raw) {
-    let node: Node | undefined = { type: 'dir', children: repos[`${raw[1]}/${raw[2]}`] ?? {} };
-    for (const part of (raw[3] ?? '').split('/').filter(Boolean))
-      node = node?.type === 'dir' ? node.children[part] : undefined;
-    if (node?.type !== 'file') return json(404, { message: 'Not Found' });
-    res.writeHead(200);
-    res.end(node.body);
-    return;
-  }
-  const sh = /^\/api\/v1\/skills\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
-  if (sh)
-    return json(200, {
-      files: [
-        { path: 'SKILL.md', url: `${base}/raw/acme/tools/review/SKILL.md` },
-        {
-          path: sh[2] === 'evil' ? '../escape.md' : 'notes/x.md',
-          // 'elsewhere' points a file at a host the permission for skills.sh does not cover.
-          url: sh[2] === 'elsewhere' ? 'http://169.254.169.254/x.md' : `${base}/raw/acme/tools/review/notes/x.md`,
-        },
-      ],
-    });
-  json(404, { message: 'Not Found' });
-});
-before(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-after(() => {
-  server.closeAllConnections(); // keep-alive sockets of the clients would hold the file open
-  server.close();
-});
+import { runtimeAt } from '../helpers/runtime.ts';
+import { SYMLINK, startSkillHost } from '../helpers/skill_host.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const skill = (name: string, extra = '') =>
   `---\nname: ${name}\ndescription: Reviews code for ${name}\n---\n# ${name}\nDo the review.${extra}\n`;
-repos['acme/tools'] = {
-  review: {
-    type: 'dir',
-    children: {
-      'SKILL.md': { type: 'file', body: skill('review') },
-      notes: { type: 'dir', children: { 'x.md': { type: 'file', body: 'notes' } } },
+const spread = (dir: string, count: number, name: (i: number) => string, body: string | Buffer) =>
+  Object.fromEntries(Array.from({ length: count }, (_, i) => [`${dir}/${name(i)}`, body]));
+
+// A stand-in for GitHub's contents API and raw files, and for skills.sh, on 127.0.0.1.
+const host = await startSkillHost({
+  tree: {
+    'acme/tools/review/SKILL.md': skill('review'),
+    'acme/tools/review/notes/x.md': 'notes',
+    'acme/tools/nomd/README.md': 'no skill here',
+    'acme/tools/huge/SKILL.md': skill('huge'),
+    'acme/tools/huge/big.bin': Buffer.alloc(SKILL_LIMITS.fileBytes + 1),
+    'acme/tools/total/SKILL.md': skill('total'),
+    ...spread('acme/tools/total', 9, (i) => `p${i}.bin`, Buffer.alloc(SKILL_LIMITS.fileBytes - 10)),
+    'acme/tools/many/SKILL.md': skill('many'),
+    ...spread('acme/tools/many', 64, (i) => `f${i}.md`, 'x'),
+    'acme/tools/deep/SKILL.md': skill('deep'),
+    'acme/tools/deep/a/b/c/d/x.md': 'x',
+    'acme/tools/link/SKILL.md': skill('link'),
+    'acme/tools/link/evil': SYMLINK,
+    'acme/tools/badname/SKILL.md': skill('Bad Name'),
+    'acme/tools/foreign/SKILL.md': skill('foreign'),
+    'acme/tools/foreign/foreign.md': 'x',
+  },
+  downloadUrl: ({ owner, repo, path }) =>
+    path.endsWith('/foreign.md')
+      ? 'http://169.254.169.254/foreign.md' // a host the GitHub permission does not cover
+      : `${host.url}/raw/${owner}/${repo}/${path}`,
+  skillsSh: (_org, name) => [
+    { path: 'SKILL.md', url: `${host.url}/raw/acme/tools/review/SKILL.md` },
+    {
+      path: name === 'evil' ? '../escape.md' : 'notes/x.md',
+      // 'elsewhere' points a file at a host the permission for skills.sh does not cover.
+      url: name === 'elsewhere' ? 'http://169.254.169.254/x.md' : `${host.url}/raw/acme/tools/review/notes/x.md`,
     },
-  },
-  nomd: { type: 'dir', children: { 'README.md': { type: 'file', body: 'no skill here' } } },
-  huge: {
-    type: 'dir',
-    children: {
-      'SKILL.md': { type: 'file', body: skill('huge') },
-      'big.bin': { type: 'file', body: Buffer.alloc(SKILL_LIMITS.fileBytes + 1) },
-    },
-  },
-  total: {
-    type: 'dir',
-    children: {
-      'SKILL.md': { type: 'file', body: skill('total') },
-      ...Object.fromEntries(
-        Array.from({ length: 9 }, (_, i) => [
-          `p${i}.bin`,
-          { type: 'file', body: Buffer.alloc(SKILL_LIMITS.fileBytes - 10) },
-        ]),
-      ),
-    },
-  },
-  many: {
-    type: 'dir',
-    children: {
-      'SKILL.md': { type: 'file', body: skill('many') },
-      ...Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`f${i}.md`, { type: 'file', body: 'x' }])),
-    },
-  },
-  deep: {
-    type: 'dir',
-    children: {
-      'SKILL.md': { type: 'file', body: skill('deep') },
-      a: {
-        type: 'dir',
-        children: {
-          b: {
-            type: 'dir',
-            children: {
-              c: { type: 'dir', children: { d: { type: 'dir', children: { 'x.md': { type: 'file', body: 'x' } } } } },
-            },
-          },
-        },
-      },
-    },
-  },
-  link: { type: 'dir', children: { 'SKILL.md': { type: 'file', body: skill('link') }, evil: { type: 'symlink' } } },
-  badname: { type: 'dir', children: { 'SKILL.md': { type: 'file', body: skill('Bad Name') } } },
-  foreign: {
-    type: 'dir',
-    children: { 'SKILL.md': { type: 'file', body: skill('foreign') }, 'foreign.md': { type: 'file', body: 'x' } },
-  },
-};
+  ],
+  route: (url) =>
+    url.pathname.startsWith('/repos/broken/')
+      ? { status: 500, headers: { 'content-type': 'application/json' }, body: '{"message":"boom"}' }
+      : undefined,
+});
+const base = host.url;
 
 // The download deadline stays at its default (60 s) here: no test but the deadline test may come near it.
 function setup(timeoutMs?: number) {
@@ -257,14 +164,13 @@ for (const [what, url, message] of failures) {
 test('install_skill: a source that never answers times out at the deadline, leaving nothing', async () => {
   // The server holds every request: the deadline is the only thing that can end this install.
   const { rt, left } = setup(1000);
-  stalled = [];
+  const release = host.stall();
   try {
     const r = await rt.call('install_skill', { url: tree('review') });
     assert.match(r.content, /the download took longer than 1 s\. Nothing was installed\.$/);
     assert.deepEqual(left(), []);
   } finally {
-    for (const res of stalled) res.destroy();
-    stalled = undefined;
+    release();
   }
 });
 
@@ -275,7 +181,7 @@ test('install_skill: the deadline survives garbage collection while the source h
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc') as () => void;
   const { rt, left } = setup(1000);
-  stalled = [];
+  const release = host.stall();
   const collecting = setInterval(gc, 20);
   try {
     const r = await rt.call('install_skill', { url: tree('review') });
@@ -283,8 +189,7 @@ test('install_skill: the deadline survives garbage collection while the source h
     assert.deepEqual(left(), []);
   } finally {
     clearInterval(collecting);
-    for (const res of stalled) res.destroy();
-    stalled = undefined;
+    release();
   }
 });
 

@@ -3,7 +3,8 @@ import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parsePatch } from '../../lib/edit/patch.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 function setup(files: Record<string, string>) {
   const root = tempDir();

@@ -6,18 +6,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import {
-  killAfter,
-  noSurvivors,
-  REPO,
-  removeSpills,
-  requireTool,
-  runtimeAt,
-  TSX,
-  tempDir,
-  waitFor,
-  writeTree,
-} from '../helpers.ts';
+import { killAfter, noSurvivors } from '../helpers/processes.ts';
+import { REPO, TSX } from '../helpers/repo.ts';
+import { removeSpills, runtimeAt } from '../helpers/runtime.ts';
+import { requireTool } from '../helpers/system_tools.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const root = tempDir();
 writeTree(root, { 'sub/file.txt': 'x\n' });

@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
-import { killAfter, noSurvivors, requireTool, runtimeAt, tempDir, waitFor, writeTree } from '../helpers.ts';
+import { killAfter, noSurvivors } from '../helpers/processes.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { requireTool } from '../helpers/system_tools.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const root = tempDir();
 writeTree(root, { 'sub/file.txt': 'x\n' });

@@ -3,7 +3,8 @@ import { mkdirSync, symlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import type { Runtime } from '../../lib/runtime/runtime.ts';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const root = tempDir();
 writeTree(root, {

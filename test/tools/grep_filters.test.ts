@@ -3,9 +3,11 @@
  * globs with `!` (the last match wins), ripgrep's types, invert, only-matching and max-count.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { requireTool, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { rg } from '../helpers/rg.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { requireTool } from '../helpers/system_tools.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const root = tempDir();
 writeTree(root, {
@@ -18,13 +20,8 @@ writeTree(root, {
 });
 const rt = runtimeAt(root, { workers: 2 });
 
-function rg(args: string[]): string {
-  const r = spawnSync('rg', ['--no-config', '--sort', 'path', '-n', '--with-filename', '--no-heading', ...args, '.'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  return r.stdout.replace(/^\.\//gm, '').trimEnd();
-}
+const rgOut = (args: string[]): string =>
+  rg(root, ['--sort', 'path', '-n', '--with-filename', '--no-heading', ...args]).out.trimEnd();
 
 const cases: [string, Record<string, unknown>, string[]][] = [
   [
@@ -49,7 +46,7 @@ for (const [what, input, args] of cases) {
     const r = await rt.call('grep', { pattern, head_limit: 0, ...input });
     assert.equal(r.isError, false, r.content);
     const ours = r.content.split('\n').slice(0, Number(r.meta?.results)).join('\n');
-    assert.equal(ours, rg([...args, '-e', pattern]));
+    assert.equal(ours, rgOut([...args, '-e', pattern]));
   });
 }
 

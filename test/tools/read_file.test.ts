@@ -4,7 +4,8 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import path from 'node:path';
 import { test } from 'node:test';
 import { MAX_LINE_CHARS, MAX_LINES, MAX_OUTPUT_BYTES } from '../../lib/tools/read_file.ts';
-import { removeSpills, runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { removeSpills, runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const root = tempDir();
 const rt = runtimeAt(root);

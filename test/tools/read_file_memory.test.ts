@@ -3,7 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { REPO, TSX, tempDir } from '../helpers.ts';
+import { REPO, TSX } from '../helpers/repo.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 const LIMIT_MIB = 150;
 

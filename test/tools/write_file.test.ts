@@ -13,7 +13,8 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { runtimeAt, tempDir, writeTree } from '../helpers.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const setup = (files: Record<string, string | Buffer> = {}, allowWrite: boolean | string[] = true) => {
   const root = tempDir();

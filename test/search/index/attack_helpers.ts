@@ -5,11 +5,13 @@
  * ends in: warm and cold must answer byte for byte as plain does, and plain as ripgrep does.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import type { Runtime } from '../../../lib/runtime/runtime.ts';
 import { RACY_MS } from '../../../lib/search/dircache.ts';
-import { REPO, runtimeAt, TSX, tempDir, waitFor, writeTree } from '../../helpers.ts';
+import { type Ran, runCliSync } from '../../helpers/cli.ts';
+import { rg } from '../../helpers/rg.ts';
+import { runtimeAt } from '../../helpers/runtime.ts';
+import { tempDir, writeTree } from '../../helpers/temp.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 /** 30 files of hay: the index needs files to rule out. */
 export const HAY: Record<string, string> = Object.fromEntries(
@@ -86,15 +88,8 @@ export async function prime(t: Trio, pattern: string): Promise<void> {
 }
 
 /** The files ripgrep (13, default ignore rules, no git needed) finds for `args` under `root`. */
-export function rgFiles(root: string, args: readonly string[]): string[] {
-  const r = spawnSync('rg', ['-l', '--no-require-git', '--no-messages', ...args, '.'], { cwd: root, encoding: 'utf8' });
-  assert.ok(r.status === 0 || r.status === 1, `rg: ${r.stderr}`);
-  return r.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((f) => f.replace(/^\.\//, ''))
-    .sort();
-}
+export const rgFiles = (root: string, args: readonly string[]): string[] =>
+  rg(root, ['-l', '--no-require-git', '--no-messages', ...args]).lines.sort();
 
 /** Our files_with_matches answer as a sorted list (notes dropped). */
 export async function ourFiles(rt: Runtime, q: Record<string, unknown>): Promise<string[]> {
@@ -106,15 +101,5 @@ export async function ourFiles(rt: Runtime, q: Record<string, unknown>): Promise
 }
 
 /** The CLI, one-shot, with its own cache directory. */
-export function cli(
-  cwd: string,
-  cache: string,
-  args: readonly string[],
-): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, ['--import', TSX, path.join(REPO, 'mewcode.ts'), ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, XDG_CACHE_HOME: cache },
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+export const cli = (cwd: string, cache: string, args: readonly string[]): Ran =>
+  runCliSync(args, { cwd, env: { XDG_CACHE_HOME: cache } });

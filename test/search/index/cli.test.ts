@@ -8,8 +8,9 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { RACY_MS } from '../../../lib/search/dircache.ts';
-import { runCli } from '../../cli_run.ts';
-import { tempDir, waitFor, writeTree } from '../../helpers.ts';
+import { runCli } from '../../helpers/cli.ts';
+import { tempDir, writeTree } from '../../helpers/temp.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 test('cli index: builds in the cache directory, one-shot grep uses it, --no-index scans', async () => {
   const root = tempDir();

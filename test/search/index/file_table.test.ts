@@ -12,7 +12,7 @@ import { encodeSegment, PairBuffer } from '../../../lib/search/index/segment.ts'
 import { SearchIndex } from '../../../lib/search/index/service.ts';
 import { readIndex, writeIndex } from '../../../lib/search/index/store.ts';
 import { checkTable, readTable, shareTable } from '../../../lib/search/index/table.ts';
-import { tempDir, writeTree } from '../../helpers.ts';
+import { tempDir, writeTree } from '../../helpers/temp.ts';
 
 const LONG = `${'d'.repeat(200)}/${'é'.repeat(1500)}/${'\u{1F600}'.repeat(1000)}.txt`;
 const RELS = ['b/c.ts', 'a.ts', 'é/x', 'a/b', '日本/語.md', '\u{1F600}/y', '\uE000x', '\uFFFD', 'a', LONG, 'a/b c/d'];

@@ -8,7 +8,8 @@ import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } fro
 import path from 'node:path';
 import { test } from 'node:test';
 import { watchDirs } from '../../../lib/search/index/watch.ts';
-import { tempDir, waitFor, writeTree } from '../../helpers.ts';
+import { tempDir, writeTree } from '../../helpers/temp.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 type Seen = [rel: string, named: boolean, lost: boolean | undefined];
 
