@@ -71,6 +71,13 @@ function failureBlock(t: TestEnd, indent: string): string {
 /** Counts one finished test and returns its line (or block). */
 function finished(type: string, t: TestEnd, tally: Tally): string {
   const indent = '  '.repeat(t.nesting);
+  // The node a whole file gets shows only when the file reports no test of its own: passing, it
+  // ran none (which must not count as a pass); failing, it failed outside any test (it did not load).
+  if (t.file !== undefined && t.name === t.file) {
+    if (type === 'test:pass') return `${indent}${pc.yellow(`- ${t.name}: no tests in this file`)}\n`;
+    tally.failed++;
+    return failureBlock(t, indent);
+  }
   if (t.details.type === 'suite') return suiteLine(type, t, tally, indent);
   if (marked(t.todo)) {
     tally.todo++;
