@@ -3,7 +3,7 @@
  * when `ms` have passed. Not `AbortSignal.any([signal, AbortSignal.timeout(ms)])`: Node keeps the
  * timeout signal of such a composite only weakly, and its timer is cleared when that signal is
  * garbage-collected, so a collection before the deadline silently removed it — a runaway pattern in a
- * worker then ran until the process was killed (reproduced: test/pool/deadline_signal.test.ts). Here
+ * worker then ran until the process was killed (reproduced: test/pool/deadline_signal.slow.test.ts). Here
  * the timer holds its controller strongly, and `clear()` ends both when the call ends, so no timer
  * or listener outlives its call. Any thread.
  */
