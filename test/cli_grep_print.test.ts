@@ -48,7 +48,7 @@ function shape(jsonLines: string): unknown[] {
     });
 }
 
-for (const args of [['foo'], ['fo+'], ['-C', '1', 'foo'], ['-i', 'HÉLLO'], ['-w', 'foo']]) {
+for (const args of [['foo'], ['-C', '1', 'foo'], ['-i', 'HÉLLO'], ['-w', 'foo'], ['-F', 'o(b']]) {
   test(`cli grep --json is ripgrep's JSON Lines: ${args.join(' ')}`, async () => {
     const root = tree();
     const ours = await runCli(['grep', ...args, '--json'], { cwd: root });
@@ -92,4 +92,47 @@ test('cli grep colours the matches it found, and a context line stays a context 
     `${M('a.ts')}:${G('2')}:${R('foo')}(bar); ${R('foo')}(baz);`,
     'every match on a line is painted',
   );
+});
+
+test('cli grep --json: a pattern that could backtrack is not scanned again for its matches (no submatches)', async () => {
+  const root = tree();
+  const ours = await runCli(['grep', 'fo+', '--json'], { cwd: root });
+  assert.equal(ours.code, 0, ours.err);
+  const theirs = rg(root, ['--json', '--sort', 'path', 'fo+']);
+  const withoutSubmatches = (events: unknown[]) =>
+    events.map((e) => (typeof e === 'object' && e && 'submatches' in e ? { ...e, submatches: [] } : e));
+  const ourEvents = shape(ours.out);
+  for (const e of ourEvents) if (typeof e === 'object' && e && 'submatches' in e) assert.deepEqual(e.submatches, []);
+  // Counts of matches follow: one a matching line where its matches are not known.
+  const strip = (events: unknown[]) =>
+    withoutSubmatches(events).map((e) => {
+      if (typeof e !== 'object' || e === null) return e;
+      const { matches: _m, ...rest } = e as Record<string, unknown>;
+      return rest;
+    });
+  assert.deepEqual(strip(ourEvents), strip(shape(theirs.out)));
+});
+
+test('cli grep: a line that matches a backtracking pattern once prints at once, coloured, piped or as JSON', async () => {
+  // Finding the line takes one match; finding all of its matches would backtrack without end.
+  const root = tempDir('mewcode-backtrack-');
+  writeTree(root, { 'cat.txt': `aab ${'a'.repeat(34)}!\nplain line\n` });
+  for (const extra of [['--color', 'never'], ['--color', 'always'], ['--json']]) {
+    const r = await runCli(['grep', '(a+)+b', ...extra], { cwd: root });
+    assert.equal(r.code, 0, `${extra.join(' ')}: ${r.err}`);
+    assert.match(r.out, /aab a+!/, extra.join(' '));
+  }
+});
+
+test('cli grep --json: a line of a megabyte reports the matches of its first 64 KiB', async () => {
+  const root = tempDir('mewcode-longline-');
+  writeTree(root, { 'long.txt': `${'a'.repeat(1024 * 1024)}\n` });
+  const r = await runCli(['grep', 'a', '--json'], { cwd: root });
+  assert.equal(r.code, 0, r.err);
+  const match = r.out
+    .split('\n')
+    .map((l) => (l ? JSON.parse(l) : undefined))
+    .find((e) => e?.type === 'match');
+  assert.equal(match.data.lines.text.length, 1024 * 1024 + 1, 'the whole line');
+  assert.equal(match.data.submatches.length, 64 * 1024);
 });

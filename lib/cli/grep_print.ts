@@ -36,6 +36,7 @@ function paintSpans(body: string, spans: readonly [number, number][], c: ReturnT
   let at = 0;
   let painted = '';
   for (const [start, end] of spans) {
+    if (end === start) continue; // an empty match shows nothing to paint
     painted += body.slice(at, start) + c.bold(c.red(body.slice(start, end)));
     at = end;
   }
@@ -48,15 +49,21 @@ function notes(d: GrepData, out: Out): void {
 }
 
 /**
- * ripgrep's `--json`: one object per line. Line text is whole (never cut) and ends in a newline;
- * `start`/`end` are byte offsets into it, as ripgrep's. What MewCode does not measure is left out:
- * `absolute_offset`, and timing and byte counts in the stats.
+ * ripgrep's `--json`: one object per line. Line text is the line as searched (a CRLF's \r dropped,
+ * a newline added) and `start`/`end` are byte offsets into it, as ripgrep's; paths are as shown
+ * (control characters escaped). What MewCode does not measure is left out: `absolute_offset`, and
+ * timing and byte counts in the stats. docs/cli.md lists where it differs from rg.
  */
 export function printGrepJson(d: GrepData, out: Out): void {
   const lines: string[] = [];
   const emit = (o: unknown) => lines.push(JSON.stringify(o));
-  const perFile = new Map<string, GrepLine[]>();
-  for (const l of d.lines) perFile.set(l.path, [...(perFile.get(l.path) ?? []), l]);
+  // A file's lines come together, in order: runs of one path, never a map (two files may show alike).
+  const perFile: [string, GrepLine[]][] = [];
+  for (const l of d.lines) {
+    const last = perFile.at(-1);
+    if (last && last[0] === l.path) last[1].push(l);
+    else perFile.push([l.path, [l]]);
+  }
   let matchedLines = 0;
   let matches = 0;
   for (const [path, fileLines] of perFile) {
@@ -81,7 +88,7 @@ export function printGrepJson(d: GrepData, out: Out): void {
     const stats = { searches: 1, searches_with_match: 1, matched_lines: fileMatched, matches: fileMatches };
     emit({ type: 'end', data: { path: { text: path }, binary_offset: null, stats } });
   }
-  const stats = { searches_with_match: perFile.size, matched_lines: matchedLines, matches };
+  const stats = { searches_with_match: perFile.length, matched_lines: matchedLines, matches };
   emit({ type: 'summary', data: { stats } });
   out.stdout(`${lines.join('\n')}\n`);
   notes(d, out);

@@ -29,7 +29,15 @@ export async function search(runtime: Runtime, args: ParsedArgs, tool: 'grep' | 
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return result.isError ? 2 : (result.meta?.total ?? 0) > 0 ? 0 : 1;
   }
-  const result = await runtime.call(tool, input, { signal, unbudgeted: true, form: 'data', wording: CLI_WORDING });
+  // Where lines matched costs a scan of each: asked only when colour or JSON prints it.
+  const spans = tool === 'grep' && (color || json);
+  const result = await runtime.call(tool, input, {
+    signal,
+    unbudgeted: true,
+    form: 'data',
+    wording: CLI_WORDING,
+    spans,
+  });
   const d = result.data;
   if (result.isError || d === undefined) {
     printError(result);

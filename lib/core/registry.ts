@@ -62,6 +62,8 @@ interface ExecuteEnv {
   /** The answer's form and the hints' wording (see ToolContext.form and .wording). */
   form?: AnswerForm;
   wording?: Wording;
+  /** grep's match spans (see ToolContext.spans). */
+  spans?: boolean;
 }
 
 export class Registry {
@@ -135,6 +137,7 @@ export class Registry {
         ...(env.unbudgeted ? { unbudgeted: true } : {}),
         ...(env.form ? { form: env.form } : {}),
         ...(env.wording ? { wording: env.wording } : {}),
+        ...(env.spans ? { spans: true } : {}),
       };
       const result = await (env.lanes ? env.lanes.run(tool, parsed.value, ctx) : tool.invoke(parsed.value, ctx));
       // The decision travels with the result (the CLI's --json shows it).

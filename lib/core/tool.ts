@@ -73,6 +73,11 @@ export interface ToolContext {
   /** How hints name what the reader can do next (default: a model's, MODEL_WORDING). */
   wording?: Wording;
   /**
+   * With `form: 'data'`: grep also says where each shown line matched (`GrepLine.spans`), for a
+   * printer's colour or JSON. It costs a scan of each line, so only a caller that prints them asks.
+   */
+  spans?: boolean;
+  /**
    * Set by `invoke` when the result is budgeted: a tool whose answer can run to megabytes writes it
    * here in pieces and returns `output.result(meta)`, already cut and spilled, instead of building
    * the whole text for the budget to cut afterwards.

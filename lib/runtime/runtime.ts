@@ -101,6 +101,8 @@ export interface CallOptions {
   form?: AnswerForm;
   /** How hints name what the reader can do next (default: a model's). */
   wording?: Wording;
+  /** With `form: 'data'`: grep says where each shown line matched (for colour or JSON; costs a scan a line). */
+  spans?: boolean;
 }
 
 export interface Runtime {
@@ -279,6 +281,7 @@ function assemble(p: {
         unbudgeted: callOptions.unbudgeted ?? false,
         ...(callOptions.form ? { form: callOptions.form } : {}),
         ...(callOptions.wording ? { wording: callOptions.wording } : {}),
+        ...(callOptions.spans ? { spans: true } : {}),
       }),
     batch: (calls, batchOptions = {}) =>
       runInGroups(

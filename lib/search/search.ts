@@ -247,10 +247,19 @@ function searchRegion(
   return emit(src, base, hits, o, out, head);
 }
 
+/** Where a line's matches are looked for (SearchOptions.spans): its first this many characters. */
+export const SPAN_CHARS = 64 * 1024;
+
 /** A matching line, with where it matched when asked (an inverted search's lines hold no match). */
 function matchLine(n: number, text: string, o: SearchOptions): Line {
   if (!o.spans || o.invert) return { n, text, match: true };
-  return { n, text, match: true, spans: matchSpans(text, o.spec.scan) };
+  // Bounded: a line of megabytes would otherwise hand back millions of spans.
+  return {
+    n,
+    text,
+    match: true,
+    spans: matchSpans(text.length > SPAN_CHARS ? text.slice(0, SPAN_CHARS) : text, o.spec.scan),
+  };
 }
 
 /** Turns hits into numbered match and context lines; true when the output limit is reached. */

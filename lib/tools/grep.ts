@@ -185,7 +185,13 @@ function planGrep(a: GrepArgs, ctx: SearchContext, w: Wording): Result<GrepPlan,
   const { globs, types } = filter.value;
   const isFile = start.value === 'file';
   const dir = isFile ? path.dirname(target) : target;
-  const { template, headLimit, withContext } = shardTemplate(a, ctx, isFile, { globs, ...(types ? { types } : {}) });
+  const { template, headLimit, withContext } = shardTemplate(
+    a,
+    ctx,
+    isFile,
+    { globs, ...(types ? { types } : {}) },
+    pattern.value.inlineSafe,
+  );
   const walk = walkOf(a, ctx, dir, globs);
   // Only a pattern (and a file glob, a regex too) that provably cannot backtrack runs on this thread,
   // where nothing could stop it; any other runs in a worker under the deadline: the pool's, or,
@@ -225,6 +231,7 @@ function shardTemplate(
   ctx: SearchContext,
   isFile: boolean,
   byName: { globs: string[]; types?: string[] },
+  inlineSafe: boolean,
 ) {
   const mode = a.output_mode ?? 'content';
   const before = mode === 'content' ? (a.before ?? a.context ?? 0) : 0;
@@ -247,9 +254,9 @@ function shardTemplate(
     ...(a.invert_match ? { invert: true } : {}),
     ...(a.only_matching ? { onlyMatching: true } : {}),
     ...(a.max_count !== undefined ? { maxCount: a.max_count } : {}),
-    // A caller printing data is told where lines matched, found where the search runs (a worker
-    // for a pattern that could backtrack): the main thread never runs such a pattern.
-    ...(ctx.form === 'data' && !a.invert_match && !a.only_matching ? { spans: true } : {}),
+    // Where lines matched, only when the caller prints them and only for a pattern that cannot
+    // backtrack: finding every match of one that can may take far longer than finding the line.
+    ...(ctx.form === 'data' && ctx.spans && inlineSafe && !a.invert_match && !a.only_matching ? { spans: true } : {}),
     maxResults: headLimit + 1,
     stopAt: ctx.deadlineAt,
   };
