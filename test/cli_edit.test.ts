@@ -41,6 +41,7 @@ test('cli edit: the same checks as edit_file — an ambiguous or missing match c
   assert.doesNotMatch(twice.out, /replace_all|old_string/);
   const missing = await t.edit('--old', 'one', '--new', '1', '--old', 'nope', '--new', 'x', '--allow-write');
   assert.equal(missing.code, 1);
+  assert.match(missing.out, /pair 2: --old was not found in "a\.txt"/, 'which pair, in the flags typed');
   assert.equal(t.text(), 'one\ntwo\nthree\ntwo\n');
   const unpaired = await t.edit('--old', 'one', '--allow-write');
   assert.deepEqual([unpaired.code, unpaired.out], [2, '']);

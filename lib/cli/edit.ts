@@ -1,13 +1,13 @@
 /**
  * `mewcode edit FILE --old A --new B [--old C --new D …] [--replace-all]`: a read and an edit in one
  * process, so the write lane's ledger has seen the file (the same checks as the agent's edit_file and
- * multi_edit: exact matches, unique unless --replace-all, nothing written on any failure). And the
- * advice a one-shot `call` of a write tool cannot follow ("read it with read_file first": the next
- * process has a fresh ledger) is replaced by what does work. Main thread.
+ * multi_edit: exact matches, unique unless --replace-all, nothing written on any failure), their hints
+ * worded with this command's flags (wording.ts). Main thread.
  */
 import type { ToolResult } from '../core/tool.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { type ParsedArgs, UsageError } from './args.ts';
+import { CLI_WORDING } from './wording.ts';
 
 export async function edit(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Promise<ToolResult> {
   const [file, ...extra] = args.positionals;
@@ -30,27 +30,7 @@ export async function edit(runtime: Runtime, args: ParsedArgs, signal: AbortSign
   const [one] = edits;
   const result =
     edits.length === 1 && one
-      ? await runtime.call('edit_file', { file_path: file, ...one }, { signal })
-      : await runtime.call('multi_edit', { file_path: file, edits }, { signal });
-  return result.isError ? { ...result, content: editWording(result.content) } : result;
-}
-
-/** The tools' argument names in hints, as this command's flags. */
-function editWording(text: string): string {
-  return text
-    .replace(/set replace_all: true/g, 'pass --replace-all')
-    .replace(/\bedits\[(\d+)\]\.?/g, (_, i: string) => `pair ${Number(i) + 1}: `)
-    .replace(/\bold_string\b/g, '--old')
-    .replace(/\bnew_string\b/g, '--new');
-}
-
-/** A one-shot `call` of a write tool cannot follow "read it first": say what can. */
-export function oneShotAdvice(result: ToolResult): ToolResult {
-  if (result.code !== 'not_read') return result;
-  const content = result.content.replace(
-    /read it with read_file first \(a partial read is enough\), then retry\./,
-    'each mewcode call is a new session. Use mewcode edit FILE --old TEXT --new TEXT (it reads, then edits), ' +
-      'or mewcode batch with a read_file call before the change.',
-  );
-  return { ...result, content };
+      ? await runtime.call('edit_file', { file_path: file, ...one }, { signal, wording: CLI_WORDING })
+      : await runtime.call('multi_edit', { file_path: file, edits }, { signal, wording: CLI_WORDING });
+  return result;
 }

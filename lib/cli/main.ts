@@ -19,12 +19,12 @@ import {
 import { outputFormat, runAgentCli } from './agent.ts';
 import { indexUseOf, type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
 import { batch } from './batch.ts';
-import { edit, oneShotAdvice } from './edit.ts';
+import { edit } from './edit.ts';
 import { printError, printRead } from './output.ts';
 import { search } from './search.ts';
 import { watchStopSignals } from './signals.ts';
 import { askTrust } from './trust_question.ts';
-import { CLI_WORDING } from './wording.ts';
+import { CALL_WORDING, CLI_WORDING } from './wording.ts';
 
 export async function runCommand(args: ParsedArgs): Promise<number> {
   if (args.command === 'bench') return bench(args);
@@ -95,7 +95,7 @@ async function call(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Pr
       throw new UsageError(`The arguments for ${name} are not valid JSON: ${(e as Error).message}.`);
     }
   }
-  return print(oneShotAdvice(await runtime.call(name, input, { signal })), args);
+  return print(await runtime.call(name, input, { signal, wording: CALL_WORDING }), args);
 }
 
 async function read(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Promise<number> {

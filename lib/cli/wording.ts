@@ -2,7 +2,7 @@
  * The command line's wording for hints: the flags a person types where a model would set a tool's
  * argument (core/wording.ts). The tools word their hints with it, so nothing rewrites their text.
  */
-import type { Wording } from '../core/wording.ts';
+import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 
 export const CLI_WORDING: Wording = {
   includeIgnored: '--include-ignored (or --hidden, --no-ignore)',
@@ -15,4 +15,20 @@ export const CLI_WORDING: Wording = {
   globTool: 'mewcode glob',
   readTool: 'mewcode read',
   continueAt: '--offset {n}',
+  oldString: '--old',
+  newString: '--new',
+  setReplaceAll: 'pass --replace-all',
+  editAt: 'pair {n}: ',
+  readFirst: MODEL_WORDING.readFirst,
+};
+
+/**
+ * `mewcode call`: a model's wording (its answer is the tool's own), but a file must be read in the
+ * same process before it changes, and the next call is a new process: say what works instead.
+ */
+export const CALL_WORDING: Wording = {
+  ...MODEL_WORDING,
+  readFirst:
+    'each mewcode call is a new session. Use mewcode edit FILE --old TEXT --new TEXT (it reads, then edits), ' +
+    'or mewcode batch with a read_file call before the change.',
 };

@@ -25,6 +25,15 @@ export interface Wording {
   readTool: string;
   /** How to read on from a line: `{n}` stands for its number. */
   continueAt: string;
+  /** The text an edit replaces, and its replacement. */
+  oldString: string;
+  newString: string;
+  /** How to ask an edit to change every occurrence. */
+  setReplaceAll: string;
+  /** Which of several edits a hint is about: `{i}` its index from 0, `{n}` its number from 1. */
+  editAt: string;
+  /** What to do about a file not read in this session before changing it. */
+  readFirst: string;
 }
 
 /** A model's wording: the tools' own argument names. */
@@ -39,7 +48,16 @@ export const MODEL_WORDING: Wording = {
   globTool: 'glob',
   readTool: 'read_file',
   continueAt: 'offset={n}',
+  oldString: 'old_string',
+  newString: 'new_string',
+  setReplaceAll: 'set replace_all: true',
+  editAt: 'edits[{i}].',
+  readFirst: 'read it with read_file first (a partial read is enough), then retry.',
 };
+
+/** The old text of edit `i` of several, in the reader's words: `edits[0].old_string`, `pair 1: --old`. */
+export const editLabel = (w: Wording, i: number) =>
+  `${w.editAt.replace('{i}', String(i)).replace('{n}', String(i + 1))}${w.oldString}`;
 
 /** "continue with offset=N" in the reader's words. */
 export const continueAt = (w: Wording, line: number) => w.continueAt.replace('{n}', String(line));

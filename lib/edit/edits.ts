@@ -4,9 +4,11 @@
  * without writing (previewEdits). Both go through the same plan, so the prompt shows the change the
  * call makes.
  */
+
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 import { fail, ok, type Preview, type ToolResult } from '../core/tool.ts';
+import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import type { HeldFile } from '../files/held_file.ts';
 import { type FileState, failureNote } from '../files/preview_load.ts';
 import { similarNames } from '../files/suggest.ts';
@@ -31,6 +33,7 @@ function planEdits(
   root: string,
   edits: readonly Replacement[],
   labels: (i: number) => string,
+  w: Wording,
 ): Result<EditPlan, ToolResult> {
   const cur = t.current;
   const first = edits[0];
@@ -47,7 +50,7 @@ function planEdits(
     }
     let text = first.new_string;
     for (const [i, e] of edits.slice(1).entries()) {
-      const r = replaceText(text, eolOf(text), e, t.shown, labels(i + 1));
+      const r = replaceText(text, eolOf(text), e, t.shown, labels(i + 1), w);
       if (!r.ok) return errValue(prefix(r.error, edits.length, i + 1));
       text = r.value.text;
     }
@@ -65,7 +68,7 @@ function planEdits(
     return errValue(
       fail(
         'not_found',
-        `Cannot edit ${quote(t.shown)}: no such file.${near.length ? ` Similar names: ${near.map(quote).join(', ')}.` : ''} To create it, use write_file (or an empty old_string).`,
+        `Cannot edit ${quote(t.shown)}: no such file.${near.length ? ` Similar names: ${near.map(quote).join(', ')}.` : ''} To create it, use write_file (or an empty ${w.oldString}).`,
       ),
     );
   }
@@ -83,7 +86,7 @@ function planEdits(
           i,
         ),
       );
-    const r = replaceText(text, cur.eol, e, t.shown, labels(i));
+    const r = replaceText(text, cur.eol, e, t.shown, labels(i), w);
     if (!r.ok) return errValue(prefix(r.error, edits.length, i));
     text = r.value.text;
     lines.push(...r.value.lines);
@@ -104,8 +107,9 @@ export function applyEdits(
   root: string,
   edits: readonly Replacement[],
   labels: (i: number) => string,
+  w: Wording = MODEL_WORDING,
 ): ToolResult {
-  const plan = planEdits(t, root, edits, labels);
+  const plan = planEdits(t, root, edits, labels, w);
   if (!plan.ok) return plan.error;
   const { text, before, style, created, lines, notes } = plan.value;
   const err = t.commit(text, style);
@@ -127,7 +131,7 @@ export function previewEdits(
   edits: readonly Replacement[],
   labels: (i: number) => string,
 ): Preview {
-  const plan = planEdits(t, root, edits, labels);
+  const plan = planEdits(t, root, edits, labels, MODEL_WORDING);
   if (!plan.ok) return failureNote(plan.error);
   return { diff: unifiedDiff(t.shown, plan.value.before, plan.value.text) };
 }

@@ -7,7 +7,9 @@
  * refuses, naming the closest place. Never across blank lines added or dropped, elisions or a
  * changed token: those are real differences.
  */
+
 import { errValue, okValue, type Result } from '../core/result.ts';
+import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { closeTo, type FileLines, type Fit, fileLines, searchBlocks } from './block.ts';
 import { explainAmbiguous, explainMiss, formNotes, lineRange } from './explain.ts';
 import { describeShift } from './indent.ts';
@@ -56,6 +58,7 @@ export function replaceLines(
   label: string,
   shown: string,
   exactLine?: number,
+  w: Wording = MODEL_WORDING,
 ): Result<BlockEdit, string> {
   const { raw, file } = split;
   let ambiguous: string | undefined;
@@ -94,7 +97,7 @@ export function replaceLines(
     const edit = apply(raw, file, fit, r);
     if (edit) return okValue(edit);
     return errValue(
-      `${label} fits ${JSON.stringify(shown)} only at ${lineRange(fit.at + 1, fit.at + r.old.length)} ignoring ${tolerated(fit, r.undid)}, but new_string cannot be placed there for sure: a line it writes would land left of the block's indentation (or of column 0), or a rewritten line would lose characters the file has there (\\", non-breaking spaces, curly quotes) that ${label} lacks. Copy those lines exactly as read_file shows them, with their indentation.`,
+      `${label} fits ${JSON.stringify(shown)} only at ${lineRange(fit.at + 1, fit.at + r.old.length)} ignoring ${tolerated(fit, r.undid)}, but ${w.newString} cannot be placed there for sure: a line it writes would land left of the block's indentation (or of column 0), or a rewritten line would lose characters the file has there (\\", non-breaking spaces, curly quotes) that ${label} lacks. Copy those lines exactly as read_file shows them, with their indentation.`,
     );
   }
   const head = `${label} was not found in ${JSON.stringify(shown)}.`;

@@ -12,6 +12,7 @@ import type { LineEnding } from '../core/encoding.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
+import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { columns } from './indent.ts';
 import { alsoFits, replaceLines, splitFile } from './match.ts';
 
@@ -30,12 +31,13 @@ export function replaceText(
   r: Replacement,
   shown: string,
   label = 'old_string',
+  w: Wording = MODEL_WORDING,
 ): Replaced {
   if (r.old_string === r.new_string) {
     return errValue(
       fail(
         'no_change',
-        `${label} and new_string are identical, so the edit would change nothing. Give the new text in new_string.`,
+        `${label} and ${w.newString} are identical, so the edit would change nothing. Give the new text in ${w.newString}.`,
       ),
     );
   }
@@ -60,7 +62,7 @@ export function replaceText(
     return errValue(
       fail(
         'not_unique',
-        `${label} occurs ${starts.length} times in ${quote(shown)} (lines ${lines.join(', ')}). Include more surrounding lines so it matches once, or set replace_all: true to change every occurrence.`,
+        `${label} occurs ${starts.length} times in ${quote(shown)} (lines ${lines.join(', ')}). Include more surrounding lines so it matches once, or ${w.setReplaceAll} to change every occurrence.`,
       ),
     );
   }
@@ -71,20 +73,20 @@ export function replaceText(
     return errValue(
       fail(
         'no_match',
-        `${label} matches ${quote(shown)} at line ${lines[off]} (one of ${starts.length} places) only from inside a line's indentation or up to before its trailing whitespace, where new_string is indented or ended differently, so replacing every occurrence literally would misplace new_string. Give old_string and new_string the same indentation, or include the whole lines exactly as read_file shows them.`,
+        `${label} matches ${quote(shown)} at line ${lines[off]} (one of ${starts.length} places) only from inside a line's indentation or up to before its trailing whitespace, where ${w.newString} is indented or ended differently, so replacing every occurrence literally would misplace ${w.newString}. Give ${w.oldString} and ${w.newString} the same indentation, or include the whole lines exactly as read_file shows them.`,
       ),
     );
   }
   const exact = starts[0];
   if (exact === undefined || (starts.length === 1 && misaligned(view.text, exact, oldLf, newLf))) {
     const at = exact === undefined ? undefined : (lines[0] as number) - 1;
-    const block = replaceLines(splitFile(text), oldLf, newLf, label, shown, at);
+    const block = replaceLines(splitFile(text), oldLf, newLf, label, shown, at, w);
     if (block.ok) return okValue({ text: block.value.text, lines: [block.value.start], notes: [block.value.note] });
     if (at === undefined) return errValue(fail('no_match', block.error));
     return errValue(
       fail(
         'no_match',
-        `${label} matches ${quote(shown)} at line ${at + 1} only from inside a line (its indentation or text) or up to before its end, where new_string is indented differently or inserts lines around that partial line, so a literal replacement would misplace new_string. Include the whole first and last lines, with their indentation, exactly as read_file shows them.`,
+        `${label} matches ${quote(shown)} at line ${at + 1} only from inside a line (its indentation or text) or up to before its end, where ${w.newString} is indented differently or inserts lines around that partial line, so a literal replacement would misplace ${w.newString}. Include the whole first and last lines, with their indentation, exactly as read_file shows them.`,
       ),
     );
   }

@@ -10,6 +10,7 @@ import { type CheckedPath, displayPath } from '../core/paths.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
+import type { Wording } from '../core/wording.ts';
 import { atomicWrite, type DirHandle, openDir, type WriteError } from './atomic.ts';
 import { openDirFrom } from './dir_tree.ts';
 import type { Ledger } from './ledger.ts';
@@ -20,6 +21,8 @@ import { encodeText, loadText, type TextFile, type TextStyle } from './text_file
 interface HeldFileContext {
   root: string;
   ledger: Ledger;
+  /** How a refusal says what to do (the ledger's "read it first"). */
+  wording?: Wording;
 }
 
 export interface HeldFile {
@@ -67,7 +70,7 @@ export async function withHeldFiles(
     }
     const targets: HeldFile[] = [];
     for (const real of files) {
-      const t = open(ctx.root, real, ledger, options, dirs);
+      const t = open(ctx.root, real, ledger, options, dirs, ctx.wording?.readFirst);
       if (!t.ok) return t.error;
       targets.push(t.value);
     }
@@ -90,6 +93,7 @@ function open(
   ledger: Ledger,
   options: HoldOptions,
   dirs: DirHandle[],
+  readFirst?: string,
 ): Result<HeldFile, ToolResult> {
   const shown = displayPath(root, real);
   const parent = path.dirname(real);
@@ -142,7 +146,7 @@ function open(
     current,
     fresh() {
       if (!current) return undefined;
-      const f = ledger.verify(real, shown, current.stat, current.bytes);
+      const f = ledger.verify(real, shown, current.stat, current.bytes, readFirst);
       return f.ok ? undefined : fail(f.error.code, f.error.message);
     },
     commit(text, style) {

@@ -9,6 +9,7 @@ import type { BigIntStats } from 'node:fs';
 import type { ReadRecord } from '../core/read_record.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
+import { MODEL_WORDING } from '../core/wording.ts';
 
 export class Ledger {
   #records = new Map<string, ReadRecord>();
@@ -36,12 +37,18 @@ export class Ledger {
    * Whether the file as it is now is the file that was read: same inode, size, mtime and ctime (in
    * ns), or — when only the stat changed, as a formatter's touch does — the same sha256.
    */
-  verify(realPath: string, shown: string, now: BigIntStats, bytes: Uint8Array): Freshness {
+  verify(
+    realPath: string,
+    shown: string,
+    now: BigIntStats,
+    bytes: Uint8Array,
+    readFirst = MODEL_WORDING.readFirst,
+  ): Freshness {
     const rec = this.#records.get(realPath);
     if (!rec) {
       return errValue({
         code: 'not_read',
-        message: `${quote(shown)} has not been read in this session, so it cannot be changed yet: read it with read_file first (a partial read is enough), then retry.`,
+        message: `${quote(shown)} has not been read in this session, so it cannot be changed yet: ${readFirst}`,
       });
     }
     const same =

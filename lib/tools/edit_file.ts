@@ -3,8 +3,10 @@
  * whole-line block up to differences that cannot change meaning (lib/edit/). Line-ending aware,
  * atomic; answers with a unified diff, or names the closest place and why nothing matched. Write lane.
  */
+
 import * as v from 'valibot';
 import { defineTool, fail } from '../core/tool.ts';
+import { MODEL_WORDING } from '../core/wording.ts';
 import { applyEdits, previewEdits } from '../edit/edits.ts';
 import { withHeldFiles } from '../files/held_file.ts';
 import { failureNote, previewFile } from '../files/preview_load.ts';
@@ -49,8 +51,9 @@ export const editFile = defineTool({
   async run(a, ctx: WriteContext) {
     const file = ctx.paths[0];
     if (file === undefined) return fail('internal', 'edit_file received no checked path');
+    const w = ctx.wording ?? MODEL_WORDING;
     return withHeldFiles(ctx, [file], { createParents: a.old_string === '' }, ([t]) =>
-      t ? applyEdits(t, ctx.root, [a], () => 'old_string') : fail('internal', 'edit_file was given no held file'),
+      t ? applyEdits(t, ctx.root, [a], () => w.oldString, w) : fail('internal', 'edit_file was given no held file'),
     );
   },
 });

@@ -2,8 +2,10 @@
  * multi_edit: several replacements (matched as edit_file's) in one file, applied in order to the result of the previous
  * one, all or nothing. Write lane.
  */
+
 import * as v from 'valibot';
 import { defineTool, fail } from '../core/tool.ts';
+import { editLabel, MODEL_WORDING } from '../core/wording.ts';
 import { applyEdits, previewEdits } from '../edit/edits.ts';
 import { withHeldFiles } from '../files/held_file.ts';
 import { failureNote, previewFile } from '../files/preview_load.ts';
@@ -45,14 +47,15 @@ export const multiEdit = defineTool({
     const file = ctx.paths[0];
     if (file === undefined) return { note: 'multi_edit received no checked path' };
     const t = previewFile(ctx, file);
-    return t.ok ? previewEdits(t.value, ctx.root, a.edits, (i) => `edits[${i}].old_string`) : failureNote(t.error);
+    return t.ok ? previewEdits(t.value, ctx.root, a.edits, (i) => editLabel(MODEL_WORDING, i)) : failureNote(t.error);
   },
   async run(a, ctx: WriteContext) {
     const file = ctx.paths[0];
     if (file === undefined) return fail('internal', 'multi_edit received no checked path');
+    const w = ctx.wording ?? MODEL_WORDING;
     return withHeldFiles(ctx, [file], { createParents: a.edits[0]?.old_string === '' }, ([t]) =>
       t
-        ? applyEdits(t, ctx.root, a.edits, (i) => `edits[${i}].old_string`)
+        ? applyEdits(t, ctx.root, a.edits, (i) => editLabel(w, i), w)
         : fail('internal', 'multi_edit was given no held file'),
     );
   },
