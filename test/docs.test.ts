@@ -6,7 +6,7 @@
  * with its name.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { agentTool } from '../lib/agent/agent_tool.ts';
@@ -85,4 +85,15 @@ test('docs: the permission and sandbox guides name every protected location', ()
     const missing = PROTECTED_LOCATIONS.filter((l) => !text.includes(`\`${l.name}/\``)).map((l) => l.name);
     assert.deepEqual(missing, [], `${rel} does not name the protected ${missing.join(', ')}`);
   }
+});
+
+test('docs: ARCHITECTURE.md maps every folder of lib/, and no folder that is gone', () => {
+  const folders = readdirSync(path.join(REPO, 'lib'), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => `lib/${e.name}/`)
+    .sort();
+  const rows = [...readDoc('ARCHITECTURE.md').matchAll(/^\| `(lib\/[a-z_]+\/)` \|/gm)]
+    .map((m) => m[1] as string)
+    .sort();
+  assert.deepEqual(rows, folders, 'the folder map names exactly the folders of lib/');
 });
