@@ -9,6 +9,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { currentBundle } from './bin/current_bundle.mjs';
 import { HELP, parseCli, UsageError } from './lib/cli/args.ts';
+import { endQuietlyOnClosedPipe } from './lib/cli/closed_pipe.ts';
 import { IN_BUNDLE, version } from './lib/core/build_info.ts';
 
 async function main(argv: string[]): Promise<number> {
@@ -41,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
 
 /** Runs the command line `argv` (without node and the script); resolves to the exit code, never rejects. */
 export async function runCli(argv: string[]): Promise<number> {
+  endQuietlyOnClosedPipe();
   try {
     return await main(argv);
   } catch (e) {
