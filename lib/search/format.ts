@@ -12,7 +12,7 @@ import { displayPath } from '../core/paths.ts';
 import { escapeControl, hasUnsafe, quote } from '../core/text.ts';
 import type { Wording } from '../core/wording.ts';
 import { eachGrepResult, type GrepFound, type GrepPrinted, type GrepPrintOptions } from './grep_results.ts';
-import type { SkipCounts } from './shards.ts';
+import { mergeSkipped } from './skip_tally.ts';
 
 /** Matched lines longer than this many characters are cut. */
 export const MAX_MATCH_LINE_CHARS = 500;
@@ -35,20 +35,6 @@ export function cutLine(text: string, partial = false): string {
 }
 
 const noteLine = (text: string) => `[note: ${text}]`;
-
-/** Adds skip counts together. */
-export function mergeSkipped(all: readonly SkipCounts[]): SkipTally {
-  const out: SkipTally = {};
-  for (const s of all) {
-    for (const [k, c] of Object.entries(s) as [keyof SkipTally, { dirs: number; files: number }][]) {
-      const t = out[k] ?? { dirs: 0, files: 0 };
-      t.dirs += c.dirs;
-      t.files += c.files;
-      out[k] = t;
-    }
-  }
-  return out;
-}
 
 /** A one-line account of what was skipped, or '' when nothing was. */
 function describeSkipped(s: SkipTally, verb: string): string {

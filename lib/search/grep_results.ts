@@ -6,6 +6,7 @@
 import type { GrepData, GrepFile, GrepLine } from '../core/answers.ts';
 import { eachListed, type ShardListing } from './listing.ts';
 import type { GrepFileResult, GrepMode, SkipCounts } from './shards.ts';
+import { mergeSkipped } from './skip_tally.ts';
 
 export interface GrepFound {
   /** Content mode: files with matches and their lines, in path order. */
@@ -102,12 +103,7 @@ function eachContentLine(
  * The results as data, for a caller that prints them itself. With `onlyMatching` each matching line is
  * a match's text, so all of it matched.
  */
-export function grepData(
-  found: GrepFound,
-  o: GrepPrintOptions,
-  facts: Pick<GrepData, 'skipped' | 'binary'>,
-  onlyMatching: boolean,
-): GrepData {
+export function grepData(found: GrepFound, o: GrepPrintOptions, onlyMatching: boolean): GrepData {
   const lines: GrepLine[] = [];
   const files: GrepFile[] = [];
   const shown = eachGrepResult(found, o, (r) => {
@@ -125,7 +121,8 @@ export function grepData(
     files,
     more: shown.more,
     headLimit: o.headLimit,
-    ...facts,
+    skipped: mergeSkipped(found.skipped),
+    binary: found.binary,
     unreadable: found.unreadable.map((u) => ({ path: o.show(u.rel), error: u.error })),
     totals: { files: shown.files, matches: shown.matches, results: shown.results },
   };

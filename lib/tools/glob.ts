@@ -13,11 +13,12 @@ import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, okData, type ToolResult } from '../core/tool.ts';
 import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import type { SearchContext } from '../lanes/search_context.ts';
-import { globNotes, mergeSkipped, pathShower } from '../search/format.ts';
+import { globNotes, pathShower } from '../search/format.ts';
 import { boundedGlob, NEVER_INLINE } from '../search/linear_pattern.ts';
 import { compileGlob } from '../search/matcher.ts';
 import { INLINE_MAX_FILES, runSharded, type ShardRunner } from '../search/parallel.ts';
 import type { GlobShardResult } from '../search/shards.ts';
+import { mergeSkipped } from '../search/skip_tally.ts';
 import { comparePaths, type WalkOptions } from '../search/walk.ts';
 import { outcomeError, searchStartKind } from './_search_common.ts';
 

@@ -15,7 +15,7 @@ import { defineTool, fail, okData, type ToolResult } from '../core/tool.ts';
 import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import type { SearchContext } from '../lanes/search_context.ts';
 import { badGlob, typeGlobs, typeNames } from '../search/file_types.ts';
-import { MAX_MATCH_LINE_CHARS, mergeSkipped, pathShower, printGrep } from '../search/format.ts';
+import { MAX_MATCH_LINE_CHARS, pathShower, printGrep } from '../search/format.ts';
 import { type GrepFound, grepData } from '../search/grep_results.ts';
 import { runDirect } from '../search/index/direct.ts';
 import type { PrefilterAnswer } from '../search/index/summary.ts';
@@ -330,12 +330,7 @@ function answerGrep(plan: GrepPlan, run: SearchRun<GrepShardResult>, ctx: Search
   const index = plan.pre ? { index: plan.pre.index } : {};
   try {
     if (ctx.form === 'data') {
-      const data = grepData(
-        found,
-        o,
-        { skipped: mergeSkipped(found.skipped), binary: found.binary },
-        plan.args.only_matching ?? false,
-      );
+      const data = grepData(found, o, plan.args.only_matching ?? false);
       return okData(data, { ...data.totals, inline: run.inline, ...index });
     }
     const out = ctx.output ?? new WholeText();
