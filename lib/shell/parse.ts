@@ -10,7 +10,7 @@
  *   `${x@P}`). Deny and ask lists apply to the line as if it ran what they name.
  * Every node type the walk does not know is unseen, so a gap in this file asks rather than allows.
  */
-import { nodeType, parseBash, type ShNode } from './syntax.ts';
+import { BashSyntaxError, nodeType, parseBash, type ShNode } from './syntax.ts';
 import { type ParsedLine, staticWord, type Word } from './words.ts';
 
 export type { ParsedLine, SimpleCommand, Word } from './words.ts';
@@ -290,7 +290,8 @@ export function parseLine(src: string): ParsedLine {
   try {
     file = parseBash(src);
   } catch (e) {
-    return { commands: [], opaque: [], unseen: [`it does not parse as bash (${(e as Error).message})`] };
+    if (!(e instanceof BashSyntaxError)) throw e;
+    return { commands: [], opaque: [], unseen: [`it does not parse as bash (${e.message})`] };
   }
   const w = new Walk(Buffer.from(src));
   w.stmts(file.Stmts);

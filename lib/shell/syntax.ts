@@ -43,7 +43,13 @@ export function nodeType(n: ShNode): string {
   return syntax.NodeType(n);
 }
 
-/** Parses a bash command line; a syntax error is thrown as an Error with the parser's message. */
+/** A command line that does not parse as bash, with the parser's message. */
+export class BashSyntaxError extends Error {}
+
+/**
+ * Parses a bash command line; a syntax error is thrown as a BashSyntaxError. Anything else thrown
+ * (the parser failing to load) is not the command's fault and is not dressed up as one.
+ */
 export function parseBash(src: string): ShNode {
   syntax ??= load();
   parser ??= syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash));
@@ -51,6 +57,6 @@ export function parseBash(src: string): ShNode {
     return parser.Parse(src, '');
   } catch (e) {
     const msg = e && typeof (e as { Error?: unknown }).Error === 'function' ? (e as { Error(): string }).Error() : e;
-    throw new Error(String(msg));
+    throw new BashSyntaxError(String(msg));
   }
 }
