@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runProgram } from './helpers/cli.ts';
@@ -9,15 +9,20 @@ import { mcpClient } from './helpers/mcp_client.ts';
 import { REPO, TSX } from './helpers/repo.ts';
 import { tempDir, writeTree } from './helpers/temp.ts';
 
-// The build, written into an empty directory (no node_modules anywhere above it) and run with plain node.
-const dir = tempDir('mewcode-bundle-');
-const bundle = path.join(dir, 'mewcode.mjs');
-const metaFile = path.join(dir, 'meta.json');
+// The build, written into an empty directory; then that one file alone is copied into another empty
+// directory (no node_modules anywhere above it, no build.json beside it) and run with plain node.
+const built = tempDir('mewcode-bundle-build-');
 execFileSync(
   process.execPath,
-  ['--import', TSX, path.join(REPO, 'scripts/build.ts'), '--out', bundle, '--meta', metaFile],
-  { cwd: REPO, stdio: 'pipe' },
+  ['--import', TSX, path.join(REPO, 'scripts/build.ts'), '--out', path.join(built, 'mewcode.mjs')],
+  {
+    cwd: REPO,
+    stdio: 'pipe',
+  },
 );
+const dir = tempDir('mewcode-bundle-');
+const bundle = path.join(dir, 'mewcode.mjs');
+copyFileSync(path.join(built, 'mewcode.mjs'), bundle);
 const project = path.join(dir, 'project');
 writeTree(project, { 'README.md': '# hello\n', 'src/a.ts': 'export const a = 1; // TODO\n' });
 for (let i = 0; i < 2500; i++) writeTree(project, { [`many/f${i}.txt`]: `TODO ${i}\n` });
@@ -29,33 +34,52 @@ const PLAIN_ENV = Object.fromEntries(
 const node = (args: string[], input = '', program = bundle) =>
   runProgram(process.execPath, [program, '--root', project, ...args], { cwd: dir, env: PLAIN_ENV, input });
 
-test('bundle: a directory that runs with plain node and no node_modules', async () => {
-  assert.ok(statSync(path.join(dir, 'pool-worker.mjs')).isFile());
-  assert.ok(statSync(path.join(dir, 'vendor/mvdan-sh.cjs')).size > 1_000_000);
+/** The islands of a bundle's text (lib/core/islands.ts): name → where its payload starts and ends. */
+function islands(text: string): Map<string, [number, number]> {
+  const found = new Map<string, [number, number]>();
+  for (const m of text.matchAll(/\n\/\*mewcode-island \w+ ([\w-]+)\n/g)) {
+    const start = (m.index ?? 0) + m[0].length;
+    found.set(m[1] as string, [start, text.indexOf('\n*/', start)]);
+  }
+  return found;
+}
+
+/** A copy of the bundle whose islands `names` are garbage: a command that loads one of them fails. */
+function spoiled(names: string[]): string {
+  let text = readFileSync(bundle, 'latin1');
+  for (const [name, [start, end]] of islands(text))
+    if (names.includes(name)) text = text.slice(0, start) + 'A'.repeat(end - start) + text.slice(end);
+  const copy = path.join(tempDir('mewcode-spoiled-'), 'mewcode.mjs');
+  writeFileSync(copy, text);
+  return copy;
+}
+
+test('bundle: one file, which the build writes alone and which runs alone', async () => {
+  assert.deepEqual(readdirSync(built).sort(), ['build.json', 'mewcode.mjs']);
+  assert.deepEqual(readdirSync(dir).sort(), ['mewcode.mjs', 'project']);
+  assert.deepEqual([...islands(readFileSync(bundle, 'latin1')).keys()].sort(), [
+    'anthropic',
+    'bash-parser',
+    'mcp',
+    'mewcode',
+    'openai',
+  ]);
   assert.match((await node(['--version'])).out, /^mewcode \d+\.\d+\.\d+\n$/);
+  // Pure ASCII: one other byte would make node decode the whole file as a two-byte string.
+  assert.ok(!/[^\0-\x7f]/.test(readFileSync(bundle, 'latin1')));
 });
 
-test('bundle: --version, --help, grep and glob never load the model SDKs, MCP or the bash parser', async () => {
-  // A copy without those files: if any of them were loaded, the command would fail to import it.
-  const lean = tempDir('mewcode-lean-');
-  for (const f of ['mewcode.mjs', 'lib.mjs', 'pool-worker.mjs', 'chunks', 'vendor'])
-    cpSync(path.join(dir, f), path.join(lean, f), { recursive: true });
-  const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { outputs: Record<string, { inputs: object }> };
-  const heavy = /node_modules\/(@anthropic-ai|openai|@modelcontextprotocol|ajv|zod)\//;
-  let removed = 0;
-  for (const [out, o] of Object.entries(meta.outputs)) {
-    if (!Object.keys(o.inputs).some((i) => heavy.test(i))) continue;
-    rmSync(path.join(lean, path.relative(dir, path.resolve(REPO, out))));
-    removed++;
-  }
-  rmSync(path.join(lean, 'vendor'), { recursive: true });
-  assert.ok(removed >= 3, `only ${removed} chunks hold the SDKs and MCP`);
-  const program = path.join(lean, 'mewcode.mjs');
-  assert.match((await node(['--version'], '', program)).out, /^mewcode /);
-  assert.match((await node(['--help'], '', program)).out, /grep/);
-  const g = await node(['grep', 'TODO', '-c', '--head-limit', '0', '--workers', '2'], '', program);
+test('bundle: --version and --help load no island; grep and glob never the SDKs, MCP or the bash parser', async () => {
+  const bare = spoiled(['anthropic', 'openai', 'mcp', 'bash-parser', 'mewcode']);
+  assert.match((await node(['--version'], '', bare)).out, /^mewcode /);
+  assert.match((await node(['--help'], '', bare)).out, /grep/);
+  // The proof that spoiling bites: a command that needs the spoiled island fails.
+  assert.notEqual((await node(['glob', 'src/**'], '', bare)).code, 0);
+  const lean = spoiled(['anthropic', 'openai', 'mcp', 'bash-parser']);
+  const g = await node(['grep', 'TODO', '-c', '--head-limit', '0', '--workers', '2'], '', lean);
   assert.equal(g.out.trim().split('\n').length, 2501, g.err);
-  assert.deepEqual(await node(['glob', 'src/**'], '', program), { code: 0, out: 'src/a.ts\n', err: '' });
+  assert.deepEqual(await node(['glob', 'src/**'], '', lean), { code: 0, out: 'src/a.ts\n', err: '' });
+  assert.notEqual((await node(['call', 'bash', '{"command":"true"}', '-A'], '', lean)).code, 0);
 });
 
 test('bundle: grep and glob, through its own worker threads', async () => {
@@ -67,12 +91,15 @@ test('bundle: grep and glob, through its own worker threads', async () => {
   assert.deepEqual(await node(['glob', 'src/**']), { code: 0, out: 'src/a.ts\n', err: '' });
 });
 
-test('bundle: call and batch', async () => {
+test('bundle: call, bash and batch', async () => {
   assert.deepEqual(await node(['call', 'read_file', '{"file_path":"README.md"}']), {
     code: 0,
     out: '     1\t# hello\n',
     err: '',
   });
+  const sh = await node(['call', 'bash', '{"command":"echo hi there | tr a-z A-Z"}', '-A']);
+  assert.equal(sh.code, 0, sh.err);
+  assert.match(sh.out, /HI THERE/);
   const b = await node(
     ['batch', '-', '--allow-write'],
     JSON.stringify([
@@ -110,23 +137,43 @@ test('bundle: serves MCP over stdio', async () => {
 });
 
 test('bundle: imported as a library by a monorepo script, without running the CLI', async () => {
-  const { writeFileSync } = await import('node:fs');
   const script = path.join(dir, 'script.mjs');
+  // Arguments a CLI would act on: importing must not.
   writeFileSync(
     script,
-    `import { createRuntime } from './lib.mjs';
-const made = createRuntime({ root: ${JSON.stringify(project)}, workers: 1 });
+    `import * as lib from './mewcode.mjs';
+const made = lib.createRuntime({ root: ${JSON.stringify(project)}, workers: 1 });
 if (!made.ok) throw new Error(made.error);
 const r = await made.value.call('grep', { pattern: 'TODO', path: 'src' });
 const batch = await made.value.batch([{ name: 'glob', input: { pattern: 'src/*' } }, { name: 'read_file', input: { file_path: 'README.md' } }]);
-console.log(JSON.stringify({ grep: r.content, batch: batch.map((b) => b.content), defs: made.value.definitions('openai').length }));
+console.log(JSON.stringify({ grep: r.content, batch: batch.map((b) => b.content), defs: made.value.definitions('openai').length, names: Object.keys(lib).sort() }));
 await made.value.close();
 `,
   );
-  const out = execFileSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [script, '--version', 'grep', 'x'], { cwd: dir, encoding: 'utf8' });
+  const lib = (await import('../lib/index.ts')) as Record<string, unknown>;
+  const libNames = Object.keys(lib).filter((k) => lib[k] !== undefined);
   assert.deepEqual(JSON.parse(out), {
     grep: 'src/a.ts:1:export const a = 1; // TODO',
     batch: ['src/a.ts', '     1\t# hello'],
     defs: 10,
+    names: [...libNames, 'readLaneTask', 'runCli'].sort(),
   });
+});
+
+test('bundle: a copy replaced under a running process says so instead of running another build', async () => {
+  // The islands are read from the file when first used: a file rebuilt meanwhile holds other ones.
+  const script = path.join(dir, 'replace.mjs');
+  const copy = path.join(tempDir('mewcode-replaced-'), 'mewcode.mjs');
+  copyFileSync(bundle, copy);
+  writeFileSync(
+    script,
+    `import { writeFileSync, readFileSync } from 'node:fs';
+const lib = await import(${JSON.stringify(copy)});
+writeFileSync(${JSON.stringify(copy)}, readFileSync(${JSON.stringify(copy)}, 'latin1').replace(/mewcode-island \\w+ /g, 'mewcode-island 000000000000 '));
+try { lib.createRuntime({ root: ${JSON.stringify(project)} }); console.log('ran'); } catch (e) { console.log(e.message); }
+`,
+  );
+  const out = execFileSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' });
+  assert.match(out, /does not hold this build's "mewcode" module: it was replaced since this process started/);
 });

@@ -12,21 +12,17 @@ import { IN_BUNDLE } from '../core/build_info.ts';
 import { errValue, okValue } from '../core/result.ts';
 import type { TaskOutcome } from '../core/task_outcome.ts';
 import { SHARD_DEADLINE } from '../search/shards.ts';
-import type { PoolResult, PoolTask } from './pool_protocol.ts';
+import { type PoolResult, type PoolTask, READ_LANE_TASK, READ_LANE_WORKER } from './pool_protocol.ts';
 
 /** Heap limit of each worker, in MiB. */
 const WORKER_HEAP_MB = 512;
 /** Young-generation size of each worker, in MiB. */
 const WORKER_YOUNG_MB = 4;
 
-declare const __MEWCODE_DIST__: string | undefined;
-// '.ts' when this module runs from source under tsx, '.js' when compiled; in the bundle, workers start
-// on dist/pool-worker.mjs (scripts/build.ts sets the path from this chunk to dist/).
+// From source (tsx: '.ts'; compiled: '.js'), workers run the task handler of pool_worker; in the
+// single-file bundle, every module is in one file, this one, which is then the workers' program too.
 const ext = path.extname(fileURLToPath(import.meta.url));
-const workerFile =
-  IN_BUNDLE && typeof __MEWCODE_DIST__ === 'string'
-    ? new URL(`${__MEWCODE_DIST__}pool-worker.mjs`, import.meta.url).href
-    : new URL(`../runtime/pool_worker${ext}`, import.meta.url).href;
+const workerFile = IN_BUNDLE ? import.meta.url : new URL(`../runtime/pool_worker${ext}`, import.meta.url).href;
 
 export interface ReadPool {
   readonly size: number;
@@ -54,6 +50,8 @@ export function createReadPool(options: { workers?: number; heapMb?: number } = 
     const { Piscina } = await import('piscina');
     piscina ??= new Piscina({
       filename: workerFile,
+      name: READ_LANE_TASK,
+      workerData: READ_LANE_WORKER,
       minThreads: size,
       maxThreads: size,
       idleTimeout: 30_000,

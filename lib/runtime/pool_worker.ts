@@ -19,7 +19,8 @@ v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtrac
 
 const neverAborted = new AbortController().signal;
 
-export default async function run(task: PoolTask): Promise<PoolResult> {
+/** Runs one read-lane task (Piscina calls it by name: READ_LANE_TASK). */
+export async function readLaneTask(task: PoolTask): Promise<PoolResult> {
   if (task.kind === 'index') return runIndexShard(task);
   if (task.kind !== 'tool') return movingListing(runShard(task));
   const tool: AnyTool | undefined = READ_TOOLS.find((t) => t.name === task.name && t.lane === 'pool');
