@@ -1,24 +1,9 @@
-/**
- * Child process of the index benchmark, so each figure is one process's peak RSS (main thread and
- * workers together): `build` indexes the root into the cache directory; `serve` loads that index in a
- * warm runtime and runs the given grep inputs. Prints JSON: elapsed ms and peak RSS.
- * With MEWCODE_PROBE_BUNDLE=<checkout> it runs that checkout's built bundle (dist/lib.mjs, as an
- * installed MewCode runs) instead of the sources: index.bench.ts then runs it as plain JavaScript under
- * plain node (plain_child.ts), since tsx costs every thread memory of its own.
- * `scan` times one unindexed full search on started workers (after a first one), the reference of
- * the build's time. CPU times (all threads) are printed beside wall times: on a loaded machine they
- * move far less than wall times.
- * Usage: node --import tsx bench/index_probe.ts build|serve|scan <root> <cacheDir> <workers> ['<json inputs>']
- */
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { createRuntime as CreateRuntime } from '../lib/runtime/runtime.ts';
+import { bundleLibraryUrl } from './bundle_library.ts';
 
 const bundle = process.env.MEWCODE_PROBE_BUNDLE;
 const { createRuntime } = (
-  bundle
-    ? await import(pathToFileURL(path.join(path.resolve(bundle), 'dist/lib.mjs')).href)
-    : await import('../lib/runtime/runtime.ts')
+  bundle ? await import(bundleLibraryUrl(bundle)) : await import('../lib/runtime/runtime.ts')
 ) as { createRuntime: typeof CreateRuntime };
 
 const [mode, root, cacheDir, workers, inputs] = process.argv.slice(2);

@@ -6,15 +6,15 @@
  * mark (VmHWM) is reset before each call through /proc/self/clear_refs; where that cannot be written,
  * the peak so far is reported. Prints one JSON line; with --table also a readable table on stderr.
  * Usage: node --import tsx bench/rss_probe.ts <root> <workers> '<json array of grep inputs>' [--bundle DIR] [--table]
- *   --bundle DIR  use DIR/dist/lib.mjs (the built library) instead of the sources. The probe then
+ *   --bundle DIR  use DIR/dist/mewcode.mjs (the built library) instead of the sources. The probe then
  *                 re-runs itself as plain JavaScript under plain node: tsx in the process would add
  *                 ~35 MiB to the main thread, and its loader to every worker (workers inherit execArgv).
  *   --node-flags "F"  with --bundle: node flags for that run, e.g. "--max-semi-space-size=2"
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type * as Lib from '../lib/index.ts';
+import { bundleLibraryUrl } from './bundle_library.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -42,9 +42,7 @@ if (bundle !== undefined && process.env.MEWCODE_RSS_PROBE_PLAIN !== '1') {
   process.exit(child.status ?? 1);
 }
 
-const lib: typeof Lib = bundle
-  ? await import(pathToFileURL(path.join(path.resolve(bundle), 'dist/lib.mjs')).href)
-  : await import('../lib/index.ts');
+const lib: typeof Lib = bundle ? await import(bundleLibraryUrl(bundle)) : await import('../lib/index.ts');
 
 const status = (key: string) => {
   const m = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(readFileSync('/proc/self/status', 'utf8'));
