@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { type BuildOptions, build, type Plugin } from 'esbuild';
-import { buildIslands } from './build_islands.ts';
+import { buildIslands, islandIndex } from './build_islands.ts';
 
 const require = createRequire(import.meta.url);
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -25,8 +25,10 @@ const outDir = path.dirname(outFile);
 
 const pkg = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8')) as { version: string };
 
-// Piscina starts each worker on its own dist/worker.js beside it; in the bundle that file does not
-// exist, so workers start on the bundle itself (`__filename`, set by the banner below).
+// Piscina starts each worker thread on its own dist/worker.js, a file the bundle does not have: in
+// the bundle a worker thread runs the read-lane island instead, as an evaluated script
+// (lib/core/islands.ts `readLaneWorkerScript`), and so holds that island alone, not the whole file.
+const islandsModule = path.join(repo, 'lib/core/islands.ts');
 const piscinaWorker: Plugin = {
   name: 'piscina-worker',
   setup(b) {
@@ -34,10 +36,13 @@ const piscinaWorker: Plugin = {
     b.onResolve({ filter: /^piscina\/dist\/worker\.js$/ }, () => ({
       path: path.join(path.dirname(require.resolve('piscina')), 'worker.js'),
     }));
-    b.onLoad({ filter: /piscina[\\/]dist[\\/]index\.js$/ }, (args) => {
+    b.onLoad({ filter: /piscina[\\/]dist[\\/]worker_pool[\\/]index\.js$/ }, (args) => {
       const src = readFileSync(args.path, 'utf8');
-      const patched = src.replace("(0, node_path_1.resolve)(__dirname, 'worker.js')", '__filename');
-      if (patched === src) throw new Error('piscina changed: the worker path to patch was not found');
+      const patched = src.replace(
+        'new node_worker_threads_1.Worker(filename, workerOpts)',
+        `new node_worker_threads_1.Worker(require(${JSON.stringify(islandsModule)}).readLaneWorkerScript(), { ...workerOpts, eval: true })`,
+      );
+      if (patched === src) throw new Error('piscina changed: the worker start to patch was not found');
       return { contents: patched, loader: 'js' };
     });
   },
@@ -104,7 +109,8 @@ const [out] = result.outputFiles;
 if (!out || result.outputFiles.length !== 1)
   throw new Error(`the build wrote ${result.outputFiles.length} files, not one`);
 mkdirSync(outDir, { recursive: true });
-writeFileSync(outFile, asciiOnly(out.text), { mode: 0o755 });
+const text = asciiOnly(out.text);
+writeFileSync(outFile, text + islandIndex(text, buildId), { mode: 0o755 });
 
 // What the bundle was built from, for bin/mewcode.mjs: sources newer than `builtAt` make it stale.
 const sources = islands.sources.map((f) => path.relative(repo, path.resolve(f)));

@@ -14,7 +14,7 @@
  */
 import path from 'node:path';
 import { type BuildOptions, build, type Metafile, type Plugin, type ResolveOptions } from 'esbuild';
-import { ISLAND_MARK, ISLAND_PARAMS, islandComment } from '../lib/core/islands.ts';
+import { ISLAND_INDEX_MARK, ISLAND_MARK, ISLAND_PARAMS, islandComment } from '../lib/core/islands.ts';
 
 /** Island name → the packages it holds. */
 const PACKAGE_ISLANDS: Record<string, string[]> = {
@@ -72,7 +72,28 @@ export async function buildIslands(entry: string, common: BuildOptions, buildId:
   for (const [island, specs] of split.packages) text += comment(buildId, island, await islandSource(specs, common));
   if (split.lazy.length)
     text += comment(buildId, OWN, await islandSource(split.lazy, common, facades(split, true), hostModules(split)));
+  text += comment(buildId, 'read-lane', await islandSource(READ_LANE, common));
   return { plugin: facades(split, false, entry), text, sources: split.sources };
+}
+
+/**
+ * The read lane's worker threads run an island of their own (lib/core/islands.ts
+ * `readLaneWorkerScript`): Piscina's worker bootstrap, then the task handler, in that order. A thread
+ * is an isolate of its own, so it shares nothing with the program and holds its own copies.
+ */
+const READ_LANE = [
+  'piscina/dist/worker.js',
+  path.resolve(path.dirname(new URL(import.meta.url).pathname), '../lib/runtime/pool_worker.ts'),
+];
+
+/** The line that ends the file: where each island's comment is in `file` (its final text). */
+export function islandIndex(file: string, buildId: string): string {
+  const ranges: Record<string, [number, number]> = {};
+  for (const m of file.matchAll(new RegExp(`\\n/\\*${ISLAND_MARK} ${buildId} ([\\w-]+)\\n`, 'g'))) {
+    const start = m.index ?? 0;
+    ranges[m[1] as string] = [start, file.indexOf('\n*/', start + m[0].length)];
+  }
+  return `\n/*${ISLAND_INDEX_MARK} ${buildId} ${JSON.stringify(ranges)}*/\n`;
 }
 
 const comment = (buildId: string, island: string, source: string) =>
@@ -204,7 +225,9 @@ function hostModules(split: Split): Plugin {
     name: 'island-host',
     setup(b) {
       b.onResolve({ filter: /.*/ }, async (args) => {
-        if (args.pluginData === 'resolving' || !ours(args.importer) || packageIsland(args.path)) return undefined;
+        // Ours, or an absolute path (the patched Piscina asks for lib/core/islands.ts by one).
+        const wanted = ours(args.importer) || path.isAbsolute(args.path);
+        if (args.pluginData === 'resolving' || !wanted || packageIsland(args.path)) return undefined;
         const { path: real, errors } = await b.resolve(args.path, resolving(args));
         const i = errors.length ? -1 : split.host.indexOf(real);
         return i < 0 ? undefined : { path: String(i), namespace: 'island-host' };

@@ -63,6 +63,7 @@ test('bundle: one file, which the build writes alone and which runs alone', asyn
     'mcp',
     'mewcode',
     'openai',
+    'read-lane',
   ]);
   assert.match((await node(['--version'])).out, /^mewcode \d+\.\d+\.\d+\n$/);
   // Pure ASCII: one other byte would make node decode the whole file as a two-byte string.
@@ -157,7 +158,7 @@ await made.value.close();
     grep: 'src/a.ts:1:export const a = 1; // TODO',
     batch: ['src/a.ts', '     1\t# hello'],
     defs: 10,
-    names: [...libNames, 'readLaneTask', 'runCli'].sort(),
+    names: [...libNames, 'runCli'].sort(),
   });
 });
 

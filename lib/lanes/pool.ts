@@ -12,7 +12,7 @@ import { IN_BUNDLE } from '../core/build_info.ts';
 import { errValue, okValue } from '../core/result.ts';
 import type { TaskOutcome } from '../core/task_outcome.ts';
 import { SHARD_DEADLINE } from '../search/shards.ts';
-import { type PoolResult, type PoolTask, READ_LANE_TASK, READ_LANE_WORKER } from './pool_protocol.ts';
+import { type PoolResult, type PoolTask, READ_LANE_TASK } from './pool_protocol.ts';
 
 /** Heap limit of each worker, in MiB. */
 const WORKER_HEAP_MB = 512;
@@ -20,7 +20,7 @@ const WORKER_HEAP_MB = 512;
 const WORKER_YOUNG_MB = 4;
 
 // From source (tsx: '.ts'; compiled: '.js'), workers run the task handler of pool_worker; in the
-// single-file bundle, every module is in one file, this one, which is then the workers' program too.
+// single-file bundle they run its read-lane island, which answers for the bundle's own path.
 const ext = path.extname(fileURLToPath(import.meta.url));
 const workerFile = IN_BUNDLE ? import.meta.url : new URL(`../runtime/pool_worker${ext}`, import.meta.url).href;
 
@@ -51,7 +51,6 @@ export function createReadPool(options: { workers?: number; heapMb?: number } = 
     piscina ??= new Piscina({
       filename: workerFile,
       name: READ_LANE_TASK,
-      workerData: READ_LANE_WORKER,
       minThreads: size,
       maxThreads: size,
       idleTimeout: 30_000,

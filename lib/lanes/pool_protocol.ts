@@ -8,15 +8,6 @@ import type { Wording } from '../core/wording.ts';
 import type { IndexShard, IndexShardResult } from '../search/index/build_shard.ts';
 import type { ShardResult, ShardTask } from '../search/shards.ts';
 
-/**
- * The workerData of every read-lane worker: the single-file bundle is also the worker's program, and
- * tells by this mark that it was started as one (lib/bundle.ts).
- */
-export const READ_LANE_WORKER = { mewcodeReadLane: 1 } as const;
-
-export const isReadLaneWorker = (data: unknown): boolean =>
-  typeof data === 'object' && data !== null && (data as { mewcodeReadLane?: unknown }).mewcodeReadLane === 1;
-
 /** The worker module's export that runs a task (lib/runtime/pool_worker.ts, and the bundle's). */
 export const READ_LANE_TASK = 'readLaneTask';
 
