@@ -178,3 +178,23 @@ try { lib.createRuntime({ root: ${JSON.stringify(project)} }); console.log('ran'
   const out = execFileSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' });
   assert.match(out, /does not hold this build's "mewcode" module: it was replaced since this process started/);
 });
+
+test('bundle: a worker stopped at a deadline is replaced by one that runs the same island', async () => {
+  const script = path.join(dir, 'deadline.mjs');
+  const tree = tempDir('mewcode-bundle-deadline-');
+  writeTree(tree, { 'x.txt': `${'a'.repeat(36)}bx\n` });
+  // The backtracking search is stopped by its own short signal; the pool then starts a new thread
+  // (an evaluated script, not a file) and the next search, under the default deadline, runs on it.
+  writeFileSync(
+    script,
+    `import { createRuntime } from './mewcode.mjs';
+const rt = createRuntime({ root: ${JSON.stringify(tree)}, workers: 1, index: 'off' }).value;
+const stuck = await rt.call('grep', { pattern: '(a|aa)+b$' }, { signal: AbortSignal.timeout(500) });
+const next = await rt.call('grep', { pattern: 'a{5}', output_mode: 'count' });
+console.log(JSON.stringify({ stuck: stuck.isError, next: next.content }));
+await rt.close();
+`,
+  );
+  const out = execFileSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(out), { stuck: true, next: 'x.txt:1' });
+});
