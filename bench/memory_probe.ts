@@ -109,7 +109,9 @@ async function breakdown(rt: Lib.Runtime) {
     watches: inotifyWatches(),
     indexTableMiB: idx ? Math.round((idx.table.byteLength / 1048576) * 10) / 10 : undefined,
     indexKeyTablesMiB: idx
-      ? Math.round((idx.parts.reduce((k, p) => k + ((p as { heldBytes?: number }).heldBytes ?? 12 * p.nKeys), 0) / 1048576) * 10) / 10
+      ? Math.round(
+          (idx.parts.reduce((k, p) => k + ((p as { heldBytes?: number }).heldBytes ?? 12 * p.nKeys), 0) / 1048576) * 10,
+        ) / 10
       : undefined,
     threads: heaps ? await heaps() : undefined,
   };
