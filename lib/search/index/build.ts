@@ -75,24 +75,32 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
   const files = new TableBuilder();
   const arrived: (TaskOutcome<IndexShardResult> | undefined)[] = tasks.map(() => undefined);
   let added = 0;
-  // Each piece's segments go to the spool as they arrive, not kept till the index is written.
-  let spool: SegmentSpool;
-  try {
-    spool = new SegmentSpool(path.dirname(o.file));
-  } catch (e) {
-    return unwritable(o, e);
-  }
+  // Each piece's segments go to the spool as they arrive, not kept till the index is written. It is
+  // opened with the first piece's: a cache directory that cannot be written fails the build where
+  // writing the index would, once the pieces ran.
+  let spool: SegmentSpool | Error | undefined;
   const take = (i: number, r: TaskOutcome<IndexShardResult>) => {
-    if (r.ok) spool.add(i, r.value.segments);
+    spool ??= openSpool(o.file);
+    if (r.ok && spool instanceof SegmentSpool) spool.add(i, r.value.segments);
     if (r.ok) r.value.segments = [];
     arrived[i] = r;
     for (let next = arrived[added]; next?.ok; next = arrived[++added]) files.add(next.value.rels);
   };
   try {
     await Promise.all(tasks.map((t, i) => o.runner.run(t).then((r) => take(i, r))));
+    spool ??= openSpool(o.file); // no pieces (an empty tree)
+    if (spool instanceof Error) return unwritable(o, spool);
     return finish(o, builtAt, entered, ignoreFiles, files, arrived as TaskOutcome<IndexShardResult>[], spool);
   } finally {
-    spool.close();
+    if (spool instanceof SegmentSpool) spool.close();
+  }
+}
+
+function openSpool(file: string): SegmentSpool | Error {
+  try {
+    return new SegmentSpool(path.dirname(file));
+  } catch (e) {
+    return e as Error;
   }
 }
 
