@@ -20,7 +20,9 @@ import { createRuntime, type Runtime } from '../lib/runtime/runtime.ts';
 import { type BenchCase, type Contender, globContenders, grepContenders, mewcodeWarm, which } from './contenders.ts';
 import { generateFixture } from './fixture.ts';
 import { formatIndexReport, indexBench } from './index.bench.ts';
+import { formatMemory, type MemoryRun, probeMemory } from './memory.bench.ts';
 import { oneShotReport } from './oneshot.ts';
+import { ensureRealTree } from './real_tree.ts';
 import { barChart } from './svg.ts';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -104,6 +106,8 @@ export async function runBench(argv: string[]): Promise<number> {
   }
   const overhead = await dispatchOverhead(root, workers, quick ? 50 : 200);
   const rss = peakRss(root, workers);
+  // RSS per phase on a real-shaped tree (bench/memory.bench.ts), for the built library only.
+  const memory = quick ? undefined : realTreeMemory(outDir, workers);
   const index = await indexBench(root, workers, reps);
   // Whole programs per search (bench/oneshot.ts): a 10k-file tree beside this one.
   const oneShot = quick ? undefined : oneShotReport(root, ensureTree(outDir, 10_000, false), reps, log);
@@ -121,6 +125,7 @@ export async function runBench(argv: string[]): Promise<number> {
     overhead,
     rss,
     index,
+    memory,
   };
   writeFileSync(path.join(outDir, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(
@@ -135,12 +140,29 @@ export async function runBench(argv: string[]): Promise<number> {
       })),
     ),
   );
-  process.stdout.write(formatReport(report) + formatIndexReport(index) + (oneShot ?? ''));
+  process.stdout.write(
+    formatReport(report) + formatIndexReport(index) + (oneShot ?? '') + (memory ? formatMemory(memory) : ''),
+  );
   log(`results: ${path.join(outDir, 'results.json')}, chart: ${path.join(outDir, 'results.svg')}`);
   const mismatches = results.flatMap((r) =>
     r.rows.filter((x) => x.agrees === false && x.contender.startsWith('mewcode')),
   );
   return mismatches.length > 0 ? 1 : 0;
+}
+
+/** The memory benchmark's runs (index off, then built), when dist/ is current; undefined otherwise. */
+function realTreeMemory(outDir: string, workers: number): MemoryRun[] | undefined {
+  if (currentBundle(repo) === undefined) {
+    log('memory on the real-shaped tree: skipped (dist/ is not current: npm run build)');
+    return undefined;
+  }
+  const { root } = ensureRealTree(outDir);
+  log(`● memory on the real-shaped tree ${root}`);
+  return (['off', 'build'] as const).map((index) => ({
+    side: 'this',
+    index,
+    phases: probeMemory(repo, root, { workers, index }),
+  }));
 }
 
 function open(root: string, workers: number): Runtime {

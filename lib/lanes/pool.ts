@@ -18,6 +18,17 @@ import { type PoolResult, type PoolTask, READ_LANE_TASK } from './pool_protocol.
 const WORKER_HEAP_MB = 512;
 /** Young-generation size of each worker, in MiB. */
 const WORKER_YOUNG_MB = 4;
+/**
+ * How long a worker may sit idle before it ends. A worker's heap, buffers and directory caches stay
+ * with it (~50 MiB each on a real tree) and an idle one never collects them: Piscina's workers wait
+ * for tasks in Atomics.wait, where V8 runs no idle-time collection. Ending idle workers gives an idle
+ * runtime its memory back; the next search starts them again. Measured (bench/memory.bench.ts and
+ * bench/idle_latency.ts, 110k-file real-shaped tree, 2 workers, built library): 5 s after a burst an
+ * unindexed runtime holds 71 instead of 139 MiB, an indexed one 200 instead of 408; the cost is the
+ * first search after the pause: a whole-tree grep 5.0 s against 2.5 s, a glob 0.72 against 0.28 s
+ * (medians of 6, alternated; new workers have empty directory caches and unoptimised code).
+ */
+const IDLE_WORKER_MS = 5000;
 
 // From source (tsx: '.ts'; compiled: '.js'), workers run the task handler of pool_worker; in the
 // single-file bundle they run its read-lane island, which answers for the bundle's own path.
@@ -41,7 +52,7 @@ export const defaultWorkers = () => Math.max(1, availableParallelism());
  */
 export const cliWorkers = (command: string | undefined) => (command === 'mcp' || command === 'agent' ? undefined : 0);
 
-export function createReadPool(options: { workers?: number; heapMb?: number } = {}): ReadPool {
+export function createReadPool(options: { workers?: number; heapMb?: number; idleMs?: number } = {}): ReadPool {
   const size = Math.max(1, options.workers ?? defaultWorkers());
   let piscina: Piscina | undefined;
   // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
@@ -51,9 +62,9 @@ export function createReadPool(options: { workers?: number; heapMb?: number } = 
     piscina ??= new Piscina({
       filename: workerFile,
       name: READ_LANE_TASK,
-      minThreads: size,
+      minThreads: 0,
       maxThreads: size,
-      idleTimeout: 30_000,
+      idleTimeout: options.idleMs ?? IDLE_WORKER_MS,
       // A small young generation keeps each worker's RSS down (a search makes much short-lived
       // garbage). 8 MiB against 16 (bench/rss_probe.ts, 100k-file tree, 2 workers): a whole-tree
       // count's peak 153–158 against 172–174 MiB (three alternated runs); warm speed level

@@ -21,7 +21,7 @@ const neverAborted = new AbortController().signal;
 
 /** Runs one read-lane task (Piscina calls it by name: READ_LANE_TASK). */
 export async function readLaneTask(task: PoolTask): Promise<PoolResult> {
-  if (task.kind === 'index') return runIndexShard(task);
+  if (task.kind === 'index') return movingSegments(runIndexShard(task));
   if (task.kind !== 'tool') return movingListing(runShard(task));
   const tool: AnyTool | undefined = READ_TOOLS.find((t) => t.name === task.name && t.lane === 'pool');
   if (!tool) return { content: `The worker runs no tool named "${task.name}".`, isError: true, code: 'internal' };
@@ -44,5 +44,16 @@ function movingListing(r: ReturnType<typeof runShard>): PoolResult {
   if (!(names instanceof Uint8Array) || names.byteLength === 0) return r;
   // Piscina's custom transferable: what to move, and the value that carries it.
   const movable = { [transferableSymbol]: [names.buffer], [valueSymbol]: r };
+  return move(movable as unknown as Parameters<typeof move>[0]) as unknown as PoolResult;
+}
+
+/**
+ * An index piece's segments go to the main thread moved, not copied: each is its own buffer
+ * (segment_build.ts), ~0.5 MB, and a copy would exist on both sides until the worker collects.
+ */
+function movingSegments(r: ReturnType<typeof runIndexShard>): PoolResult {
+  const buffers = r.segments.map((s) => s.bytes.buffer);
+  if (buffers.length === 0) return r;
+  const movable = { [transferableSymbol]: buffers, [valueSymbol]: r };
   return move(movable as unknown as Parameters<typeof move>[0]) as unknown as PoolResult;
 }

@@ -3,11 +3,13 @@
  * walk and ignore rules as grep's default), each piece reads its files and returns segments, and the
  * main thread stitches them into one file numbering and writes the index file. Main thread.
  */
+import path from 'node:path';
 import type { TaskOutcome } from '../../core/task_outcome.ts';
 import type { DenySpec } from '../denied.ts';
 import { IgnoreRules } from '../ignore.ts';
 import { planShards, type WalkOptions } from '../walk.ts';
 import { type IndexShard, type IndexShardResult, runIndexShard } from './build_shard.ts';
+import { SegmentSpool } from './spool.ts';
 import { type IndexHeader, type LoadedIndex, readIndex, writeIndex } from './store.ts';
 import { TableBuilder } from './table.ts';
 
@@ -73,14 +75,45 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
   const files = new TableBuilder();
   const arrived: (TaskOutcome<IndexShardResult> | undefined)[] = tasks.map(() => undefined);
   let added = 0;
+  // Each piece's segments go to the spool as they arrive, not kept till the index is written. It is
+  // opened with the first piece's: a cache directory that cannot be written fails the build where
+  // writing the index would, once the pieces ran.
+  let spool: SegmentSpool | Error | undefined;
   const take = (i: number, r: TaskOutcome<IndexShardResult>) => {
+    spool ??= openSpool(o.file);
+    if (r.ok && spool instanceof SegmentSpool) spool.add(i, r.value.segments);
+    if (r.ok) r.value.segments = [];
     arrived[i] = r;
     for (let next = arrived[added]; next?.ok; next = arrived[++added]) files.add(next.value.rels);
   };
-  await Promise.all(tasks.map((t, i) => o.runner.run(t).then((r) => take(i, r))));
-  const outcomes = arrived as TaskOutcome<IndexShardResult>[];
-  const segments: Uint8Array[] = [];
-  const meta: { files: number; byteLength: number }[] = [];
+  try {
+    await Promise.all(tasks.map((t, i) => o.runner.run(t).then((r) => take(i, r))));
+    spool ??= openSpool(o.file); // no pieces (an empty tree)
+    if (spool instanceof Error) return unwritable(o, spool);
+    return finish(o, builtAt, entered, ignoreFiles, files, arrived as TaskOutcome<IndexShardResult>[], spool);
+  } finally {
+    if (spool instanceof SegmentSpool) spool.close();
+  }
+}
+
+function openSpool(file: string): SegmentSpool | Error {
+  try {
+    return new SegmentSpool(path.dirname(file));
+  } catch (e) {
+    return e as Error;
+  }
+}
+
+/** Stitches the pieces' results into one index file, and reads it back for use. */
+function finish(
+  o: BuildOptions,
+  builtAt: number,
+  entered: string[],
+  ignoreFiles: Set<string>,
+  files: TableBuilder,
+  outcomes: TaskOutcome<IndexShardResult>[],
+  spool: SegmentSpool,
+): TaskOutcome<LoadedIndex> {
   const sigList: number[][] = [];
   let bytes = 0;
   for (const r of outcomes) {
@@ -88,10 +121,6 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
     sigList.push(r.value.sigs);
     for (const d of r.value.dirs) entered.push(d);
     for (const f of r.value.ignoreFiles) ignoreFiles.add(f);
-    for (const s of r.value.segments) {
-      segments.push(s.bytes);
-      meta.push({ files: s.files, byteLength: s.bytes.length });
-    }
     bytes += r.value.bytes;
   }
   const sigs = new Float64Array(sigList.reduce((k, s) => k + s.length, 0));
@@ -108,20 +137,23 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
     dirs: entered,
     ignoreFiles: [...ignoreFiles],
     tableBytes: table.byteLength,
-    segments: meta,
+    segments: spool.segments(),
     bytes,
   };
   try {
-    writeIndex(o.file, header, table, segments);
+    writeIndex(o.file, header, table, spool.inOrder());
   } catch (e) {
-    const message = `could not write the index ${o.file}: ${(e as Error).message}; set indexCacheDir (or XDG_CACHE_HOME) to a writable directory`;
-    return { ok: false, error: { reason: 'failed', message } };
+    return unwritable(o, e);
   }
-  // The segments were written: only their key tables are read back (postings stay on disk).
-  segments.length = 0;
+  // The segments were written: only their keys are read back (the rest stays on disk).
   outcomes.length = 0;
   const loaded = readIndex(o.file, o.root, { header, table });
   if (!loaded)
     return { ok: false, error: { reason: 'failed', message: `the index written to ${o.file} did not read back` } };
   return { ok: true, value: loaded };
+}
+
+function unwritable(o: BuildOptions, e: unknown): TaskOutcome<LoadedIndex> {
+  const message = `could not write the index ${o.file}: ${(e as Error).message}; set indexCacheDir (or XDG_CACHE_HOME) to a writable directory`;
+  return { ok: false, error: { reason: 'failed', message } };
 }

@@ -6,6 +6,7 @@
  * as a bitmap of the segment's files when that is smaller (a common trigram). Built in workers from
  * (key, file) pairs; read on the main thread.
  */
+import { KeyIndex } from './key_index.ts';
 import { BITMAP } from './segment_build.ts';
 
 export { encodeSegment, PairBuffer } from './segment_build.ts';
@@ -21,54 +22,93 @@ export interface ReadAhead {
 
 /** Reads bytes [from, to) of a segment's postings (from the index file, when they are not in memory). */
 type PostingsReader = (from: number, to: number) => Uint8Array;
+/** Reads bytes [from, to) of a segment from its start: its key table's counts and ends, left on disk. */
+type HeadReader = (from: number, to: number) => Uint8Array;
+/** A slot's count word (top bit: a bitmap) and the byte range of its postings. */
+type SlotInfo = readonly [count: number, from: number, to: number];
+
+/** Slots whose count and range a segment on disk remembers: a query asks for each of its keys twice. */
+const REMEMBERED_SLOTS = 64;
+
+const u32At = (b: Uint8Array, at: number) => new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(at, true);
 
 /**
- * A segment read back: its key table viewed in place, its postings decoded on demand — from memory,
- * or read from the index file a key at a time (`read`), so a serving runtime holds only key tables.
+ * A segment read back: its keys held compactly (key_index.ts), its postings decoded on demand — from
+ * memory, or read from the index file a key at a time (`read`). A serving runtime holds only the keys:
+ * each found key's count and range are read from the file too (`readHead`), two small reads, since
+ * most of a query's lookups miss most segments.
  */
 export class Segment {
   readonly nKeys: number;
   /** Files of the segment: `base` … `base + nFiles - 1`. */
   readonly nFiles: number;
-  readonly keys: Uint32Array;
-  readonly counts: Uint32Array;
-  readonly ends: Uint32Array;
+  readonly #keys: KeyIndex;
+  /** In memory when the bytes given hold the whole key table; else read through `#readHead`. */
+  readonly #counts: Uint32Array | undefined;
+  readonly #ends: Uint32Array | undefined;
+  readonly #readHead: HeadReader | undefined;
+  readonly #slots = new Map<number, SlotInfo>();
   readonly #read: PostingsReader;
   /** Global number of the segment's first file. */
   readonly base: number;
 
-  /** `bytes`: the whole segment, or only its key table when `read` gives the postings. */
-  constructor(bytes: Uint8Array, base: number, read?: PostingsReader) {
+  /**
+   * `bytes`: the whole segment, or its key table when `read` gives the postings, or only its first
+   * `keyBytes(nKeys)` (counts and ends left on disk) when `readHead` gives the rest.
+   */
+  constructor(bytes: Uint8Array, base: number, read?: PostingsReader, readHead?: HeadReader) {
     this.base = base;
     const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
-    const nKeys = new Uint32Array(aligned.buffer, aligned.byteOffset, 1)[0] as number;
-    const u32 = new Uint32Array(aligned.buffer, aligned.byteOffset, 2 + 3 * nKeys);
+    const nKeys = u32At(aligned, 0);
     this.nKeys = nKeys;
-    this.nFiles = u32[1] as number;
-    this.keys = u32.subarray(2, 2 + nKeys);
-    this.counts = u32.subarray(2 + nKeys, 2 + 2 * nKeys);
-    this.ends = u32.subarray(2 + 2 * nKeys, 2 + 3 * nKeys);
+    this.nFiles = u32At(aligned, 4);
+    this.#keys = new KeyIndex(new Uint32Array(aligned.buffer, aligned.byteOffset + 8, nKeys));
+    const whole = aligned.length >= Segment.headBytes(nKeys);
+    this.#readHead = readHead;
+    if (whole || !readHead) {
+      const u32 = new Uint32Array(aligned.buffer, aligned.byteOffset, 2 + 3 * nKeys);
+      this.#counts = u32.subarray(2 + nKeys, 2 + 2 * nKeys);
+      this.#ends = u32.subarray(2 + 2 * nKeys, 2 + 3 * nKeys);
+    }
     const postings = aligned.subarray(4 * (2 + 3 * nKeys));
     this.#read = read ?? ((from, to) => postings.subarray(from, to));
   }
 
-  /** Bytes of the key table: what a segment whose postings stay on disk holds in memory. */
+  /** Bytes of the key table: what a segment whose postings stay on disk keeps in its file's head. */
   static headBytes(nKeys: number): number {
     return 4 * (2 + 3 * nKeys);
   }
 
+  /** Bytes up to the end of the keys: what a segment needs in memory when `readHead` gives the rest. */
+  static keyBytes(nKeys: number): number {
+    return 4 * (2 + nKeys);
+  }
+
+  /** Bytes this segment holds in memory for its keys (not counting a whole segment's postings). */
+  get heldBytes(): number {
+    return this.#keys.byteLength + (this.#counts ? 8 * this.nKeys : 0);
+  }
+
   /** Slot of `key`, or -1. */
   find(key: number): number {
-    let lo = 0;
-    let hi = this.nKeys - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const k = this.keys[mid] as number;
-      if (k === key) return mid;
-      if (k < key) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    return this.#keys.find(key);
+  }
+
+  #slot(s: number): SlotInfo {
+    const counts = this.#counts;
+    const ends = this.#ends;
+    if (counts && ends) return [counts[s] as number, s === 0 ? 0 : (ends[s - 1] as number), ends[s] as number];
+    const known = this.#slots.get(s);
+    if (known) return known;
+    const read = this.#readHead as HeadReader;
+    const n = this.nKeys;
+    const count = u32At(read(4 * (2 + n + s), 4 * (3 + n + s)), 0);
+    const endsAt = 4 * (2 + 2 * n + s);
+    const range = s === 0 ? read(endsAt, endsAt + 4) : read(endsAt - 4, endsAt + 4);
+    const info: SlotInfo = s === 0 ? [count, 0, u32At(range, 0)] : [count, u32At(range, 0), u32At(range, 4)];
+    if (this.#slots.size >= REMEMBERED_SLOTS) this.#slots.clear();
+    this.#slots.set(s, info);
+    return info;
   }
 
   /**
@@ -82,20 +122,15 @@ export class Segment {
     for (const k of keys) {
       const s = this.find(k);
       if (s < 0) continue;
-      const [from, to] = this.#range(s);
+      const [, from, to] = this.#slot(s);
       lo = Math.min(lo, from);
       hi = Math.max(hi, to);
     }
     return hi > lo && hi - lo <= MAX_AHEAD_BYTES ? { from: lo, bytes: this.#read(lo, hi) } : undefined;
   }
 
-  /** Byte range of slot `s`'s postings. */
-  #range(s: number): [number, number] {
-    return [s === 0 ? 0 : (this.ends[s - 1] as number), this.ends[s] as number];
-  }
-
   #postings(s: number, ahead: ReadAhead | undefined): Uint8Array {
-    const [from, to] = this.#range(s);
+    const [, from, to] = this.#slot(s);
     if (ahead && from >= ahead.from && to <= ahead.from + ahead.bytes.length)
       return ahead.bytes.subarray(from - ahead.from, to - ahead.from);
     return this.#read(from, to);
@@ -103,7 +138,7 @@ export class Segment {
 
   count(key: number): number {
     const s = this.find(key);
-    return s < 0 ? 0 : ((this.counts[s] as number) & ~BITMAP) >>> 0;
+    return s < 0 ? 0 : (this.#slot(s)[0] & ~BITMAP) >>> 0;
   }
 
   /** Calls `each` with the global number of every file holding `key`; `ahead`: bytes read by `readAhead`. */
@@ -113,7 +148,7 @@ export class Segment {
     const p = this.#postings(s, ahead);
     const end = p.length;
     let at = 0;
-    if ((this.counts[s] as number) & BITMAP) {
+    if (this.#slot(s)[0] & BITMAP) {
       for (let byte = 0; at < end; at++, byte += 8) {
         const bits = p[at] as number;
         if (bits === 0) continue;

@@ -66,7 +66,7 @@ export function writeIndex(
   file: string,
   header: IndexHeader,
   table: SharedArrayBuffer,
-  segments: readonly Uint8Array[],
+  segments: Iterable<Uint8Array>,
 ): number {
   const json = Buffer.from(JSON.stringify(header));
   const head = Buffer.alloc(pad(MAGIC.length + 4 + json.length, 8));
@@ -204,17 +204,24 @@ function readOpen(
   for (const s of header.segments) {
     at = pad(at, 4);
     if (at + s.byteLength > size || s.byteLength < 8) return undefined;
-    // Only the key table stays in memory; postings are read at their offset when a query needs them.
+    // Only the keys stay in memory (compacted: segment.ts); a found key's count and range, and its
+    // postings, are read at their offset when a query needs them.
     const nKeys = readAt(at, 4).readUInt32LE(0);
     const headBytes = Segment.headBytes(nKeys);
     if (headBytes > s.byteLength) return undefined;
+    const segAt = at;
     const from = at + headBytes;
     const end = at + s.byteLength;
+    const damaged = () => new Error(`the index ${file} is damaged`);
     const read = (a: number, b: number) => {
-      if (from + b > end || a > b) throw new Error(`the index ${file} is damaged`);
+      if (from + b > end || a > b) throw damaged();
       return readAt(from + a, b - a);
     };
-    parts.push(new Segment(readAt(at, headBytes), base, read));
+    const readHead = (a: number, b: number) => {
+      if (b > headBytes || a > b) throw damaged();
+      return readAt(segAt + a, b - a);
+    };
+    parts.push(new Segment(readAt(at, Segment.keyBytes(nKeys)), base, read, readHead));
     at = end;
     base += s.files;
   }

@@ -1,0 +1,125 @@
+/**
+ * The memory benchmark on a real-shaped tree (bench/real_tree.ts, 100k+ files of real packages): a
+ * warm runtime's RSS per call and per phase (first calls, the index build, serving, idle after the
+ * burst) with the index off and on, each phase in its own child process (bench/memory_probe.ts) on
+ * the built library (dist/, `npm run build`) under plain node. With --baseline DIR, another
+ * checkout's build (say, main exported with `git archive` and built) runs alternately with this
+ * one, round by round, so a busy machine weighs on both alike. With --heaps every thread reports its
+ * V8 heap at each phase's end (bench/thread_heaps.mjs); the workers then wait for tasks with
+ * Atomics.waitAsync so an idle one can answer (PISCINA_ENABLE_ASYNC_ATOMICS), which is not how they
+ * run otherwise. Never a threshold: figures only.
+ *
+ * Usage: node --import tsx bench/memory.bench.ts [tree] [--workers N] [--rounds N] [--baseline DIR] [--heaps] [--idle-ms N]
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ensureRealTree } from './real_tree.ts';
+
+const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+/** What an agent asks of a tree it explores: literal, -i, regex and context greps, and globs. */
+export const AGENT_CALLS = [
+  { tool: 'grep', input: { pattern: 'TODO' } },
+  { tool: 'grep', input: { pattern: 'deprecated', case_insensitive: true, output_mode: 'files_with_matches' } },
+  { tool: 'grep', input: { pattern: 'function\\s+\\w+Error\\(', output_mode: 'count' } },
+  { tool: 'grep', input: { pattern: 'new Worker\\(', context: 3 } },
+  { tool: 'glob', input: { pattern: '**/*.ts' } },
+  { tool: 'grep', input: { pattern: 'resourceLimits', output_mode: 'files_with_matches' } },
+  { tool: 'glob', input: { pattern: '**/package.json' } },
+  { tool: 'grep', input: { pattern: 'import .* from', glob: '*.ts', output_mode: 'count', head_limit: 0 } },
+];
+
+interface Phase {
+  peakMiB: number;
+  at: { rssMiB: number };
+  figures: { afterMs?: number; rssMiB?: number }[];
+}
+export interface MemoryRun {
+  side: string;
+  index: 'off' | 'build';
+  phases: Record<string, Phase>;
+}
+
+/** One probe process: `checkout`'s bundle, the index off or built into a fresh cache directory. */
+export function probeMemory(
+  checkout: string,
+  tree: string,
+  o: { workers: number; index: 'off' | 'build'; heaps?: boolean; idleMs?: number },
+): MemoryRun['phases'] {
+  const cache = mkdtempSync(path.join(tmpdir(), 'mewcode-memory-cache-'));
+  try {
+    const flags = o.heaps ? `--import ${path.join(repo, 'bench/thread_heaps.mjs')}` : '';
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        import.meta.resolve('tsx'),
+        path.join(repo, 'bench/memory_probe.ts'),
+        tree,
+        String(o.workers),
+        JSON.stringify(AGENT_CALLS),
+        ...['--index', o.index, '--cache', cache, '--bundle', checkout, '--idle-ms', String(o.idleMs ?? 6000)],
+        ...(flags ? ['--node-flags', flags] : []),
+      ],
+      {
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+        env: { ...process.env, ...(o.heaps ? { PISCINA_ENABLE_ASYNC_ATOMICS: '1' } : {}) },
+      },
+    );
+    if (r.status !== 0) throw new Error(`memory probe failed: ${r.stderr}`);
+    return (JSON.parse(r.stdout) as { phases: MemoryRun['phases'] }).phases;
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+}
+
+/** Per side and index use: each phase's peak, and the RSS at the end of serving and after idling. */
+export function formatMemory(runs: readonly MemoryRun[]): string {
+  const rows = runs.map((r) => {
+    const p = r.phases;
+    const idle = (p.idle?.figures ?? []).map((f) => `${f.afterMs}ms ${f.rssMiB}`).join(', ');
+    return `| ${r.side} | ${r.index} | ${p.first?.peakMiB} | ${p.building?.peakMiB ?? '—'} | ${p.serving?.peakMiB} | ${p.serving?.at.rssMiB} | ${idle} |`;
+  });
+  return [
+    '| checkout | index | peak, first calls | peak, building | peak, serving | after serving | idle after the burst (RSS MiB) |',
+    '|---|---|---:|---:|---:|---:|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      workers: { type: 'string' },
+      rounds: { type: 'string' },
+      baseline: { type: 'string' },
+      heaps: { type: 'boolean' },
+      'idle-ms': { type: 'string' },
+    },
+  });
+  const tree = positionals[0] ?? ensureRealTree(path.join(repo, '.bench')).root;
+  const sides = [{ side: 'this', dir: repo }];
+  if (values.baseline) sides.push({ side: 'baseline', dir: path.resolve(values.baseline) });
+  const runs: MemoryRun[] = [];
+  const rounds = Number(values.rounds ?? 1);
+  for (let round = 0; round < rounds; round++)
+    for (const index of ['off', 'build'] as const)
+      for (const s of round % 2 === 0 ? sides : [...sides].reverse()) {
+        process.stderr.write(`round ${round + 1}: ${s.side}, index ${index} …\n`);
+        const o = { workers: Number(values.workers ?? 2), index, heaps: values.heaps ?? false };
+        runs.push({
+          side: s.side,
+          index,
+          phases: probeMemory(s.dir, tree, { ...o, idleMs: Number(values['idle-ms'] ?? 6000) }),
+        });
+      }
+  process.stdout.write(formatMemory(runs));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
