@@ -6,8 +6,8 @@
  * medians and ratios. Also when the indexed runtime's background work ended (`settled`, from its
  * first search's start) and how its later searches were served. Every answer is compared with
  * ripgrep's counts. The index goes to a temporary cache directory, removed at the end. `--against`
- * adds another checkout's indexed runtime (its sources under tsx, say the commit before exported
- * with `git archive`, node_modules linked in) to the rotation, on the same index file.
+ * adds another checkout's indexed runtime (say the commit before, exported with `git archive`,
+ * node_modules linked in, its dist/ built) to the rotation, on the same index file.
  *
  * Usage: node --import tsx bench/first_answer.ts [root] [--reps N] [--workers N] [--pattern P] [--against DIR]
  * (root: default .bench/tree-100000, which `npm run bench` generates; any tree will do.)
@@ -33,20 +33,19 @@ interface ProbeRun {
 }
 
 /**
- * One probe process: the bundle under plain node when dist/ is current, else the sources under tsx;
- * `sources`: another checkout's sources.
+ * One probe process running `checkout`'s MewCode: its bundle under plain node when its dist/ is
+ * current (as an installed MewCode runs), else its sources under tsx.
  */
-const bundled = currentBundle(repo) !== undefined;
-async function probe(args: string[], sources?: string): Promise<ProbeRun> {
+const bundled = (checkout: string) => currentBundle(checkout) !== undefined;
+async function probe(args: string[], checkout = repo): Promise<ProbeRun> {
   const script = path.join(repo, 'bench/first_answer_probe.ts');
-  const r =
-    bundled && !sources
-      ? await spawnPlain(script, args, { env: { ...process.env, MEWCODE_PROBE_BUNDLE: repo } })
-      : spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), script, ...args], {
-          encoding: 'utf8',
-          maxBuffer: 1 << 26,
-          env: sources ? { ...process.env, MEWCODE_PROBE_SOURCES: sources } : process.env,
-        });
+  const r = bundled(checkout)
+    ? await spawnPlain(script, args, { env: { ...process.env, MEWCODE_PROBE_BUNDLE: checkout } })
+    : spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), script, ...args], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+        env: { ...process.env, MEWCODE_PROBE_SOURCES: checkout },
+      });
   if (r.status !== 0) throw new Error(`first-answer probe failed: ${r.stderr.slice(-800)}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1) as string);
 }
@@ -134,7 +133,7 @@ function report(s: Samples, files: number, o: Setup): string {
     row('rg', rg),
     `  indexed runtime's searches: ${how(s.indexed).join(' | ')}`,
     ...(o.against ? [`  ${path.basename(o.against)}'s: ${how(s.against).join(' | ')}`] : []),
-    `  (probes: ${bundled ? 'the bundle under plain node' : 'the sources under tsx'})`,
+    `  (probes: ${[repo, ...(o.against ? [o.against] : [])].map((c) => `${path.basename(c)}: ${bundled(c) ? 'its bundle under plain node' : 'its sources under tsx'}`).join('; ')})`,
     '',
   ].join('\n');
 }
