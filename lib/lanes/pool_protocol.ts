@@ -1,11 +1,13 @@
 /**
  * What crosses the main-thread/worker boundary: plain data only (no classes, no functions), so
- * structured clone carries it intact. A task is a whole read-only tool call or one search shard.
+ * structured clone carries it intact. A task is a whole read-only tool call, one search shard, or one
+ * piece of the index's build or check.
  */
 import type { AnswerForm } from '../core/answers.ts';
 import type { ToolResult } from '../core/tool.ts';
 import type { Wording } from '../core/wording.ts';
 import type { IndexShard, IndexShardResult } from '../search/index/build_shard.ts';
+import type { StatesShard, StatesShardResult } from '../search/index/states_shard.ts';
 import type { ShardResult, ShardTask } from '../search/shards.ts';
 
 /** The worker module's export that runs a task (lib/runtime/pool_worker.ts, and the bundle's). */
@@ -25,5 +27,5 @@ export interface ToolTask {
   wording?: Wording;
 }
 
-export type PoolTask = ToolTask | ShardTask | IndexShard;
-export type PoolResult = ToolResult | ShardResult | IndexShardResult;
+export type PoolTask = ToolTask | ShardTask | IndexShard | StatesShard;
+export type PoolResult = ToolResult | ShardResult | IndexShardResult | StatesShardResult;

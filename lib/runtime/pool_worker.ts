@@ -8,6 +8,7 @@ import type { CheckedPath } from '../core/paths.ts';
 import type { AnyTool } from '../core/tool.ts';
 import type { PoolResult, PoolTask } from '../lanes/pool_protocol.ts';
 import { runIndexShard } from '../search/index/build_shard.ts';
+import { runStatesShard } from '../search/index/states_shard.ts';
 import { runShard } from '../search/shards.ts';
 import { READ_TOOLS } from '../tools/read_tools.ts';
 
@@ -22,6 +23,7 @@ const neverAborted = new AbortController().signal;
 /** Runs one read-lane task (Piscina calls it by name: READ_LANE_TASK). */
 export async function readLaneTask(task: PoolTask): Promise<PoolResult> {
   if (task.kind === 'index') return movingSegments(runIndexShard(task));
+  if (task.kind === 'index-states') return runStatesShard(task);
   if (task.kind !== 'tool') return movingListing(runShard(task));
   const tool: AnyTool | undefined = READ_TOOLS.find((t) => t.name === task.name && t.lane === 'pool');
   if (!tool) return { content: `The worker runs no tool named "${task.name}".`, isError: true, code: 'internal' };

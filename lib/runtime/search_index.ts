@@ -8,11 +8,12 @@ import type { DenySpec } from '../search/denied.ts';
 import { type IndexRunner, inlineIndexRunner } from '../search/index/build.ts';
 import type { IndexShardResult } from '../search/index/build_shard.ts';
 import { SearchIndex } from '../search/index/service.ts';
+import type { StatesShardResult } from '../search/index/states_shard.ts';
 import { cacheDir } from '../search/index/store.ts';
 
 export type IndexUse = 'build' | 'existing' | 'off';
 
-/** A build piece's deadline: pieces are a fraction of a full search. */
+/** A build or check piece's deadline: pieces are a fraction of a full search. */
 const BUILD_TASK_MS = 10 * 60_000;
 
 function indexRunner(pool: ReadPool | undefined): IndexRunner {
@@ -20,6 +21,7 @@ function indexRunner(pool: ReadPool | undefined): IndexRunner {
   return {
     parallelism: pool.size,
     run: (task) => pool.run<IndexShardResult>(task, AbortSignal.timeout(BUILD_TASK_MS)),
+    states: (task) => pool.run<StatesShardResult>(task, AbortSignal.timeout(BUILD_TASK_MS)),
   };
 }
 

@@ -10,17 +10,21 @@ import { IgnoreRules } from '../ignore.ts';
 import { planShards, type WalkOptions } from '../walk.ts';
 import { type IndexShard, type IndexShardResult, runIndexShard } from './build_shard.ts';
 import { SegmentSpool } from './spool.ts';
+import { runStatesShard, type StatesShard, type StatesShardResult } from './states_shard.ts';
 import { type IndexHeader, type LoadedIndex, readIndex, writeIndex } from './store.ts';
 import { TableBuilder } from './table.ts';
 
 export interface IndexRunner {
   parallelism: number;
   run(task: IndexShard): Promise<TaskOutcome<IndexShardResult>>;
+  /** Compares indexed files' states: the background check's part (states_shard.ts). */
+  states(task: StatesShard): Promise<TaskOutcome<StatesShardResult>>;
 }
 
 export const inlineIndexRunner: IndexRunner = {
   parallelism: 1,
   run: async (task) => ({ ok: true, value: runIndexShard(task) }),
+  states: async (task) => ({ ok: true, value: runStatesShard(task) }),
 };
 
 /** The walk an index covers: what grep searches by default (ignore files honoured, hidden skipped). */

@@ -5,21 +5,25 @@
  * index). Changes are learned from the write lane (`noteWrite`, before the write's answer returns),
  * from directory watches in a warm runtime, and — when there are no watches (a one-shot call, or the
  * system refused them) — by the search's shards, which compare each indexed file's inode, size, mtime
- * and ctime with the indexed ones before skipping it (skip.ts). Main thread.
+ * and ctime with the indexed ones before skipping it (skip.ts). A warm runtime opens its watches and
+ * compares every indexed file's state in the background when it starts using an index
+ * (background_check.ts); its searches meanwhile check each file's state as a one-shot call's do, and
+ * none is served without a walk. Main thread.
  */
 import path from 'node:path';
 import { lstatIfAny } from '../../core/lstat_if_any.ts';
 import type { DenySpec } from '../denied.ts';
 import { IGNORE_FILES } from '../ignore.ts';
 import { baseOf, dirOf } from '../rel_paths.ts';
+import { type CheckProgress, checkInBackground, type RulesAtStart } from './background_check.ts';
 import type { IndexRunner } from './build.ts';
 import { buildIndexSafely } from './build_safe.ts';
 import { EventsDuringBuild } from './during_build.ts';
 import { COMMON_SHARE, candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
 import { indexCurrent, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
 import { directFiles, type PrefilterAnswer, type PrefilterQuery, summarise, type WalkSummary } from './summary.ts';
-import { rootIdentity, rulesAtStart, rulesOutsideWatches, unlikeIndexed } from './sweep.ts';
-import { type DirWatch, drainEvents, watchDirs } from './watch.ts';
+import { rootIdentity, rulesOutsideWatches } from './sweep.ts';
+import { type DirWatch, drainEvents } from './watch.ts';
 
 /** Trees smaller than this are not indexed on their own: a scan of them takes milliseconds. */
 export const MIN_INDEXED_FILES = 2000;
@@ -66,8 +70,15 @@ export class SearchIndex {
   /** The builds running, each noting the events seen meanwhile for the index it makes. */
   #recording = new Set<EventsDuringBuild>();
   #building: Promise<unknown> | undefined;
+  /** The background check of the index in use (background_check.ts), while it runs. */
+  #check: { done: Promise<void> } | undefined;
   #loaded = false;
   #closed = false;
+  /**
+   * Awaited between slices of the background check, after the event loop's turn: what a test holds
+   * the check at to change files while it runs. None in use.
+   */
+  betweenCheckSlices: ((p: CheckProgress) => Promise<void> | void) | undefined;
 
   readonly o: IndexOptions;
 
@@ -85,7 +96,12 @@ export class SearchIndex {
     return this.#changed.size;
   }
 
-  /** Builds (or rebuilds) the index now and starts using it. */
+  /** The background check of the index in use is running: searches check each file's state. */
+  get checking(): boolean {
+    return this.#check !== undefined;
+  }
+
+  /** Builds (or rebuilds) the index now and starts using it (its check done, but for files it finds changed). */
   async build(): Promise<{ ok: true; index: LoadedIndex } | { ok: false; message: string }> {
     const started = Date.now();
     const seen = new EventsDuringBuild();
@@ -104,6 +120,7 @@ export class SearchIndex {
     if (!r.ok) return { ok: false, message: r.error.message };
     if (this.#closed) r.value.close();
     else this.#use(r.value, seen);
+    await this.#check?.done;
     return { ok: true, index: r.value };
   }
 
@@ -125,11 +142,7 @@ export class SearchIndex {
     if (this.#ensure() && this.#watch) await drainEvents();
     // The root renamed away (a copy put in its place): the watches follow the old tree. Without them
     // the shards check every file's state, until a rebuild watches the new tree.
-    if (this.#watch && rootIdentity(this.o.root) !== this.#rootId) {
-      this.#watch.close();
-      this.#watch = undefined;
-      this.#rebuild();
-    }
+    if (this.#watch && rootIdentity(this.o.root) !== this.#rootId) this.#dropWatches();
     // Taken after the wait: a build finishing meanwhile closes the index it replaces.
     const idx = this.#idx;
     if (!idx || this.#closed) return { index: this.#building ? 'building: scanned' : 'no index: scanned' };
@@ -147,10 +160,13 @@ export class SearchIndex {
     if (cands.length > COMMON_SHARE * n) return { index: 'common: scanned' };
     const at = rel.split(path.sep).join('/');
     const prefix = at === '' ? '' : `${at}/`;
+    // Until the background check ends, files changed before their watch opened may be unmarked.
+    const checking = this.#check !== undefined;
     const answer: PrefilterAnswer = {
-      index: 'served',
-      prefilter: { table: idx.table, prefix, candidates: cands, validate: !this.#watch },
+      index: checking ? 'served, index check running' : 'served',
+      prefilter: { table: idx.table, prefix, candidates: cands, validate: !this.#watch || checking },
     };
+    if (checking) return answer;
     // Only a warm runtime's default walk of a directory the index covers can be summarised: its
     // directories are watched, and everything it may skip is decided inside them.
     const summarised = at === '' || this.#dirs.has(at);
@@ -202,9 +218,9 @@ export class SearchIndex {
       });
   }
 
-  /** Resolves when a build running in the background is done. */
+  /** Resolves when the builds and checks running in the background are done. */
   async settled(): Promise<void> {
-    await this.#building;
+    while (this.#building || this.#check) await (this.#building ?? this.#check?.done);
   }
 
   close(): void {
@@ -224,8 +240,6 @@ export class SearchIndex {
 
   /** `seen`: what the watches saw while the build that made `idx` ran (none for an index loaded). */
   #use(idx: LoadedIndex, seen?: EventsDuringBuild): void {
-    const watching = this.#watch; // kept across a rebuild, updated below; `seen` says what changed
-    this.#watch = undefined;
     if (this.#idx !== idx) this.#idx?.close();
     this.#idx = idx;
     this.#loaded = true;
@@ -238,18 +252,70 @@ export class SearchIndex {
     if (!this.o.watch) return;
     this.#shape++;
     this.#rootId = rootIdentity(this.o.root);
-    const event = (rel: string, named: boolean, lost?: boolean) => this.#event(rel, named, lost);
     this.#unwatched = false; // a directory the watches cannot take is reported lost while they open
-    this.#watch = watching?.update(this.#dirs) ? watching : watchDirs(this.o.root, this.#dirs, event);
-    // Whatever changed since each file was read: the watches see what comes after this, and saw it in
-    // `seen` for a directory watched all through the build; the rest is found by its state.
-    if (!this.#watch) return;
-    const onlyIn = seen?.unwatchedDuring(this.#watch, this.#dirs);
-    for (const { rel, file } of unlikeIndexed(this.o.root, idx, this.#changed, onlyIn)) {
-      if (!file) this.#shape++;
-      this.#mark(rel);
+    this.#startCheck(idx, seen);
+  }
+
+  /**
+   * Whatever changed since each file was read, found in the background: the watches (kept across a
+   * rebuild, updated to the new directories) see what comes after they open, and saw it in `seen` for
+   * a directory watched all through the build; the rest is found by its state.
+   */
+  #startCheck(idx: LoadedIndex, seen: EventsDuringBuild | undefined): void {
+    const check = { done: Promise.resolve() };
+    this.#check = check; // replaces one still running for the index before: it stops at its next slice
+    const live = () => !this.#closed && this.#check === check;
+    const run = checkInBackground({
+      root: this.o.root,
+      idx,
+      runner: this.o.runner,
+      dirs: this.#dirs,
+      watching: this.#watch,
+      seen,
+      event: (rel, named, lost) => this.#event(rel, named, lost),
+      watched: (w) => {
+        this.#watch = w;
+      },
+      unlike: (rel, file) => {
+        if (!file) this.#shape++;
+        this.#mark(rel);
+      },
+      live,
+      between: (p) => this.betweenCheckSlices?.(p),
+    });
+    // Unfinished (a pool task failed, or a bug threw), the watches vouch for nothing.
+    check.done = run
+      .then((rules) => {
+        if (live()) this.#checked(rules, seen);
+      })
+      .catch(() => {
+        if (live()) this.#dropWatches();
+      })
+      .finally(() => {
+        if (this.#check === check) this.#check = undefined;
+      });
+  }
+
+  /**
+   * Each search checks each file's state from now on, as without watches, until a rebuild watches
+   * anew (started here).
+   */
+  #dropWatches(): void {
+    this.#watch?.close();
+    this.#watch = undefined;
+    this.#check = undefined; // a check running would compare states with no watches behind them
+    this.#rebuild();
+  }
+
+  /**
+   * The background check ended: the watches and the index's marks now vouch for every file. Without
+   * `rules` it did not finish: the system refused the watches, or a pool task failed.
+   */
+  #checked(rules: RulesAtStart | undefined, seen: EventsDuringBuild | undefined): void {
+    if (!rules) {
+      if (this.#watch) this.#dropWatches();
+      return;
     }
-    const rules = rulesAtStart(this.o.root, idx, this.#dirs, onlyIn);
     this.#unwatched ||= rules.unwatched;
     this.#linkedIgnores = rules.linked;
     this.#rulesUnwatched = rulesOutsideWatches(this.o.root, this.#linkedIgnores);

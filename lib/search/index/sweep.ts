@@ -1,45 +1,16 @@
 /**
- * What a warm runtime checks once when it starts using an index, before its watches see anything:
- * which indexed files are no longer as indexed, and whether a directory changed since the build
- * began (it may hold a directory the build never met). Main thread.
+ * What a warm runtime checks once when it starts using an index, after its watches opened
+ * (background_check.ts): whether a directory changed since the build began (it may hold a directory
+ * the build never met) or an ignore rule did; which indexed files are no longer as indexed is the
+ * pool's part (states_shard.ts). And the states that tell a replaced root or an unwatched rule
+ * change later. Main thread.
  */
 import path from 'node:path';
 import { lstatIfAny } from '../../core/lstat_if_any.ts';
 import { RACY_MS } from '../dircache.ts';
 import { IGNORE_FILES } from '../ignore.ts';
-import { dirOf } from '../rel_paths.ts';
 import type { LoadedIndex } from './store.ts';
 import { excludeState } from './summary.ts';
-
-/**
- * The indexed files whose inode, size, mtime or ctime is not what was indexed (gone: not a file) —
- * of those directly in `onlyIn`, when given.
- */
-export function unlikeIndexed(
-  root: string,
-  idx: LoadedIndex,
-  known: ReadonlySet<string>,
-  onlyIn?: ReadonlySet<string>,
-): { rel: string; file: boolean }[] {
-  const s = idx.rels.sigs;
-  const out: { rel: string; file: boolean }[] = [];
-  if (onlyIn?.size === 0) return out;
-  for (let i = 0; i < idx.rels.length; i++) {
-    const rel = idx.rels.relOf(i);
-    if (known.has(rel)) continue;
-    if (onlyIn && !onlyIn.has(dirOf(rel))) continue;
-    const st = lstatIfAny(path.join(root, rel));
-    if (
-      !st ||
-      st.ino !== s[4 * i] ||
-      st.size !== s[4 * i + 1] ||
-      st.mtimeMs !== s[4 * i + 2] ||
-      st.ctimeMs !== s[4 * i + 3]
-    )
-      out.push({ rel, file: st?.isFile() === true });
-  }
-  return out;
-}
 
 /** Some directory of `dirs` is gone, or changed at or after `since` (ms). */
 function dirChangedSince(root: string, dirs: Iterable<string>, since: number): boolean {

@@ -29,6 +29,7 @@ async function buildWith(
   let fired = false;
   index.o.runner = {
     parallelism: real.parallelism,
+    states: real.states,
     run: async (task) => {
       const r = await real.run(task);
       if (!fired && r.ok && met(r.value)) {

@@ -35,6 +35,7 @@ function reversedRunner(index: SearchIndex, fail?: (i: number, n: number) => boo
   let n = 0;
   index.o.runner = {
     parallelism: real.parallelism,
+    states: real.states,
     run: (task) => {
       const i = n++;
       tasks.push(real.run(task));

@@ -1,0 +1,116 @@
+/**
+ * What a warm runtime does when it starts using an index, in the background: opens the watches of its
+ * directories (main thread, a slice at a time), then has the pool compare every indexed file's state
+ * with the indexed one (states_shard.ts), then checks the ignore rules — so the runtime's first search
+ * is answered at once instead of after all of it (on a 110k-file tree the watches took ~0.25 s of the
+ * main thread, the states ~0.8 s), and the check queues behind that search instead of competing with
+ * it for the cores. Until the check ends, searches compare each file's state before skipping it, as a
+ * one-shot call's do (skip.ts `validate`). The order is what makes the end state fresh: every watch is
+ * open before any state is read, so a file changed after its state was read raised an event, and one
+ * changed before is unlike its indexed state. Main thread.
+ */
+import type { IndexRunner } from './build.ts';
+import type { EventsDuringBuild } from './during_build.ts';
+import type { StatesShard } from './states_shard.ts';
+import type { LoadedIndex } from './store.ts';
+import { rulesAtStart } from './sweep.ts';
+import { type DirWatch, watchDirs } from './watch.ts';
+
+/** Watches opened per slice of the main thread (~25 µs each). */
+const WATCH_SLICE = 500;
+/** Files compared per pool task (~8 µs each): a search's shards queued meanwhile wait at most one. */
+const STATES_PER_TASK = 16_384;
+
+/** How far the check is: `done` of `of` directories watched, or of file numbers compared. */
+export interface CheckProgress {
+  phase: 'watch' | 'state';
+  done: number;
+  of: number;
+}
+
+export interface CheckTarget {
+  root: string;
+  idx: LoadedIndex;
+  runner: IndexRunner;
+  /** The directories to watch: every one the build entered or that holds an indexed file. */
+  dirs: ReadonlySet<string>;
+  /** The watches kept from the index this one replaces (a rebuild's), updated to `dirs`. */
+  watching: DirWatch | undefined;
+  /** What the watches saw while the build that made `idx` ran; none for an index loaded from disk. */
+  seen: EventsDuringBuild | undefined;
+  /** The watches' callback (watch.ts `watchDirs`). */
+  event: (rel: string, named: boolean, lost?: boolean) => void;
+  /** The watches as they open, the caller's to close; undefined when the system refuses them. */
+  watched(w: DirWatch | undefined): void;
+  /** An indexed file not as indexed (`file`: still a file). */
+  unlike(rel: string, file: boolean): void;
+  /** False once the check is no longer wanted (the index closed or replaced, its watches dropped). */
+  live(): boolean;
+  /** Awaited between slices, after the event loop's turn. */
+  between?: (p: CheckProgress) => Promise<void> | void;
+}
+
+/** What the ignore rules say once watching began (sweep.ts `rulesAtStart`). */
+export type RulesAtStart = ReturnType<typeof rulesAtStart>;
+
+/**
+ * Runs the check; what the rules say at its end, or undefined when it did not finish: no longer
+ * `live`, the system refused the watches, or a pool task failed.
+ */
+export async function checkInBackground(t: CheckTarget): Promise<RulesAtStart | undefined> {
+  const task = (from: number, to: number, onlyIn?: string[]): StatesShard => ({
+    kind: 'index-states',
+    root: t.root,
+    table: t.idx.table,
+    from,
+    to,
+    ...(onlyIn ? { onlyIn } : {}),
+  });
+  // First a turn in the pool's queue (a task that compares nothing): the searches queued before it,
+  // the one that loaded the index among them, have started by then.
+  if (!(await pause(t, { phase: 'watch', done: 0, of: t.dirs.size }))) return undefined;
+  if (!(await t.runner.states(task(0, 0))).ok || !t.live()) return undefined;
+  const w = await watchInSlices(t);
+  if (!w) return undefined;
+  // Directories watched since before the build began saw every change after it read their files.
+  const onlyIn = t.seen?.unwatchedDuring(w, t.dirs);
+  const n = onlyIn?.size === 0 ? 0 : t.idx.rels.length;
+  const only = onlyIn && onlyIn.size < t.dirs.size ? [...onlyIn] : undefined;
+  for (let from = 0; from < n; from += STATES_PER_TASK) {
+    const r = await t.runner.states(task(from, from + STATES_PER_TASK, only));
+    if (!r.ok || !t.live()) return undefined;
+    for (const { rel, file } of r.value.unlike) t.unlike(rel, file);
+    if (!(await pause(t, { phase: 'state', done: Math.min(n, from + STATES_PER_TASK), of: n }))) return undefined;
+  }
+  return rulesAtStart(t.root, t.idx, t.dirs, onlyIn);
+}
+
+/** Gives the event loop a turn (and the hook its hold); false when the check is no longer wanted. */
+async function pause(t: CheckTarget, p: CheckProgress): Promise<boolean> {
+  if (!t.live()) return false;
+  await new Promise((r) => setImmediate(r));
+  await t.between?.(p);
+  return t.live();
+}
+
+/**
+ * Watches `t.dirs`, a slice at a time: those a rebuild's watches already cover first (kept as they
+ * are), then the rest. The watch is handed to the caller as soon as it exists.
+ */
+async function watchInSlices(t: CheckTarget): Promise<DirWatch | undefined> {
+  let w = t.watching;
+  const kept = [...t.dirs].filter((d) => w?.watchedSince(d) !== undefined);
+  const rest = [...t.dirs].filter((d) => w?.watchedSince(d) === undefined);
+  for (let end = 0; end === 0 || end < rest.length; ) {
+    end += WATCH_SLICE;
+    const now = [...kept, ...rest.slice(0, end)];
+    if (w && !w.update(now)) w = undefined;
+    // A first watch, or one that the system refused more (then every watch was closed): opened anew.
+    w ??= watchDirs(t.root, now, t.event);
+    t.watched(w);
+    if (!w) return undefined;
+    const done = kept.length + Math.min(end, rest.length);
+    if (!(await pause(t, { phase: 'watch', done, of: t.dirs.size }))) return undefined;
+  }
+  return w;
+}
