@@ -148,11 +148,11 @@ for (const [args, message] of usageErrors) {
   });
 }
 
-test('cli: an unknown tool is an error result listing the tools, exit 1', () => {
+test('cli: an unknown tool is an error result listing the tools, on stderr, exit 1', () => {
   assert.deepEqual(cli(['call', 'nope', '{}']), {
     code: 1,
-    out: 'There is no tool named "nope". Available tools: read_file, glob, grep, load_skill, write_file, edit_file, multi_edit, apply_patch, bash, install_skill.\n',
-    err: '',
+    out: '',
+    err: 'There is no tool named "nope". Available tools: read_file, glob, grep, load_skill, write_file, edit_file, multi_edit, apply_patch, bash, install_skill.\n',
   });
 });
 

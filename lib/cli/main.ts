@@ -1,6 +1,6 @@
 /**
- * The CLI commands: argv → runtime → print. Results go to stdout, problems with the invocation to
- * stderr with exit 2; a tool's own error result prints like any result and exits 1. Main thread.
+ * The CLI commands: argv → runtime → print. Results go to stdout; problems with the invocation go to
+ * stderr with exit 2, and a tool's own error result to stderr with exit 1. Main thread.
  */
 import { readFileSync } from 'node:fs';
 import { IN_BUNDLE, version } from '../core/build_info.ts';
@@ -217,8 +217,15 @@ function tools(runtime: Runtime, args: ParsedArgs): number {
   return 0;
 }
 
+/**
+ * A tool's answer: its text on stdout, or on stderr when it is an error (as every command's errors
+ * are), so a pipe never takes a refusal for a result; `--json` asked for the whole result object as
+ * the output, error or not, so that goes to stdout.
+ */
 function print(result: ToolResult, args: ParsedArgs): number {
   const text = args.values.json ? JSON.stringify(result, null, 2) : result.content;
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  const line = text.endsWith('\n') ? text : `${text}\n`;
+  if (result.isError && !args.values.json) process.stderr.write(line);
+  else process.stdout.write(line);
   return result.isError ? 1 : 0;
 }
