@@ -20,8 +20,9 @@ import { outputFormat, runAgentCli } from './agent.ts';
 import { indexUseOf, type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
 import { batch } from './batch.ts';
 import { edit } from './edit.ts';
+import { grepCommand } from './grep_command.ts';
 import { printError, printRead } from './output.ts';
-import { search } from './search.ts';
+import { glob } from './search.ts';
 import { watchStopSignals } from './signals.ts';
 import { askTrust } from './trust_question.ts';
 import { CALL_WORDING, CLI_WORDING } from './wording.ts';
@@ -68,9 +69,9 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
       case 'tools':
         return tools(runtime, args);
       case 'grep':
-        return exit(await search(runtime, args, 'grep', signal));
+        return exit(await grepCommand(runtime, args, signal));
       case 'glob':
-        return exit(await search(runtime, args, 'glob', signal));
+        return exit(await glob(runtime, args, signal));
       default:
         throw new UsageError('No command given. See mewcode --help.');
     }
@@ -129,7 +130,7 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
     throw new UsageError(`--mode must be one of ${MODES.join(', ')}, not "${f.mode}".`);
   return {
     ...(f.root !== undefined ? { root: f.root } : {}),
-    workers: f.workers !== undefined ? (positiveInt('workers', f.workers, true) as number) : cliWorkers(args.command),
+    workers: workersOf(args),
     permissions,
     index: indexUseOf(args),
     ...(f.mode !== undefined ? { mode: f.mode as RuntimeOptions['mode'] & string } : {}),
@@ -138,6 +139,14 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
     prompt: 'terminal',
     ...(f.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
   };
+}
+
+/** --workers N, or rg's -j N (0: the default, as rg's automatic choice). */
+function workersOf(args: ParsedArgs): number | undefined {
+  const f = args.values;
+  if (f.workers !== undefined) return positiveInt('workers', f.workers, true) as number;
+  const threads = positiveInt('threads', f.threads, true);
+  return threads || cliWorkers(args.command);
 }
 
 async function agent(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Promise<number> {
