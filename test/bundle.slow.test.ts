@@ -84,7 +84,7 @@ test('bundle: --version and --help load no island; grep and glob never the SDKs,
 });
 
 test('bundle: grep and glob, through its own worker threads', async () => {
-  const g = await node(['grep', 'TODO', '--head-limit', '2', '--workers', '2']);
+  const g = await node(['grep', '-n', 'TODO', '--head-limit', '2', '--workers', '2']);
   assert.equal(g.code, 0, g.err);
   assert.equal(g.out.split('\n').slice(0, 2).join('\n'), 'many/f0.txt:1:TODO 0\nmany/f1.txt:1:TODO 1');
   const c = await node(['grep', 'TODO', '-c', '--head-limit', '0', '--workers', '2']);

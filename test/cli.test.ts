@@ -119,7 +119,11 @@ test('cli: --version and --help', () => {
 const usageErrors: [string[], RegExp][] = [
   [[], /^Usage:/m],
   [['frobnicate'], /^mewcode: "frobnicate" is not a command\. Commands: .*mewcode run frobnicate\n$/],
-  [['read', 'a.txt', '--bogus'], /^mewcode: Unknown option '--bogus'\. See mewcode read --help\.\n$/],
+  [['read', 'a.txt', '--bogus'], /^mewcode: Unknown flag --bogus\. See mewcode read --help\.\n$/],
+  [['grep', '--hiden', 'x'], /^mewcode: Unknown flag --hiden\. Did you mean --hidden\? See mewcode grep --help\.\n$/],
+  [['glob', '--limt', '1', 'x'], /^mewcode: Unknown flag --limt\. Did you mean --limit\? /],
+  [['grep', '-P', 'x'], /^mewcode: ripgrep's -P is not supported: MewCode has one regex engine/],
+  [['grep', '--max-depth', '2', 'x'], /^mewcode: ripgrep's --max-depth is not supported: /],
   [
     ['read', 'a.txt', '--format', 'x'],
     /^mewcode: The flag --format does not apply to "read"\. See mewcode read --help\.\n$/,
@@ -148,16 +152,16 @@ for (const [args, message] of usageErrors) {
   });
 }
 
-test('cli: an unknown tool is an error result listing the tools, exit 1', () => {
+test('cli: an unknown tool is an error result listing the tools, on stderr, exit 1', () => {
   assert.deepEqual(cli(['call', 'nope', '{}']), {
     code: 1,
-    out: 'There is no tool named "nope". Available tools: read_file, glob, grep, load_skill, write_file, edit_file, multi_edit, apply_patch, bash, install_skill.\n',
-    err: '',
+    out: '',
+    err: 'There is no tool named "nope". Available tools: read_file, glob, grep, load_skill, write_file, edit_file, multi_edit, apply_patch, bash, install_skill.\n',
   });
 });
 
 test('cli: grep and glob exit like ripgrep: 0 found, 1 nothing, 2 an error', () => {
-  const found = cli(['grep', 'two', '-C', '1']);
+  const found = cli(['grep', 'two', '-n', '-C', '1']);
   assert.deepEqual(found, { code: 0, out: 'a.txt-1-one\na.txt:2:two\na.txt-3-three\n', err: '' });
   assert.equal(cli(['grep', 'zzz']).code, 1);
   assert.equal(cli(['grep', '(']).code, 2);

@@ -36,20 +36,20 @@ test('cli edit: one pair edits in place; several pairs apply in order; --replace
 test('cli edit: the same checks as edit_file — an ambiguous or missing match changes nothing, exit 1', async () => {
   const t = tree();
   const twice = await t.edit('--old', 'two', '--new', '2', '--allow-write');
-  assert.equal(twice.code, 1);
-  assert.match(twice.out, /^--old occurs 2 times in "a\.txt" \(lines 2, 4\)\..* pass --replace-all /);
-  assert.doesNotMatch(twice.out, /replace_all|old_string/);
+  assert.deepEqual([twice.code, twice.out], [1, ''], 'an error goes to stderr, never stdout');
+  assert.match(twice.err, /^--old occurs 2 times in "a\.txt" \(lines 2, 4\)\..* pass --replace-all /);
+  assert.doesNotMatch(twice.err, /replace_all|old_string/);
   const missing = await t.edit('--old', 'one', '--new', '1', '--old', 'nope', '--new', 'x', '--allow-write');
-  assert.equal(missing.code, 1);
-  assert.match(missing.out, /pair 2: --old was not found in "a\.txt"/, 'which pair, in the flags typed');
+  assert.deepEqual([missing.code, missing.out], [1, '']);
+  assert.match(missing.err, /pair 2: --old was not found in "a\.txt"/, 'which pair, in the flags typed');
   assert.equal(t.text(), 'one\ntwo\nthree\ntwo\n');
   const unpaired = await t.edit('--old', 'one', '--allow-write');
   assert.deepEqual([unpaired.code, unpaired.out], [2, '']);
   assert.match(unpaired.err, /--old and --new in pairs/);
   // No permission and no terminal to ask: refused, naming the flag.
   const refused = await t.edit('--old', 'one', '--new', '1');
-  assert.equal(refused.code, 1);
-  assert.match(refused.out, /--allow-write=a\.txt/);
+  assert.deepEqual([refused.code, refused.out], [1, '']);
+  assert.match(refused.err, /--allow-write=a\.txt/);
   assert.equal(t.text(), 'one\ntwo\nthree\ntwo\n');
 });
 
@@ -57,9 +57,9 @@ test('cli edit: a one-shot call edit_file says to use mewcode edit or batch, not
   const t = tree();
   const input = JSON.stringify({ file_path: 'a.txt', old_string: 'one', new_string: '1' });
   const r = await runCli(['--root', t.root, 'call', 'edit_file', input, '--allow-write'], { cwd: t.root });
-  assert.equal(r.code, 1);
-  assert.doesNotMatch(r.out, /read it with read_file first/);
-  assert.match(r.out, /mewcode edit FILE --old TEXT --new TEXT/);
-  assert.match(r.out, /mewcode batch/);
+  assert.deepEqual([r.code, r.out], [1, ''], 'an error goes to stderr, never stdout');
+  assert.doesNotMatch(r.err, /read it with read_file first/);
+  assert.match(r.err, /mewcode edit FILE --old TEXT --new TEXT/);
+  assert.match(r.err, /mewcode batch/);
   assert.equal(t.text(), 'one\ntwo\nthree\ntwo\n');
 });

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { parseCli } from '../lib/cli/args.ts';
 import { COMMAND_SHORTS, type Command, FLAGS, type Flag, type FlagSpec, shortsOf, takes } from '../lib/cli/flags.ts';
 import { commandHelp, HELP } from '../lib/cli/help.ts';
+import { RG_REFUSED } from '../lib/cli/rg_refused.ts';
 import { runCli } from './helpers/cli.ts';
 import { REPO } from './helpers/repo.ts';
 import { tempDir, writeTree } from './helpers/temp.ts';
@@ -89,5 +90,33 @@ test('cli flags: `grep -A 2 x .` is after-context in the real program', async ()
   const root = tempDir();
   writeTree(root, { 'a.txt': 'x\none\ntwo\nthree\n' });
   const r = await runCli(['grep', '-A', '2', 'x', '.'], { cwd: root });
-  assert.deepEqual(r, { code: 0, out: 'a.txt:1:x\na.txt-2-one\na.txt-3-two\n', err: '' });
+  assert.deepEqual(r, { code: 0, out: 'a.txt:x\na.txt-one\na.txt-two\n', err: '' });
+});
+
+test('cli flags: each rg flag grep refuses says why, is none grep takes, and is a row of docs/cli.md', () => {
+  const guide = readFileSync(path.join(REPO, 'docs', 'cli.md'), 'utf8');
+  const rows = guide
+    .slice(guide.indexOf('<!-- Refused rg flags'))
+    .split('\n')
+    .filter((l) => l.startsWith('| `'))
+    .map((l) => [...(l.split(' | ')[0] as string).matchAll(/`(-[^`]+)`/g)].map((m) => m[1]));
+  const table = RG_REFUSED.map((r) => [...(r.short ? [`-${r.short}`] : []), ...r.long.map((l) => `--${l}`)]);
+  assert.deepEqual(rows, table, 'docs/cli.md lists RG_REFUSED, in order');
+  for (const flags of table)
+    for (const flag of flags) {
+      assert.ok(!(flag.replace(/^-+/, '') in shortsOf('grep')), `${flag} is one of grep's own letters`);
+      const name = flag.slice(2);
+      assert.ok(!(flag.startsWith('--') && name in FLAGS && takes('grep', name as Flag)), `${flag} is one of grep's`);
+      assert.throws(() => parseCli(['grep', flag, 'x']), new RegExp(`^Error: ripgrep's ${flag} is not supported: `));
+    }
+});
+
+test('cli flags: a mistyped flag names the nearest flag the command takes', () => {
+  assert.throws(() => parseCli(['grep', '--hiden', 'x']), /Unknown flag --hiden\. Did you mean --hidden\?/);
+  assert.throws(() => parseCli(['grep', '--contxt', '1', 'x']), /Did you mean --context\?/);
+  assert.throws(() => parseCli(['read', 'a', '--ofset', '2']), /Did you mean --offset\?/);
+  assert.throws(
+    () => parseCli(['grep', '--zzzzzz', 'x']),
+    /^Error: Unknown flag --zzzzzz\. See mewcode grep --help\.$/,
+  );
 });

@@ -77,7 +77,7 @@ test('cli grep --json refuses -l and -c, as rg does, naming why', async () => {
 
 test('cli grep colours the matches it found, and a context line stays a context line', async () => {
   const root = tree();
-  const r = await runCli(['grep', '-A', '1', 'like', 'e.txt', '--color', 'always'], { cwd: root });
+  const r = await runCli(['grep', '-H', '-n', '-A', '1', 'like', 'e.txt', '--color', 'always'], { cwd: root });
   assert.equal(r.code, 0, r.err);
   const M = (s: string) => `\u001b[35m${s}\u001b[39m`;
   const G = (s: string) => `\u001b[32m${s}\u001b[39m`;
@@ -86,7 +86,7 @@ test('cli grep colours the matches it found, and a context line stays a context 
     r.out,
     `${M('e.txt')}:${G('1')}:ctx-5-looks:12:${R('like')} a match line\n${M('e.txt')}-${G('2')}-foo\n`,
   );
-  const two = await runCli(['grep', 'foo', 'a.ts', '--color', 'always'], { cwd: root });
+  const two = await runCli(['grep', '-Hn', 'foo', 'a.ts', '--color', 'always'], { cwd: root });
   assert.equal(
     two.out.split('\n')[0],
     `${M('a.ts')}:${G('2')}:${R('foo')}(bar); ${R('foo')}(baz);`,

@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { MEWCODE, runCli, runProgram } from './helpers/cli.ts';
 import { rg } from './helpers/rg.ts';
@@ -27,8 +29,14 @@ writeTree(root, {
 // fd honours .gitignore only inside a git repository; ripgrep and MewCode either way.
 execFileSync('git', ['init', '-q'], { cwd: root });
 
-const rgOut = (args: string[]) =>
-  rg(root, ['--sort', 'path', '-n', '--with-filename', '--no-heading', '--color', 'never', ...args]).out;
+// The same arguments to both, piped: rg's own defaults decide paths, line numbers and headings. rg
+// is given `.` when the arguments name no path (with none it would read its stdin, a pipe here).
+const rgOut = (args: string[]) => {
+  const last = args.at(-1);
+  const named = last !== undefined && args.length > 1 && existsSync(path.join(root, last));
+  const r = rg(root, ['--sort', 'path', ...args], named ? { paths: [] } : {});
+  return { status: r.status, out: r.out.replace(/\0\.\//g, '\0') }; // -0: the paths after a NUL too
+};
 
 const cases: string[][] = [
   ['-A', '1', 'needle'],
@@ -54,14 +62,39 @@ const cases: string[][] = [
   ['-i', 'NEEDLE', '-g', '*.js'],
   ['-F', 'x.y'],
   ['-e', '-ish', '-e', 'axb'],
+  ['-n', '-A', '1', 'needle'],
+  ['-n', '-H', 'pin', 'a.ts'],
+  ['pin', 'a.ts'],
+  ['-c', 'needle', 'a.ts'],
+  ['-n', '--heading', '-C', '1', 'needle'],
+  ['-N', '-I', 'needle'],
+  ['--no-heading', '-n', 'needle', 'sub'],
+  ['-S', 'NEEDLE'],
+  ['-S', 'needle', '-g', '*.md'],
+  ['-x', 'needle b'],
+  ['-n', '--passthru', 'pin'],
+  ['--files-without-match', 'needle'],
+  ['--files'],
+  ['--files', '-t', 'ts'],
+  ['-r', '[$0]', 'pin'],
+  ['-n', '-r', '<$1>', 'p(i)n'],
+  ['-t', 'all', '-l', 'needle'],
+  ['--count-matches', 'needle'],
+  ['-0', '-l', 'needle'],
+  ['--trim', 'needle'],
+  ['-q', 'needle'],
+  ['-m', '0', 'needle'],
+  ['-j', '2', '--no-mmap', '--crlf', '--sort', 'path', '-n', 'needle'],
 ];
 for (const args of cases) {
   test(`cli grep: ${args.join(' ')} prints what rg prints`, async () => {
     requireTool('rg');
     const ours = await runCli(['grep', ...args], { cwd: root });
     const theirs = rgOut(args);
-    assert.equal(ours.out, theirs, ours.err);
-    assert.equal(ours.code, theirs === '' ? 1 : 0);
+    assert.equal(ours.out, theirs.out, ours.err);
+    // rg 13 exits 0 after --files-without-match when any file matched; rg 14 when a path printed, as MewCode.
+    if (!args.includes('--files-without-match')) assert.equal(ours.code, theirs.status);
+    else assert.equal(ours.code, ours.out === '' ? 1 : 0);
   });
 }
 
@@ -110,7 +143,7 @@ test('cli grep: a pipe gets every line, past the model’s 256 KiB budget, with 
   assert.equal(r.err, '');
   const out = r.out.split('\n').filter(Boolean);
   assert.equal(out.length, 20_000);
-  assert.equal(out.at(-1), `big.txt:20000:${lines.at(-1)}`);
+  assert.equal(out.at(-1), `big.txt:${lines.at(-1)}`, 'piped, rg prints no line number');
   const cut = await runCli(['grep', 'needle', '--head-limit', '3'], { cwd: big });
   assert.equal(cut.out.split('\n').filter(Boolean).length, 3);
   assert.match(cut.err, /^\[truncated: showing the first 3 results; more exist; raise --head-limit \(0 for all\)/);
@@ -118,10 +151,10 @@ test('cli grep: a pipe gets every line, past the model’s 256 KiB budget, with 
 
 const ESC = '\x1b[';
 test('cli grep: --color always paints path, line number and match as rg does; never and pipes stay plain', async () => {
-  const always = await runCli(['grep', '--color', 'always', 'pin', 'sub'], { cwd: root });
+  const always = await runCli(['grep', '-n', '--color', 'always', 'pin', 'sub'], { cwd: root });
   assert.equal(always.out, `${ESC}35msub/c.ts${ESC}39m:${ESC}32m2${ESC}39m:${ESC}1m${ESC}31mpin${ESC}39m${ESC}22m c\n`);
-  assert.equal((await runCli(['grep', '--color', 'never', 'pin', 'sub'], { cwd: root })).out, 'sub/c.ts:2:pin c\n');
-  assert.equal((await runCli(['grep', 'pin', 'sub'], { cwd: root })).out, 'sub/c.ts:2:pin c\n');
+  assert.equal((await runCli(['grep', '--color', 'never', 'pin', 'sub'], { cwd: root })).out, 'sub/c.ts:pin c\n');
+  assert.equal((await runCli(['grep', 'pin', 'sub'], { cwd: root })).out, 'sub/c.ts:pin c\n');
   assert.equal((await runCli(['grep', '--color', 'sometimes', 'pin'], { cwd: root })).code, 2);
 });
 
@@ -132,8 +165,24 @@ test('cli grep: on a terminal it is coloured unless NO_COLOR', async () => {
     return r.screen;
   };
   assert.ok((await onTerminal({})).includes(`${ESC}35msub/c.ts${ESC}39m`));
-  assert.equal(await onTerminal({ NO_COLOR: '1' }), 'sub/c.ts:2:pin c\n');
+  assert.equal(await onTerminal({ NO_COLOR: '1' }), 'sub/c.ts\n2:pin c\n');
 });
+
+/** rg on a pseudo-terminal, as the CLI is run there (test/helpers/terminal.ts). */
+function rgOnTerminal(args: string[]): string {
+  const quoted = [requireTool('rg'), '--no-config', ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const r = spawnSync('script', ['-qfec', quoted, '/dev/null'], { cwd: root, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.replace(/\r/g, '');
+}
+
+for (const args of [['needle'], ['-C', '1', 'needle'], ['needle', 'a.ts'], ['-l', 'needle'], ['-c', 'needle']]) {
+  test(`cli grep on a terminal: ${args.join(' ')} is laid out as rg lays it out there (heading, line numbers)`, async () => {
+    // Notes go to stderr, which shares the terminal: left out, as rg prints none.
+    const ours = await cliOnTerminal(['grep', '--color', 'never', '--no-messages', ...args], { cwd: root });
+    assert.equal(ours.screen, rgOnTerminal(['--sort', 'path', '--color', 'never', ...args]));
+  });
+}
 
 test('cli grep and glob: hints name the CLI’s flags; an unknown type is a usage error', async () => {
   const cut = await runCli(['glob', '-e', 'ts', '--limit', '1'], { cwd: root });

@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { COMMANDS, type Command, FLAGS, type Flag, PERMISSION_FLAGS, shortsOf, takes } from './flags.ts';
 import { commandHelp, HELP } from './help.ts';
+import { refusedWhy } from './rg_refused.ts';
 
 export { COMMANDS, type Command, PERMISSION_FLAGS } from './flags.ts';
 export { HELP } from './help.ts';
@@ -46,7 +47,7 @@ export function parseCli(argv: readonly string[]): ParsedArgs {
   const word = commandWord(args);
   const named = word !== undefined && (COMMANDS as readonly string[]).includes(word);
   const command: Command = named ? (word === 'run' ? 'agent' : (word as Command)) : 'agent';
-  const parsed = parseFor(command, command === 'grep' ? dashPatterns(args) : args);
+  const parsed = parseFor(command, command === 'grep' ? rgSpellings(args) : args);
   const values = parsed.values as Values;
   const positionals = named ? parsed.positionals.slice(1) : parsed.positionals;
   if (named) {
@@ -90,8 +91,12 @@ function withPrompt(p: ParsedArgs): ParsedArgs {
   return { ...p, command: 'agent', positionals: [task] };
 }
 
-/** As in ripgrep, `-e -foo` searches for "-foo": the word after -e is its value even with a dash. */
-function dashPatterns(args: readonly string[]): string[] {
+/**
+ * ripgrep's spellings the table cannot hold: as in rg, `-e -foo` searches for "-foo" (the word after
+ * -e is its value even with a dash); rg's `--files` is `--list-files`, since bench's `--files N` has
+ * the name.
+ */
+function rgSpellings(args: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
@@ -100,7 +105,7 @@ function dashPatterns(args: readonly string[]): string[] {
     if ((a === '-e' || a === '--regexp') && next?.startsWith('-')) {
       out.push(`--regexp=${next}`);
       i++;
-    } else out.push(a);
+    } else out.push(a === '--files' ? '--list-files' : a);
   }
   return out;
 }
@@ -130,6 +135,8 @@ function parseFor(command: Command, args: string[]) {
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (e) {
+    const unknown = unknownFlag(command, args, options);
+    if (unknown) throw unknown;
     const message = (e as Error).message.replace(/\. To specify a positional argument.*$/s, '');
     throw new UsageError(`${message}. See ${helpHint(command)}.`);
   }
@@ -142,6 +149,31 @@ function parseFor(command: Command, args: string[]) {
     }
   }
   return parsed;
+}
+
+/**
+ * The first flag in `args` that no command takes, read from the parser's own tokens: for grep, one of
+ * ripgrep's that MewCode refuses says why (rg_refused.ts); any other names the nearest flag the
+ * command takes (`--hiden` → `--hidden`), as a mistyped command names the nearest command.
+ */
+function unknownFlag(command: Command, args: string[], options: Record<string, unknown>): UsageError | undefined {
+  const { tokens } = parseArgs({
+    args,
+    options: options as never,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  for (const t of tokens) {
+    if (t.kind !== 'option' || t.name in options) continue;
+    const why = command === 'grep' ? refusedWhy(t.name) : undefined;
+    if (why) return new UsageError(`ripgrep's ${t.rawName} is not supported: ${why}.`);
+    const taken = (Object.keys(FLAGS) as Flag[]).filter((f) => takes(command, f));
+    const near = t.rawName.startsWith('--') ? nearest(t.name, taken) : undefined;
+    const guess = near ? ` Did you mean --${near}?` : '';
+    return new UsageError(`Unknown flag ${t.rawName}.${guess} See ${helpHint(command)}.`);
+  }
+  return undefined;
 }
 
 const helpHint = (command: Command) => (command === 'agent' ? 'mewcode --help' : `mewcode ${command} --help`);

@@ -7,28 +7,64 @@
 import pc from 'picocolors';
 import type { GrepData, GrepLine } from '../core/answers.ts';
 import { charPrefix } from '../core/budget.ts';
-import { cutLine, grepLine, grepNotes, MAX_MATCH_LINE_CHARS } from '../search/format.ts';
+import { cutLine, grepNotes, MAX_MATCH_LINE_CHARS } from '../search/format.ts';
 import type { Out } from './output.ts';
 import { CLI_WORDING } from './wording.ts';
 
-/** Prints grep's results as text, painted when `color`. */
-export function printGrepText(d: GrepData, color: boolean, out: Out): void {
-  const c = pc.createColors(color);
+/**
+ * How ripgrep lays lines out on the command line (flags.ts; search.ts works out the defaults as rg
+ * does: on a terminal, line numbers and a heading per file; piped, neither; one file searched, no path).
+ */
+export interface GrepLayout {
+  color: boolean;
+  lineNumbers: boolean;
+  withFilename: boolean;
+  /** A file's path on a line of its own above its lines, files apart by an empty line (rg --heading). */
+  heading: boolean;
+  /** A NUL byte after each path instead of `:`, `-` or a newline (rg -0). */
+  nul: boolean;
+  /** Leave out the spaces and tabs a line begins with (rg --trim). */
+  trim: boolean;
+}
+
+/** Prints grep's results as text, laid out as `layout` says. */
+export function printGrepText(d: GrepData, layout: GrepLayout, out: Out): void {
+  const c = pc.createColors(layout.color);
   const lines: string[] = [];
-  for (const f of d.files) lines.push(d.mode === 'count' ? `${c.magenta(f.path)}:${f.count}` : c.magenta(f.path));
-  for (const l of d.lines) {
-    if (l.gap) lines.push('--');
-    const body = cutLine(l.text, l.partial);
-    // Only matches wholly within the part shown are painted; the cut's marker never is.
-    const within = l.partial ? 0 : charPrefix(l.text, MAX_MATCH_LINE_CHARS).length;
-    const spans = (l.spans ?? []).filter(([, end]) => end <= within);
-    const shown = color && l.match ? paintSpans(body, spans, c) : body;
-    lines.push(
-      color ? grepLine(c.magenta(l.path), c.green(l.n), l.match, shown) : grepLine(l.path, l.n, l.match, shown),
-    );
+  const pathEnd = (sep: string) => (layout.nul ? '\0' : sep);
+  for (const f of d.files) {
+    if (d.mode !== 'count') lines.push(`${c.magenta(f.path)}${layout.nul ? '\0' : ''}`);
+    else lines.push(layout.withFilename ? `${c.magenta(f.path)}${pathEnd(':')}${f.count}` : String(f.count));
   }
-  if (lines.length) out.stdout(`${lines.join('\n')}\n`);
+  let lastPath: string | undefined;
+  for (const l of d.lines) {
+    const sep = l.match ? ':' : '-';
+    const newFile = l.path !== lastPath;
+    lastPath = l.path;
+    if (layout.heading && layout.withFilename && newFile) {
+      if (lines.length) lines.push('');
+      lines.push(`${c.magenta(l.path)}${layout.nul ? '\0' : ''}`);
+    } else if (l.gap) lines.push('--');
+    const path = layout.withFilename && !layout.heading ? `${c.magenta(l.path)}${pathEnd(sep)}` : '';
+    const n = layout.lineNumbers ? `${c.green(l.n)}${sep}` : '';
+    lines.push(`${path}${n}${shownText(l, layout, c)}`);
+  }
+  // With -0 and no heading, -l's paths end in NUL alone: no newline joins them.
+  const text = d.mode === 'files_with_matches' && layout.nul ? lines.join('') : `${lines.join('\n')}\n`;
+  if (lines.length) out.stdout(text);
   notes(d, out);
+}
+
+/** A line's text as shown: cut when long, its matches painted, leading blanks trimmed when asked. */
+function shownText(l: GrepLine, layout: GrepLayout, c: ReturnType<typeof pc.createColors>): string {
+  const body = cutLine(l.text, l.partial);
+  // Only matches wholly within the part shown are painted; the cut's marker never is.
+  const within = l.partial ? 0 : charPrefix(l.text, MAX_MATCH_LINE_CHARS).length;
+  const spans = (l.spans ?? []).filter(([, end]) => end <= within);
+  const painted = layout.color && l.match ? paintSpans(body, spans, c) : body;
+  if (!layout.trim) return painted;
+  // Spans count from the line's start, so the blanks go after painting; colour codes never start with them.
+  return painted.replace(/^[ \t]+/, '');
 }
 
 /** The matched parts of a shown line in bold red; spans lie within the part shown. */

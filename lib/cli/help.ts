@@ -34,10 +34,12 @@ const USAGE: Record<Command, { usage: string; about: string; notes?: string }> =
   },
   grep: {
     usage: 'mewcode grep [flags] <pattern> [path] | mewcode grep [flags] -e PAT [-e PAT…] [path]',
-    about: 'search file contents like ripgrep; lines print as path:line:text (context path-line-text)',
+    about: 'search file contents like ripgrep, with its flags and its output',
     notes:
-      'Results go to stdout, notes and "no matches" to stderr. Exit 0 found, 1 nothing found, 2 an error.\n' +
-      'Colour on a terminal as ripgrep does; never when piped; --color never or NO_COLOR turn it off.',
+      'As rg: piped, path:text (-n adds line numbers); on a terminal, a heading per file and numbered lines;\n' +
+      'one file searched, no path. Results go to stdout, notes and "no matches" to stderr.\n' +
+      'Exit 0 found, 1 nothing found, 2 an error or no file searched. rg flags MewCode cannot honour are\n' +
+      'refused saying why (docs/cli.md). Colour on a terminal as ripgrep does; --color never or NO_COLOR turn it off.',
   },
   glob: {
     usage: 'mewcode glob [flags] <pattern> [dir] | mewcode glob -e EXT [dir]',

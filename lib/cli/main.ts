@@ -1,6 +1,6 @@
 /**
- * The CLI commands: argv → runtime → print. Results go to stdout, problems with the invocation to
- * stderr with exit 2; a tool's own error result prints like any result and exits 1. Main thread.
+ * The CLI commands: argv → runtime → print. Results go to stdout; problems with the invocation go to
+ * stderr with exit 2, and a tool's own error result to stderr with exit 1. Main thread.
  */
 import { readFileSync } from 'node:fs';
 import { IN_BUNDLE, version } from '../core/build_info.ts';
@@ -20,8 +20,9 @@ import { outputFormat, runAgentCli } from './agent.ts';
 import { indexUseOf, type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
 import { batch } from './batch.ts';
 import { edit } from './edit.ts';
+import { grepCommand } from './grep_command.ts';
 import { printError, printRead } from './output.ts';
-import { search } from './search.ts';
+import { glob } from './search.ts';
 import { watchStopSignals } from './signals.ts';
 import { askTrust } from './trust_question.ts';
 import { CALL_WORDING, CLI_WORDING } from './wording.ts';
@@ -68,9 +69,9 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
       case 'tools':
         return tools(runtime, args);
       case 'grep':
-        return exit(await search(runtime, args, 'grep', signal));
+        return exit(await grepCommand(runtime, args, signal));
       case 'glob':
-        return exit(await search(runtime, args, 'glob', signal));
+        return exit(await glob(runtime, args, signal));
       default:
         throw new UsageError('No command given. See mewcode --help.');
     }
@@ -129,7 +130,7 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
     throw new UsageError(`--mode must be one of ${MODES.join(', ')}, not "${f.mode}".`);
   return {
     ...(f.root !== undefined ? { root: f.root } : {}),
-    workers: f.workers !== undefined ? (positiveInt('workers', f.workers, true) as number) : cliWorkers(args.command),
+    workers: workersOf(args),
     permissions,
     index: indexUseOf(args),
     ...(f.mode !== undefined ? { mode: f.mode as RuntimeOptions['mode'] & string } : {}),
@@ -138,6 +139,14 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
     prompt: 'terminal',
     ...(f.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
   };
+}
+
+/** --workers N, or rg's -j N (0: the default, as rg's automatic choice). */
+function workersOf(args: ParsedArgs): number | undefined {
+  const f = args.values;
+  if (f.workers !== undefined) return positiveInt('workers', f.workers, true) as number;
+  const threads = positiveInt('threads', f.threads, true);
+  return threads || cliWorkers(args.command);
 }
 
 async function agent(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Promise<number> {
@@ -217,8 +226,15 @@ function tools(runtime: Runtime, args: ParsedArgs): number {
   return 0;
 }
 
+/**
+ * A tool's answer: its text on stdout, or on stderr when it is an error (as every command's errors
+ * are), so a pipe never takes a refusal for a result; `--json` asked for the whole result object as
+ * the output, error or not, so that goes to stdout.
+ */
 function print(result: ToolResult, args: ParsedArgs): number {
   const text = args.values.json ? JSON.stringify(result, null, 2) : result.content;
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  const line = text.endsWith('\n') ? text : `${text}\n`;
+  if (result.isError && !args.values.json) process.stderr.write(line);
+  else process.stdout.write(line);
   return result.isError ? 1 : 0;
 }

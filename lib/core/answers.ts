@@ -58,6 +58,15 @@ export interface GrepData {
   unreadable: { path: string; error: string }[];
   /** Files with results shown, matching lines shown (matches in count mode), and results shown. */
   totals: { files: number; matches: number; results: number };
+  /** Whether the path searched is one file or a directory (rg prints no path for one file). */
+  start: 'file' | 'dir';
+  /**
+   * Files searched: those the walk and the -g/-t filters let through, binary ones included. Absent when
+   * the search index answered, which does not count them.
+   */
+  searched?: number;
+  /** The first binary file skipped that may match, and the offset of its first NUL byte. */
+  firstBinary?: { path: string; offset: number };
 }
 
 export interface GlobData {

@@ -183,6 +183,10 @@ export function typeGlobs(names: readonly string[]): { globs: string[] } | { unk
 
 export const typeNames = () => Object.keys(FILE_TYPES).join(', ');
 
+/** Every type and its globs, by name (rg --type-list). */
+export const typeTable = (): [string, readonly string[]][] =>
+  Object.entries(FILE_TYPES).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
 /**
  * Which files a search looks at, ripgrep-style. `globs` in order, a later one winning: a file is
  * excluded by the last `!glob` it matches unless a later positive glob matches it, and when any

@@ -16,6 +16,9 @@ export interface GrepFound {
   binary: number;
   unreadable: readonly { rel: string; error: string }[];
   skipped: readonly SkipCounts[];
+  /** Files searched, when every shard counted them (the index's direct answer does not). */
+  searched?: number;
+  firstBinary?: { rel: string; offset: number };
 }
 
 export interface GrepPrintOptions {
@@ -103,7 +106,12 @@ function eachContentLine(
  * The results as data, for a caller that prints them itself. With `onlyMatching` each matching line is
  * a match's text, so all of it matched.
  */
-export function grepData(found: GrepFound, o: GrepPrintOptions, onlyMatching: boolean): GrepData {
+export function grepData(
+  found: GrepFound,
+  o: GrepPrintOptions,
+  onlyMatching: boolean,
+  start: GrepData['start'],
+): GrepData {
   const lines: GrepLine[] = [];
   const files: GrepFile[] = [];
   const shown = eachGrepResult(found, o, (r) => {
@@ -125,5 +133,10 @@ export function grepData(found: GrepFound, o: GrepPrintOptions, onlyMatching: bo
     binary: found.binary,
     unreadable: found.unreadable.map((u) => ({ path: o.show(u.rel), error: u.error })),
     totals: { files: shown.files, matches: shown.matches, results: shown.results },
+    start,
+    ...(found.searched !== undefined ? { searched: found.searched } : {}),
+    ...(found.firstBinary
+      ? { firstBinary: { path: o.show(found.firstBinary.rel), offset: found.firstBinary.offset } }
+      : {}),
   };
 }

@@ -71,7 +71,8 @@ export interface Line {
 }
 
 type FileOutcome =
-  | { kind: 'binary' }
+  /** `offset`: the file's first NUL byte (as far as read), which rg names. */
+  | { kind: 'binary'; offset: number }
   | { kind: 'unreadable'; error: string }
   | { kind: 'ok'; lines: Line[]; matches: number };
 
@@ -135,10 +136,12 @@ export function searchFile(at: string, o: SearchOptions, given?: number): FileOu
         end -= 3;
       }
       const filled = buf.subarray(0, end);
-      if (filled.indexOf(0, carry) !== -1) {
+      const nul = filled.indexOf(0, carry);
+      if (nul !== -1) {
         // Binary: skipped. Counted only when it could have matched, so the note is about real hits.
         const may = o.invert || mayMatch(filled, o.spec);
-        return may ? { kind: 'binary' } : { kind: 'ok', lines: [], matches: 0 };
+        const offset = pos - got - carry + nul + (bom === 'utf-8' ? 3 : 0);
+        return may ? { kind: 'binary', offset } : { kind: 'ok', lines: [], matches: 0 };
       }
       const eof = got < want;
       // Search up to the last newline; an unfinished line waits for the next read unless it fills the buffer.
@@ -170,8 +173,9 @@ export function searchFile(at: string, o: SearchOptions, given?: number): FileOu
 
 /** A UTF-16 file decoded to UTF-8 (bom.ts), searched in one piece; a NUL in its text is binary, as in rg. */
 function searchDecoded(bytes: Buffer, o: SearchOptions, out: Collected): FileOutcome {
-  if (bytes.indexOf(0) !== -1)
-    return mayMatch(bytes, o.spec) ? { kind: 'binary' } : { kind: 'ok', lines: [], matches: 0 };
+  const nul = bytes.indexOf(0);
+  if (nul !== -1)
+    return mayMatch(bytes, o.spec) ? { kind: 'binary', offset: nul } : { kind: 'ok', lines: [], matches: 0 };
   searchRegion(bytes, 1, o, out, undefined, false);
   return { kind: 'ok', lines: out.lines, matches: out.matches };
 }
@@ -262,6 +266,30 @@ function matchLine(n: number, text: string, o: SearchOptions): Line {
   };
 }
 
+/**
+ * The matches in consecutive lines `texts` (the first numbered `first`) that may span them, a line of
+ * each per line it touches (empty pieces left out), as rg -U -o prints them.
+ */
+function matchesAcross(texts: readonly string[], first: number, scan: RegExp): Line[] {
+  const joined = texts.join('\n');
+  const lines: Line[] = [];
+  for (const [start, end] of matchSpans(joined, scan)) {
+    let n = first + countIn(joined, start);
+    for (const text of joined.slice(start, end).split('\n')) {
+      if (text !== '') lines.push({ n, text, match: true });
+      n++;
+    }
+  }
+  return lines;
+}
+
+/** Newlines in `text` before `end`. */
+function countIn(text: string, end: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
 /** Turns hits into numbered match and context lines; true when the output limit is reached. */
 function emit(
   src: Source,
@@ -293,7 +321,13 @@ function emit(
       block.unshift({ n: first - k, text: src.line(s), match: false });
     }
     let e = hit.start;
-    for (let n = first; n <= last; n++) {
+    if (o.onlyMatching && !o.invert && last > first) {
+      // -U -o: a match that spans lines prints a line of it per line, each under its own number (rg).
+      const texts: string[] = [];
+      for (let n = first; n <= last; n++, e = next(e)) texts.push(src.line(e));
+      block.push(...matchesAcross(texts, first, o.spec.scan));
+    }
+    for (let n = first + (e === hit.start ? 0 : last - first + 1); n <= last; n++) {
       const piece = head !== undefined && e === 0;
       if (o.onlyMatching && !o.invert && !piece)
         block.push(...matchedTexts(src.line(e), o.spec.scan).map((text) => ({ n, text, match: true })));
@@ -301,10 +335,15 @@ function emit(
       else block.push(matchLine(n, src.line(e), o));
       e = next(e);
     }
-    for (let k = 1; k <= o.after && e < src.length; k++) {
-      // Stop after-context where the next hit begins; that hit prints its own lines.
-      if (hits[h + 1]?.start === e) break;
-      block.push({ n: last + k, text: src.line(e), match: false });
+    // The hit that reaches -m prints its after-context over later matches, as rg does (they show as
+    // matches but do not count); before that, after-context stops where the next hit begins.
+    const reached = out.matches >= (o.maxCount ?? Number.POSITIVE_INFINITY);
+    let k = h + 1;
+    for (let j = 1; j <= o.after && e < src.length; j++) {
+      while (k < hits.length && (hits[k] as Hit).lastStart < e) k++;
+      const inHit = k < hits.length && (hits[k] as Hit).start <= e;
+      if (inHit && !reached) break;
+      block.push(inHit ? matchLine(last + j, src.line(e), o) : { n: last + j, text: src.line(e), match: false });
       e = next(e);
     }
     for (const l of block) {

@@ -107,6 +107,10 @@ export interface GrepShardResult extends ShardStats {
   skipped: SkipCounts;
   /** Results held (output lines in content mode, files otherwise). */
   results: number;
+  /** Files the filters let through to be searched (those the index rules out included). */
+  searched?: number;
+  /** The first binary file that may match, and where its first NUL byte is (rg names it for a file given). */
+  firstBinary?: { rel: string; offset: number };
   /** With a prefilter: the files walked that the index does not hold, and how many it does hold. */
   unindexed?: string[];
   indexedSeen?: number;
@@ -184,6 +188,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     unreadable: [],
     skipped: {},
     results: 0,
+    searched: 0,
     visited: 0,
     stopped: false,
   };
@@ -214,12 +219,15 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
       else out.unindexed.push(e.rel);
     }
     if (filter && !filter(e.rel)) return false;
+    out.searched = (out.searched ?? 0) + 1;
     if (skip?.skip(e.rel, at, fd)) return false;
     // One options object for the shard; only content mode's line budget changes from file to file.
     if (t.mode === 'content') options.maxLines = t.maxResults - out.results;
     const r = searchFile(at, options, fd);
-    if (r.kind === 'binary') out.binary++;
-    else if (r.kind === 'unreadable') out.unreadable.push({ rel: e.rel, error: r.error });
+    if (r.kind === 'binary') {
+      out.binary++;
+      out.firstBinary ??= { rel: e.rel, offset: r.offset };
+    } else if (r.kind === 'unreadable') out.unreadable.push({ rel: e.rel, error: r.error });
     else if (r.matches > 0) {
       if (t.mode === 'content') out.files.push({ rel: e.rel, lines: r.lines, matches: r.matches });
       else listing?.add(e.rel, r.matches);

@@ -144,8 +144,10 @@ type GrepArgs = v.InferOutput<typeof params>;
 interface GrepPlan {
   args: GrepArgs;
   pattern: SearchPattern;
-  /** The searched path as the reader sees it. */
+  /** The searched path as the reader sees it: as given, a symlink in it not resolved (as rg shows it). */
   shown: string;
+  /** A result's path as the reader sees it: under the path as given (`dir` is its real path). */
+  show: (rel: string) => string;
   isFile: boolean;
   /** The file's or the directory's real path. */
   target: string;
@@ -164,7 +166,9 @@ interface GrepPlan {
 function planGrep(a: GrepArgs, ctx: SearchContext, w: Wording): Result<GrepPlan, ToolResult> {
   const target = ctx.paths[0];
   if (target === undefined) return errValue(fail('internal', 'grep received no checked path'));
-  const shown = displayPath(ctx.root, target);
+  // Shown as given: a directory symlink's results under its own name, not its target's (as in rg).
+  const given = path.resolve(ctx.root, a.path ?? '.');
+  const shown = displayPath(ctx.root, given);
   const start = searchStartKind(target, shown, w);
   if (!start.ok) return start;
   const options = {
@@ -212,6 +216,7 @@ function planGrep(a: GrepArgs, ctx: SearchContext, w: Wording): Result<GrepPlan,
     args: a,
     pattern: pattern.value,
     shown,
+    show: showUnder(ctx.root, given, isFile),
     isFile,
     target,
     dir,
@@ -223,6 +228,19 @@ function planGrep(a: GrepArgs, ctx: SearchContext, w: Wording): Result<GrepPlan,
     runner,
     maxInline,
   });
+}
+
+/** The first binary file of the shards', which hold them in path order (one file given: that one). */
+function firstOf(found: readonly ({ rel: string; offset: number } | undefined)[]) {
+  const all = found.filter((b) => b !== undefined).sort((x, y) => comparePaths(x.rel, y.rel));
+  return all[0] ? { firstBinary: all[0] } : {};
+}
+
+/** Results' paths under the path given; one file given is shown by the name given (a symlink's own). */
+function showUnder(root: string, given: string, isFile: boolean): (rel: string) => string {
+  if (!isFile) return pathShower(root, given);
+  const one = pathShower(root, path.dirname(given))(path.basename(given));
+  return () => one;
 }
 
 /** What every shard of the search is handed: the pattern, the line options, the file filter. */
@@ -318,19 +336,23 @@ function answerGrep(plan: GrepPlan, run: SearchRun<GrepShardResult>, ctx: Search
     binary: run.results.reduce((n, r) => n + r.binary, 0),
     unreadable: run.results.flatMap((r) => r.unreadable),
     skipped: [run.skipped, ...run.results.map((r) => r.skipped)],
+    ...firstOf(run.results.map((r) => r.firstBinary)),
+    ...(run.results.every((r) => r.searched !== undefined)
+      ? { searched: run.results.reduce((n, r) => n + (r.searched ?? 0), 0) }
+      : {}),
   };
   const o = {
     mode,
     headLimit: plan.headLimit,
     withContext: plan.withContext,
-    show: pathShower(ctx.root, plan.dir),
+    show: plan.show,
     pattern: plan.args.pattern,
     shown: plan.shown,
   };
   const index = plan.pre ? { index: plan.pre.index } : {};
   try {
     if (ctx.form === 'data') {
-      const data = grepData(found, o, plan.args.only_matching ?? false);
+      const data = grepData(found, o, plan.args.only_matching ?? false, plan.isFile ? 'file' : 'dir');
       return okData(data, { ...data.totals, inline: run.inline, ...index });
     }
     const out = ctx.output ?? new WholeText();
