@@ -53,7 +53,7 @@ test('install: `npm i -g <checkout>` gives a mewcode command that works from any
   const bin = path.join(prefix, 'bin/mewcode');
   const env = cleanEnv({ MEWCODE_FROM_SOURCE: '1' });
   assert.match((await run(bin, ['--version'], env)).out, /^mewcode \d+\.\d+\.\d+\n$/);
-  const g = await run(bin, ['--root', project, 'grep', 'TODO'], env);
+  const g = await run(bin, ['--root', project, 'grep', '-n', 'TODO'], env);
   assert.equal(g.out, 'src/a.ts:1:export const a = 1; // TODO\n', g.err);
   // The README's mcpServers example: `"command": "mewcode", "args": ["mcp", "--root", …]`.
   await servesMcp(bin, env);
@@ -92,14 +92,14 @@ test('install: the packed package runs its bundle with no node_modules anywhere'
   symlinkSync('../lib/node_modules/mewcode/bin/mewcode.mjs', bin);
   const env = cleanEnv();
   assert.match((await run(bin, ['--version'], env)).out, /^mewcode \d+\.\d+\.\d+\n$/);
-  const g = await run(bin, ['--root', project, 'grep', 'TODO', '--workers', '2'], env);
+  const g = await run(bin, ['--root', project, 'grep', '-n', 'TODO', '--workers', '2'], env);
   assert.equal(g.out, 'src/a.ts:1:export const a = 1; // TODO\n', g.err);
   await servesMcp(bin, env);
 
   // `tsx mewcode.ts` hands over to the current bundle: the sources could not run here (no dependencies installed).
   const tsx = (args: string[]) =>
     run(process.execPath, ['--import', TSX, path.join(installed, 'mewcode.ts'), ...args], env);
-  const viaTsx = await tsx(['--root', project, 'grep', 'TODO']);
+  const viaTsx = await tsx(['--root', project, 'grep', '-n', 'TODO']);
   assert.equal(viaTsx.out, 'src/a.ts:1:export const a = 1; // TODO\n', viaTsx.err);
   // A source modified after the build makes dist/ stale: then the sources run, and here they cannot.
   utimesSync(path.join(installed, 'lib/search/walk.ts'), new Date(), new Date());
