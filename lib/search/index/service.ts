@@ -13,7 +13,7 @@
 import path from 'node:path';
 import { lstatIfAny } from '../../core/lstat_if_any.ts';
 import type { DenySpec } from '../denied.ts';
-import { IGNORE_FILES } from '../ignore.ts';
+import { type GitUser, IGNORE_FILES } from '../ignore.ts';
 import { baseOf, dirOf } from '../rel_paths.ts';
 import { type CheckProgress, checkInBackground, type RulesAtStart } from './background_check.ts';
 import type { IndexRunner } from './build.ts';
@@ -37,6 +37,8 @@ interface IndexOptions {
   runner: IndexRunner;
   cacheDir: string;
   deny?: DenySpec;
+  /** Where the user's git config is (the global excludes file), as the runtime's searches have it. */
+  gitUser?: GitUser;
   minFiles?: number;
   racyMs?: number;
 }
@@ -111,6 +113,7 @@ export class SearchIndex {
       file: this.file,
       runner: this.o.runner,
       ...(this.o.deny ? { deny: this.o.deny } : {}),
+      ...(this.o.gitUser ? { gitUser: this.o.gitUser } : {}),
       ...(this.o.racyMs !== undefined ? { racyMs: this.o.racyMs } : {}),
     });
     // Events queued meanwhile are let in (and recorded) first: watch.ts `update` keeps live watches.
