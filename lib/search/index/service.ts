@@ -62,7 +62,12 @@ export class SearchIndex {
   #unwatched = false;
   /** Ignore files with another hard link, whose writes no watch may see (sweep.ts). */
   #linkedIgnores: string[] = [];
-  /** Their states and `.git/info/exclude`'s when watching began: a change is a rule change. */
+  /**
+   * The rule files outside the tree (ignore_outer.ts `inputs`: parents' ignore files, `.git` and
+   * `info/exclude`, git config, the global excludes file), which no watch sees either.
+   */
+  #outsideRules: string[] = [];
+  /** Their states and the linked ignore files' when watching began: a change is a rule change. */
   #rulesUnwatched = '';
   /** The watched root's identity (sweep.ts `rootIdentity`). */
   #rootId = '';
@@ -175,7 +180,7 @@ export class SearchIndex {
     const summarised = at === '' || this.#dirs.has(at);
     // A positive file glob is an override: its walk also meets ignored and hidden files, so it is
     // never learned as (nor served from) the directory's summary.
-    if (this.#watch && rulesOutsideWatches(this.o.root, this.#linkedIgnores) !== this.#rulesUnwatched)
+    if (this.#watch && rulesOutsideWatches(this.#outsideRules, this.#linkedIgnores) !== this.#rulesUnwatched)
       this.#rulesChanged();
     if (!this.#watch || this.#unwatched || !q.walk.useIgnore || q.walk.hidden || !summarised) return answer;
     if (q.walk.fileGlobs?.length) return answer;
@@ -270,6 +275,7 @@ export class SearchIndex {
     const live = () => !this.#closed && this.#check === check;
     const run = checkInBackground({
       root: this.o.root,
+      ...(this.o.gitUser ? { gitUser: this.o.gitUser } : {}),
       idx,
       runner: this.o.runner,
       dirs: this.#dirs,
@@ -321,7 +327,8 @@ export class SearchIndex {
     }
     this.#unwatched ||= rules.unwatched;
     this.#linkedIgnores = rules.linked;
-    this.#rulesUnwatched = rulesOutsideWatches(this.o.root, this.#linkedIgnores);
+    this.#outsideRules = rules.outside;
+    this.#rulesUnwatched = rulesOutsideWatches(this.#outsideRules, this.#linkedIgnores);
     for (const [rel, named, lost] of seen?.events ?? []) this.#event(rel, named, lost);
   }
 
