@@ -60,7 +60,7 @@ export function withFile<T>(file: string, o: ReadOptions, use: (fd: number, st: 
   let at = file;
   if (o.follow) {
     try {
-      at = realpathSync(file);
+      at = realpathSync.native(file);
     } catch {
       return undefined;
     }
@@ -82,12 +82,15 @@ export function withFile<T>(file: string, o: ReadOptions, use: (fd: number, st: 
 /** The rules of the ignore file `file`, or undefined when it is missing, empty, or not read. */
 export function readRules(file: string, o: ReadOptions = {}): GitignoreRules | undefined {
   const key = `${o.follow ? 'f' : '-'}${o.mineOnly ? 'm' : '-'}${file}`;
-  let st: Stats;
+  let st: Stats | undefined;
   try {
-    st = statSync(file);
+    st = statSync(file, { throwIfNoEntry: false });
   } catch {
+    st = undefined; // ENOTDIR, EACCES: as missing
+  }
+  if (!st) {
     cache.delete(key);
-    return undefined; // missing (the common case): one failed stat, as a failed open cost before
+    return undefined; // missing (the common case): one failed stat, no exception made for it
   }
   const hit = cache.get(key);
   if (hit && same(hit, st)) return hit.rules;

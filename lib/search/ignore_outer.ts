@@ -150,7 +150,7 @@ const isDir = (p: string) => statIfAny(p)?.isDirectory() === true;
 
 function realIfAny(p: string): string | undefined {
   try {
-    return realpathSync(p);
+    return realpathSync.native(p);
   } catch {
     return undefined;
   }
