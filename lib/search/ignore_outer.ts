@@ -14,8 +14,8 @@
  *   by default `$XDG_CONFIG_HOME/git/ignore`, else `~/.config/git/ignore` — only when the runtime has
  *   a home (`GitUser`).
  *
- * What a tree holds never makes MewCode read a file git would not: a `.git` file and `commondir` are
- * followed only to directories git takes for git directories (`HEAD`, `objects/`, `refs/`), and
+ * What a tree holds never makes MewCode read a file git would not: a `.git` file or symlink and
+ * `commondir` are followed only to directories git takes for git directories (`HEAD`, `objects/`, `refs/`), and
  * from those only `info/exclude` is read; `core.excludesFile` is not taken from the repository's own
  * config, so a tree cannot name an arbitrary file to be read as patterns. Files above `base` are read
  * only when this process's user or root owns them, and a `.git` above `base` that someone else owns
@@ -112,9 +112,9 @@ function findRepo(base: string): Repo | undefined {
   for (const dir of [base, ...ancestors(base)]) {
     const dotGit = path.join(dir, '.git');
     const st = lstatIfAny(dotGit);
-    if (!st || !(st.isDirectory() || st.isFile())) continue;
+    if (!st || !(st.isDirectory() || st.isFile() || st.isSymbolicLink())) continue;
     if (dir !== base && !mine(st)) return undefined;
-    const repo = st.isDirectory() ? gitDirRepo(dir) : gitFileRepo(dir, dotGit);
+    const repo = st.isDirectory() ? gitDirRepo(dir) : st.isFile() ? gitFileRepo(dir, dotGit) : linkedRepo(dir, dotGit);
     if (repo) return repo;
   }
   return undefined;
@@ -132,6 +132,12 @@ function gitFileRepo(top: string, dotGit: string): Repo | undefined {
   const commonNamed = smallText(pointer, true)?.trim();
   const common = commonNamed ? realIfAny(path.resolve(gitDir, commonNamed)) : gitDir;
   return common && isGitDir(common) ? { top, common, pointers: [dotGit, pointer] } : undefined;
+}
+
+/** A `.git` symlink, followed as git follows it, but only to a git directory. */
+function linkedRepo(top: string, dotGit: string): Repo | undefined {
+  const common = realIfAny(dotGit);
+  return common && isGitDir(common) ? { top, common, pointers: [dotGit] } : undefined;
 }
 
 /** git's `is_git_directory`: `HEAD`, `objects/` and `refs/`. */

@@ -242,6 +242,23 @@ test('outside: a symlinked info/exclude is read, as git and rg read it', () => {
   assert.deepEqual(ours.ignored, [['secret.env', '.git/info/exclude']]);
 });
 
+test('outside: a .git symlink to a git directory elsewhere is followed, as git follows it', () => {
+  const dir = tempDir('mewcode-outside-');
+  const env = envWith(path.join(dir, 'home'));
+  const repo = path.join(dir, 'repo');
+  writeTree(dir, { 'home/.keep': '', 'repo/pkg/x.txt': '', 'repo/pkg/y.txt': '', 'repo/.gitignore': 'y.txt\n' });
+  git(dir, env, 'init', '-q', 'elsewhere');
+  writeTree(dir, { 'elsewhere/.git/info/exclude': 'x.txt\n' });
+  symlinkSync(path.join(dir, 'elsewhere/.git'), path.join(repo, '.git'));
+  const pkg = path.join(repo, 'pkg');
+  assert.deepEqual(walked(pkg).files, gitKept(pkg, env));
+  assert.deepEqual(walked(pkg).files, []);
+  assert.deepEqual(walked(pkg).ignored, [
+    ['x.txt', '.git/info/exclude'],
+    ['y.txt', '.gitignore'],
+  ]);
+});
+
 test('outside: no .gitignore above a tree outside any repository; none above the repository’s top', () => {
   const dir = tempDir('mewcode-outside-');
   const env = envWith(path.join(dir, 'home'));
