@@ -114,6 +114,34 @@ for (const args of fdCases) {
   });
 }
 
+// A pattern without "/" matches a name at any depth, as `fd -g` (the glob tool itself matches it at
+// the top level only); one with "/" is matched against the whole path, as `fd -g --full-path`.
+const fdGlobCases: [string[], string[]][] = [
+  [['*.ts'], ['-g', '*.ts']],
+  [['*.{md,js}'], ['-g', '*.{md,js}']],
+  [
+    ['-H', '*.txt'],
+    ['-H', '-g', '*.txt'],
+  ],
+  [
+    ['*.ts', 'sub'],
+    ['-g', '*.ts', 'sub'],
+  ],
+];
+for (const [ours, theirs] of fdGlobCases) {
+  test(`cli glob: ${ours.join(' ')} lists what fd ${theirs.join(' ')} lists`, async () => {
+    const fd = spawnSync(requireTool('fd'), ['--type', 'f', ...theirs], { cwd: root, encoding: 'utf8' });
+    const listed = await runCli(['glob', ...ours], { cwd: root });
+    assert.equal(listed.out, `${fd.stdout.split('\n').filter(Boolean).sort().join('\n')}\n`, listed.err);
+    assert.match(listed.out, /\//, 'deeper files are listed');
+  });
+}
+
+test('cli glob: a pattern with "/" is matched against the path, as the tool matches it', async () => {
+  const listed = await runCli(['glob', 'sub/*.ts'], { cwd: root });
+  assert.deepEqual([listed.code, listed.out], [0, 'sub/c.ts\n']);
+});
+
 test('cli grep: notes go to stderr in the CLI’s words; `grep -l | xargs wc -l` sees only paths', async () => {
   const r = await runCli(['grep', '-l', 'needle'], { cwd: root });
   assert.equal(r.out, 'Makefile\na.ts\nb.js\nsub/c.ts\nsub/d.md\nvendor/v.ts\n');

@@ -172,7 +172,6 @@ export const FLAGS = {
   'no-mmap': { type: 'boolean', help: 'no-op: files are read, never mapped', commands: grep },
   'no-config': { type: 'boolean', help: 'no-op: MewCode reads no ripgrep config file', commands: grep },
   'no-require-git': { type: 'boolean', help: 'no-op: .gitignore applies outside git repositories too', commands: grep },
-  'no-ignore-global': { type: 'boolean', help: 'no-op: the global git excludes file is never read', commands: grep },
   'line-buffered': { type: 'boolean', help: 'no-op: the lines print when the search ends', commands: grep },
   'block-buffered': { type: 'boolean', help: 'no-op: the lines print when the search ends', commands: grep },
   'output-mode': { type: 'string', arg: 'M', help: 'content | files_with_matches | count', commands: grep },

@@ -96,11 +96,12 @@ export const RG_REFUSED: readonly RefusedFlag[] = [
       'no-ignore-dot',
       'no-ignore-exclude',
       'no-ignore-files',
+      'no-ignore-global',
       'no-ignore-parent',
       'no-ignore-vcs',
       'no-ignore-messages',
     ],
-    why: 'MewCode reads .gitignore, .git/info/exclude, .ignore and .mewcodeignore, and --no-ignore lifts them all at once',
+    why: 'MewCode reads .mewcodeignore, .rgignore, .ignore, .gitignore, info/exclude and the global excludes file (docs/search.md), and --no-ignore lifts them all at once',
   },
   {
     long: ['colors'],

@@ -1,5 +1,6 @@
 /**
- * `mewcode glob`: fd's flags turned into the tool's arguments, the whole result printed (no model
+ * `mewcode glob`: fd's flags turned into the tool's arguments (a pattern without "/", as `fd -g`
+ * takes it, matches a name at any depth), the whole result printed (no model
  * budget, no spill file: `--limit` cuts only when asked), paths on stdout and notes on stderr, exit 0
  * found, 1 nothing found, 2 an error. grep is grep_command.ts. Main thread.
  */
@@ -39,7 +40,9 @@ function globInput(args: ParsedArgs): Record<string, unknown> {
   if (pattern === undefined) throw new UsageError('glob needs a pattern: mewcode glob "**/*.ts" [dir], or -e EXT.');
   if (extra.length)
     throw new UsageError(`glob takes a pattern and one directory; unexpected "${extra[0]}". Quote the pattern.`);
-  const input: Record<string, unknown> = { pattern, limit: 0 }; // a pipe gets every path
+  // As `fd -g`: a pattern without "/" matches a file's name at any depth (the tool's own glob matches
+  // it at the top level only, as its description tells the model).
+  const input: Record<string, unknown> = { pattern: anyDepth(pattern), limit: 0 }; // a pipe gets every path
   if (dir !== undefined) input.path = dir;
   if (f.sort !== undefined && f.sort !== 'path' && f.sort !== 'mtime')
     throw new UsageError(`--sort must be path or mtime, not "${f.sort}".`);
@@ -50,3 +53,9 @@ function globInput(args: ParsedArgs): Record<string, unknown> {
   walkFlags(args, input);
   return input;
 }
+
+/**
+ * A pattern that names no directory (`*.ts`) matches a name at any depth, as fd's glob does: it is
+ * searched as that pattern below `**`.
+ */
+export const anyDepth = (pattern: string): string => (pattern.includes('/') ? pattern : `**/${pattern}`);

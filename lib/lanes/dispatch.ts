@@ -15,6 +15,7 @@ import type { LaneRunner } from '../core/registry.ts';
 import { type AnyTool, fail, type Lane, type ToolContext, type ToolResult } from '../core/tool.ts';
 import type { Ledger } from '../files/ledger.ts';
 import type { SearchSkip } from '../policy/read_deny.ts';
+import type { GitUser } from '../search/ignore.ts';
 import type { SearchIndex } from '../search/index/service.ts';
 import type { SkillCatalog } from '../skills/catalog.ts';
 import type { SkillSources } from '../skills/fetch.ts';
@@ -39,6 +40,8 @@ interface LaneConfig {
   searchSkip?: SearchSkip;
   /** The root's n-gram index, a prefilter for grep. */
   index?: SearchIndex;
+  /** Where the user's git config is, for the global excludes file. */
+  gitUser?: GitUser;
   ledger: Ledger;
   exec: ExecConfig;
   skills: SkillCatalog;
@@ -96,6 +99,7 @@ export function createLanes(c: LaneConfig): LaneRunner {
         deadlineAt,
         ...(readDeny ? { readDeny } : {}),
         ...(c.index ? { index: c.index } : {}),
+        ...(c.gitUser ? { gitUser: c.gitUser } : {}),
       };
       return withDeadline(ctx, (signal) => {
         if (pool) search.shards = { parallelism: pool.size, run: (task) => pool.run(task, signal) };

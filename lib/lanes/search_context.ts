@@ -4,6 +4,7 @@
  */
 import type { ToolContext } from '../core/tool.ts';
 import type { DenySpec } from '../search/denied.ts';
+import type { GitUser } from '../search/ignore.ts';
 import type { SearchIndex } from '../search/index/service.ts';
 import type { ShardRunner } from '../search/parallel.ts';
 
@@ -24,4 +25,6 @@ export interface SearchContext extends ToolContext {
   readDeny?: DenySpec;
   /** The root's n-gram index, when the runtime uses one: a prefilter only. */
   index?: SearchIndex;
+  /** Where the user's git config is, for the global excludes file (none read without it). */
+  gitUser?: GitUser;
 }

@@ -32,6 +32,7 @@ import { type LoadedSettings, loadSettings, type McpServerConfig, type Rule } fr
 import { type Prompter, terminalPrompter } from '../prompt/prompt.ts';
 import { probeSandbox, type SandboxConfig } from '../sandbox/bwrap.ts';
 import { sandboxConfigOf } from '../sandbox/config.ts';
+import type { GitUser } from '../search/ignore.ts';
 import type { SearchIndex } from '../search/index/service.ts';
 import type { TrustOption } from '../settings/trust.ts';
 import { SkillCatalog } from '../skills/catalog.ts';
@@ -57,7 +58,10 @@ export interface RuntimeOptions {
   sandbox?: boolean;
   /** How to ask for approval: a prompter, "terminal" (when stdin and stderr are terminals), or none. */
   prompt?: Prompter | 'terminal' | 'none';
-  /** Home directory for the user settings file and the trust record (default: the OS's); null reads none. */
+  /**
+   * Home directory for the user settings file, the trust record and the git config searches read the
+   * global excludes file from (default: the OS's); null reads none.
+   */
   home?: string | null;
   /**
    * Folder trust for the root's project and local settings (what they widen: hooks, allow rules,
@@ -159,7 +163,8 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   sweepJournals(); // temp files of writers that died mid-write
   void sweepStaleCgroups(); // commands of runtimes that were SIGKILLed
   const rules = settings.value.rules;
-  const started = startLanes(options, { gate, flags, rules, mode, sandbox: sandbox.value, ledger, skills });
+  const gitUser = gitUserOf(options, home);
+  const started = startLanes(options, { gate, flags, rules, mode, sandbox: sandbox.value, ledger, skills, gitUser });
   return okValue(assemble({ gate, registry, ledger, policy, settings: settings.value, skills, ...started }));
 }
 
@@ -203,6 +208,17 @@ function sandboxOf(
   return okValue({ ...made.value, bwrap: probe.value });
 }
 
+/**
+ * Where searches find the user's git config (the global excludes file): the runtime's home, with
+ * `$XDG_CONFIG_HOME` when the home is the OS's (a home given explicitly uses its own `.config`); none
+ * for `home: null`.
+ */
+function gitUserOf(options: RuntimeOptions, home: string | undefined): GitUser | undefined {
+  if (home === undefined) return undefined;
+  const xdg = options.home === undefined ? process.env.XDG_CONFIG_HOME : undefined;
+  return { home, ...(xdg ? { xdgConfigHome: path.resolve(xdg) } : {}) };
+}
+
 /** The lanes tools run in, with the read pool (or its standby worker) and the search index they share. */
 function startLanes(
   options: RuntimeOptions,
@@ -214,6 +230,7 @@ function startLanes(
     sandbox: SandboxConfig | undefined;
     ledger: Ledger;
     skills: SkillCatalog;
+    gitUser: GitUser | undefined;
   },
 ): { lanes: LaneRunner; index: SearchIndex | undefined; pool: ReadPool | undefined; standby: ReadPool | undefined } {
   const { gate, ledger, skills } = o;
@@ -221,7 +238,7 @@ function startLanes(
   // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
   const standby = pool ? undefined : createReadPool({ workers: 1 });
   const searchSkip = searchSkipOf(o.flags, o.rules, gate, o.mode);
-  const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root));
+  const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root), o.gitUser);
   if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
   const lanes = createLanes({
     ...(pool ? { pool } : {}),
@@ -229,6 +246,7 @@ function startLanes(
     readTimeoutMs: options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
     searchSkip,
     ...(index ? { index } : {}),
+    ...(o.gitUser ? { gitUser: o.gitUser } : {}),
     ledger,
     exec: {
       env: childEnv(process.env, o.flags.allow.env ?? false, { allowLoader: o.mode === 'bypass' }),

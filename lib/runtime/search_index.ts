@@ -5,6 +5,7 @@
  */
 import type { ReadPool } from '../lanes/pool.ts';
 import type { DenySpec } from '../search/denied.ts';
+import type { GitUser } from '../search/ignore.ts';
 import { type IndexRunner, inlineIndexRunner } from '../search/index/build.ts';
 import type { IndexShardResult } from '../search/index/build_shard.ts';
 import { SearchIndex } from '../search/index/service.ts';
@@ -30,6 +31,7 @@ export function searchIndexFor(
   o: { index?: IndexUse; indexCacheDir?: string },
   pool: ReadPool | undefined,
   deny: DenySpec | undefined,
+  gitUser?: GitUser,
 ): SearchIndex | undefined {
   const use = o.index ?? 'build';
   if (use === 'off') return undefined;
@@ -40,5 +42,6 @@ export function searchIndexFor(
     runner: indexRunner(pool),
     cacheDir: o.indexCacheDir ?? cacheDir(),
     ...(deny ? { deny } : {}),
+    ...(gitUser ? { gitUser } : {}),
   });
 }

@@ -1,18 +1,20 @@
 /**
  * Ignore rules as ripgrep applies them: one layer per ignore file per directory; `.mewcodeignore`
- * outranks `.ignore`, which outranks `.gitignore`, which outranks `.git/info/exclude`, whatever their
- * depths, and within one kind a deeper file overrides a shallower one (git's rule for `.gitignore`). `.gitignore` applies with or without a git repository (ripgrep's `--no-require-git`); the
- * user's global excludes file is not read. The walker never enters an ignored directory, so a file
- * under one cannot be re-included — as in git. Runs in workers and inline.
+ * outranks `.rgignore`, which outranks `.ignore`, then `.gitignore`, then the repository's
+ * `info/exclude`, then the global excludes file (`core.excludesFile`), whatever their depths, and
+ * within one kind a deeper file overrides a shallower one (git's rule for `.gitignore`). In the tree,
+ * `.gitignore` and `.git/info/exclude` apply with or without a git repository (ripgrep's
+ * `--no-require-git`); above it, the files ignore_outer.ts finds (parents' ignore files, a worktree's
+ * common `info/exclude`, the global excludes file). The walker never enters an ignored directory, so a
+ * file under one cannot be re-included — as in git. Runs in workers and inline.
  */
 import path from 'node:path';
 import type { GitignoreRules } from './gitignore.ts';
 import { readRules } from './ignore_files.ts';
+import { type GitUser, IGNORE_FILES, IGNORE_KINDS, type IgnoreSource, outsideRules } from './ignore_outer.ts';
 import { dirOf } from './rel_paths.ts';
 
-/** Ignore files by precedence, highest first. */
-export const IGNORE_FILES = ['.mewcodeignore', '.ignore', '.gitignore'] as const;
-export type IgnoreSource = (typeof IGNORE_FILES)[number] | '.git/info/exclude';
+export { type GitUser, IGNORE_FILES, type IgnoreSource } from './ignore_outer.ts';
 
 export interface Layer {
   /** Directory of the rules, relative to the walk root with `/`, '' for the root and its ancestors. */
@@ -23,9 +25,17 @@ export interface Layer {
   rules: GitignoreRules;
 }
 
+/** The walk root's path below `dir` (an ancestor or the root itself) with a trailing '/', or ''. */
+function upFrom(dir: string, root: string): string {
+  const rel = path.relative(dir, root);
+  return rel === '' ? '' : `${rel.split(path.sep).join('/')}/`;
+}
+
 /**
  * Rules for one walk root; layers are loaded once per directory and cached. Ignore files between
- * `base` (the runtime root) and the walk root apply too, as ripgrep applies parents' ignore files.
+ * `base` (the runtime root) and the walk root apply too, as ripgrep applies parents' ignore files,
+ * and so do those above `base` that git and ripgrep read (ignore_outer.ts); `user` says where the
+ * user's git config is (none read without it).
  */
 export class IgnoreRules {
   readonly #root: string;
@@ -39,31 +49,32 @@ export class IgnoreRules {
    */
   readonly filesSeen: string[] = [];
 
-  constructor(root: string, base: string = root) {
+  /** The rules of a walk (walk.ts `WalkOptions`). */
+  static of(o: { root: string; ignoreBase?: string; gitUser?: GitUser }): IgnoreRules {
+    return new IgnoreRules(o.root, o.ignoreBase, o.gitUser);
+  }
+
+  constructor(root: string, base: string = root, user?: GitUser) {
     this.#root = root;
     const outer: Layer[] = [];
     const rel = path.relative(base, root);
-    if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) {
+    const inside = !rel.startsWith('..') && !path.isAbsolute(rel);
+    const top = inside ? base : root;
+    if (rel !== '' && inside) {
       const parts = rel.split(path.sep);
-      // Ancestors from nearest to farthest, each with the walk root's path below it.
+      // Ancestors in the tree from nearest to farthest, each with the walk root's path below it.
       for (let i = parts.length - 1; i >= 0; i--) {
         const dir = path.join(base, ...parts.slice(0, i));
-        const up = `${parts.slice(i).join('/')}/`;
         for (const source of IGNORE_FILES) {
           const rules = readRules(path.join(dir, source));
-          if (rules) outer.push({ dir: '', up, source, rules });
+          if (rules) outer.push({ dir: '', up: upFrom(dir, root), source, rules });
         }
       }
     }
-    const top = rel === '' || rel.startsWith('..') ? root : base;
-    const exclude = readRules(path.join(top, '.git', 'info', 'exclude'));
-    if (exclude)
-      outer.push({
-        dir: '',
-        up: top === root ? '' : `${rel.split(path.sep).join('/')}/`,
-        source: '.git/info/exclude',
-        rules: exclude,
-      });
+    for (const f of outsideRules(top, user).files) {
+      const rules = readRules(f.file, f);
+      if (rules) outer.push({ dir: '', up: upFrom(f.dir, root), source: f.source, rules });
+    }
     this.#layers.set('\0outer', outer);
   }
 
@@ -89,7 +100,7 @@ export class IgnoreRules {
 
   /**
    * The layers that apply inside `dir`, in the order they are asked: by kind of ignore file first
-   * (`.mewcodeignore`, `.ignore`, `.gitignore`, `.git/info/exclude`), and within a kind the deepest
+   * (`.mewcodeignore`, `.rgignore`, `.ignore`, `.gitignore`, `info/exclude`, the global excludes file), and within a kind the deepest
    * directory first. That is ripgrep's precedence: a root `.ignore` with `*.log` hides `sub/keep.log`
    * even when `sub/.gitignore` says `!keep.log`, because no `.gitignore` outranks an `.ignore`.
    */
@@ -103,11 +114,8 @@ export class IgnoreRules {
     if (parent !== undefined && own.length === 0) stack = parent;
     else {
       // One bucket per kind; this directory's layers go before its ancestors' (deepest first).
-      const byKind: Layer[][] = [[], [], [], []];
-      const add = (l: Layer) => {
-        const k = l.source === '.git/info/exclude' ? IGNORE_FILES.length : IGNORE_FILES.indexOf(l.source);
-        (byKind[k] as Layer[]).push(l);
-      };
+      const byKind: Layer[][] = IGNORE_KINDS.map(() => []);
+      const add = (l: Layer) => (byKind[IGNORE_KINDS.indexOf(l.source)] as Layer[]).push(l);
       for (const l of own) add(l);
       for (const l of parent ?? (this.#layers.get('\0outer') as Layer[])) add(l);
       stack = byKind.flat();

@@ -81,7 +81,7 @@ export async function runSharded<T extends ShardResult>(
     skipped[reason] = c;
   };
   const target = runner.parallelism * SHARDS_PER_WORKER;
-  const plan = planShards(walk, start, target, PLAN_BUDGET, { skipped: note }, new IgnoreRules(root, walk.ignoreBase));
+  const plan = planShards(walk, start, target, PLAN_BUDGET, { skipped: note }, IgnoreRules.of({ ...walk, root }));
   const small = plan.dirs.length === 0 && plan.files.length <= inlineMaxFiles;
   const tasks: ShardTask[] = [];
   // Loose files and directories go to separate shards, so each shard's output is in path order.

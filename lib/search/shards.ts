@@ -161,7 +161,7 @@ export function runGlobShard(t: GlobShard): GlobShardResult {
   };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
   const o = { ...t.walk, openFiles: t.withMtime }; // names only, unless the mtimes are wanted
-  if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
+  if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, IgnoreRules.of({ ...t.walk, root: t.root }));
   return { paths, mtimes, skipped: count.skipped, visited, stopped };
 }
 
@@ -246,7 +246,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
   };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
   const o = { ...t.walk, openFiles: 'read' as const };
-  if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, new IgnoreRules(t.root, t.walk.ignoreBase));
+  if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, IgnoreRules.of({ ...t.walk, root: t.root }));
   out.skipped = count.skipped;
   if (listing) out.listed = listing.done();
   return out;

@@ -23,20 +23,22 @@ import { type DenySpec, type DenyTest, denyTest } from './denied.ts';
 import { DirChain } from './dir_chain.ts';
 import { type DirEntry, listDir, listingsKept, openListed } from './dircache.ts';
 import { globNames, reincluded } from './hidden.ts';
-import { IgnoreRules, type IgnoreSource, type Layer } from './ignore.ts';
+import { type GitUser, IgnoreRules, type IgnoreSource, type Layer } from './ignore.ts';
 import { baseOf } from './rel_paths.ts';
 
 export interface WalkOptions {
   /** Absolute real path of the search root. */
   root: string;
-  /** Apply .gitignore / .ignore / .mewcodeignore. */
+  /** Apply ignore files (.gitignore, .ignore, .rgignore, .mewcodeignore, excludes: ignore_outer.ts). */
   useIgnore: boolean;
   /** Enter hidden directories and yield hidden files. */
   hidden: boolean;
   /** Deepest level to yield files at (root entries are depth 1). */
   maxDepth: number;
-  /** The runtime root: ignore files between it and `root` apply too. */
+  /** The runtime root: ignore files between it and `root` apply too, and those above it git and rg read. */
   ignoreBase?: string;
+  /** Where the user's git config is, for the global excludes file (none read without it). */
+  gitUser?: GitUser;
   /** grep's file globs: files they name are searched even when hidden or ignored, as with rg -g (hidden.ts). */
   fileGlobs?: readonly string[];
   /** Paths the policy denies for reading (never listed, never read). */
@@ -72,12 +74,7 @@ export interface Visitor {
 }
 
 /** Walks the given directories (relative to the root, in order). */
-export function walk(
-  o: WalkOptions,
-  dirs: readonly string[],
-  visitor: Visitor,
-  rules = new IgnoreRules(o.root, o.ignoreBase),
-): boolean {
+export function walk(o: WalkOptions, dirs: readonly string[], visitor: Visitor, rules = IgnoreRules.of(o)): boolean {
   const walkable = dirs.filter((dir) => !excludedOnTheWay(o, dir, rules, visitor));
   if (!o.openFiles) return walkable.some((dir) => walkDir(o, dir, visitor, rules));
   // Each directory is opened through its parent, reached through the chain of its ancestors.

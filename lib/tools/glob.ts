@@ -164,6 +164,7 @@ function planGlob(a: GlobArgs, ctx: SearchContext, w: Wording): Result<GlobPlan 
     maxDepth: (base === '' ? 0 : base.split('/').length) + maxDepth,
     ignoreBase: ctx.root,
     ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
+    ...(ctx.gitUser ? { gitUser: ctx.gitUser } : {}),
   };
   // A glob is a regex too: one that could backtrack without bound runs only in a worker, under the
   // deadline, as one task — planning here would test it against the skipped files it counts.

@@ -293,6 +293,7 @@ function walkOf(a: GrepArgs, ctx: SearchContext, dir: string, globs: readonly st
     // The override is tested while planning, on this thread: only a glob that cannot run away.
     ...(globs.length && globs.every((g) => boundedGlob(g.replace(/^!/, ''))) ? { fileGlobs: [...globs] } : {}),
     ...(ctx.readDeny ? { deny: ctx.readDeny } : {}),
+    ...(ctx.gitUser ? { gitUser: ctx.gitUser } : {}),
   };
 }
 

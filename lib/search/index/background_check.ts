@@ -9,6 +9,8 @@
  * open before any state is read, so a file changed after its state was read raised an event, and one
  * changed before is unlike its indexed state. Main thread.
  */
+
+import type { GitUser } from '../ignore.ts';
 import type { IndexRunner } from './build.ts';
 import type { EventsDuringBuild } from './during_build.ts';
 import type { StatesShard } from './states_shard.ts';
@@ -30,6 +32,8 @@ export interface CheckProgress {
 
 export interface CheckTarget {
   root: string;
+  /** Where the user's git config is: its excludes file is one of the rules outside the tree. */
+  gitUser?: GitUser;
   idx: LoadedIndex;
   runner: IndexRunner;
   /** The directories to watch: every one the build entered or that holds an indexed file. */
@@ -82,7 +86,7 @@ export async function checkInBackground(t: CheckTarget): Promise<RulesAtStart | 
     for (const { rel, file } of r.value.unlike) t.unlike(rel, file);
     if (!(await pause(t, { phase: 'state', done: Math.min(n, from + STATES_PER_TASK), of: n }))) return undefined;
   }
-  return rulesAtStart(t.root, t.idx, t.dirs, onlyIn);
+  return rulesAtStart(t.root, t.idx, t.dirs, onlyIn, t.gitUser);
 }
 
 /** Gives the event loop a turn (and the hook its hold); false when the check is no longer wanted. */

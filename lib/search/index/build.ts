@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { TaskOutcome } from '../../core/task_outcome.ts';
 import type { DenySpec } from '../denied.ts';
-import { IgnoreRules } from '../ignore.ts';
+import { type GitUser, IgnoreRules } from '../ignore.ts';
 import { planShards, type WalkOptions } from '../walk.ts';
 import { type IndexShard, type IndexShardResult, runIndexShard } from './build_shard.ts';
 import { SegmentSpool } from './spool.ts';
@@ -28,13 +28,14 @@ export const inlineIndexRunner: IndexRunner = {
 };
 
 /** The walk an index covers: what grep searches by default (ignore files honoured, hidden skipped). */
-const indexWalk = (root: string, deny?: DenySpec): WalkOptions => ({
+const indexWalk = (root: string, deny?: DenySpec, gitUser?: GitUser): WalkOptions => ({
   root,
   useIgnore: true,
   hidden: false,
   maxDepth: Number.POSITIVE_INFINITY,
   ignoreBase: root,
   ...(deny ? { deny } : {}),
+  ...(gitUser ? { gitUser } : {}),
 });
 
 export interface BuildOptions {
@@ -42,16 +43,18 @@ export interface BuildOptions {
   file: string;
   runner: IndexRunner;
   deny?: DenySpec;
+  /** Where the user's git config is: the global excludes file applies as in a search. */
+  gitUser?: GitUser;
   racyMs?: number;
 }
 
 export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedIndex>> {
   const builtAt = Date.now();
-  const walk = indexWalk(o.root, o.deny);
+  const walk = indexWalk(o.root, o.deny, o.gitUser);
   // Every directory the walk enters is watched, even one that holds no indexed file (store.ts).
   const entered: string[] = [];
   const enter = { dir: (d: string) => void entered.push(d) };
-  const rules = new IgnoreRules(o.root, o.root);
+  const rules = IgnoreRules.of(walk);
   const plan = planShards(walk, '', o.runner.parallelism * 8, 3000, enter, rules);
   const ignoreFiles = new Set(rules.filesSeen);
   const make = (dirs: string[], files: IndexShard['files']): IndexShard => ({

@@ -113,7 +113,7 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
   const visitor: Visitor = { file: visit, dir: (d) => out.dirs.push(d) };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
   const o = { ...t.walk, openFiles: 'read' as const };
-  const rules = new IgnoreRules(t.root, t.walk.ignoreBase);
+  const rules = IgnoreRules.of({ ...t.walk, root: t.root });
   if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, rules);
   out.ignoreFiles = rules.filesSeen;
   flush();

@@ -13,7 +13,7 @@
 import path from 'node:path';
 import { lstatIfAny } from '../../core/lstat_if_any.ts';
 import type { DenySpec } from '../denied.ts';
-import { IGNORE_FILES } from '../ignore.ts';
+import { type GitUser, IGNORE_FILES } from '../ignore.ts';
 import { baseOf, dirOf } from '../rel_paths.ts';
 import { type CheckProgress, checkInBackground, type RulesAtStart } from './background_check.ts';
 import type { IndexRunner } from './build.ts';
@@ -37,6 +37,8 @@ interface IndexOptions {
   runner: IndexRunner;
   cacheDir: string;
   deny?: DenySpec;
+  /** Where the user's git config is (the global excludes file), as the runtime's searches have it. */
+  gitUser?: GitUser;
   minFiles?: number;
   racyMs?: number;
 }
@@ -60,7 +62,12 @@ export class SearchIndex {
   #unwatched = false;
   /** Ignore files with another hard link, whose writes no watch may see (sweep.ts). */
   #linkedIgnores: string[] = [];
-  /** Their states and `.git/info/exclude`'s when watching began: a change is a rule change. */
+  /**
+   * The rule files outside the tree (ignore_outer.ts `inputs`: parents' ignore files, `.git` and
+   * `info/exclude`, git config, the global excludes file), which no watch sees either.
+   */
+  #outsideRules: string[] = [];
+  /** Their states and the linked ignore files' when watching began: a change is a rule change. */
   #rulesUnwatched = '';
   /** The watched root's identity (sweep.ts `rootIdentity`). */
   #rootId = '';
@@ -111,6 +118,7 @@ export class SearchIndex {
       file: this.file,
       runner: this.o.runner,
       ...(this.o.deny ? { deny: this.o.deny } : {}),
+      ...(this.o.gitUser ? { gitUser: this.o.gitUser } : {}),
       ...(this.o.racyMs !== undefined ? { racyMs: this.o.racyMs } : {}),
     });
     // Events queued meanwhile are let in (and recorded) first: watch.ts `update` keeps live watches.
@@ -172,7 +180,7 @@ export class SearchIndex {
     const summarised = at === '' || this.#dirs.has(at);
     // A positive file glob is an override: its walk also meets ignored and hidden files, so it is
     // never learned as (nor served from) the directory's summary.
-    if (this.#watch && rulesOutsideWatches(this.o.root, this.#linkedIgnores) !== this.#rulesUnwatched)
+    if (this.#watch && rulesOutsideWatches(this.#outsideRules, this.#linkedIgnores) !== this.#rulesUnwatched)
       this.#rulesChanged();
     if (!this.#watch || this.#unwatched || !q.walk.useIgnore || q.walk.hidden || !summarised) return answer;
     if (q.walk.fileGlobs?.length) return answer;
@@ -267,6 +275,7 @@ export class SearchIndex {
     const live = () => !this.#closed && this.#check === check;
     const run = checkInBackground({
       root: this.o.root,
+      ...(this.o.gitUser ? { gitUser: this.o.gitUser } : {}),
       idx,
       runner: this.o.runner,
       dirs: this.#dirs,
@@ -318,7 +327,8 @@ export class SearchIndex {
     }
     this.#unwatched ||= rules.unwatched;
     this.#linkedIgnores = rules.linked;
-    this.#rulesUnwatched = rulesOutsideWatches(this.o.root, this.#linkedIgnores);
+    this.#outsideRules = rules.outside;
+    this.#rulesUnwatched = rulesOutsideWatches(this.#outsideRules, this.#linkedIgnores);
     for (const [rel, named, lost] of seen?.events ?? []) this.#event(rel, named, lost);
   }
 

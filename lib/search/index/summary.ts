@@ -4,8 +4,6 @@
  * renamed, no ignore rule changed — the next search of that directory needs no walk: its files are
  * the index's candidates plus those. Main thread.
  */
-import path from 'node:path';
-import { lstatIfAny } from '../../core/lstat_if_any.ts';
 import type { DenySpec } from '../denied.ts';
 import { dirOf } from '../rel_paths.ts';
 import type { GrepShardResult, SkipCounts } from '../shards.ts';
@@ -76,12 +74,6 @@ export function summarise(
 export function directFiles(candidates: readonly string[], prefix: string, s: WalkSummary): Entry[] {
   const mine = candidates.filter((c) => c.startsWith(prefix)).map((c) => c.slice(prefix.length));
   return [...new Set([...mine, ...s.unindexed])].sort(comparePaths).map((rel): Entry => ({ rel, kind: 'file' }));
-}
-
-/** The root's .git/info/exclude, which no watch sees: its state is part of a summary's key. */
-export function excludeState(root: string): string {
-  const st = lstatIfAny(path.join(root, '.git', 'info', 'exclude'));
-  return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '-';
 }
 
 function addSkips(into: SkipCounts, more: SkipCounts): SkipCounts {

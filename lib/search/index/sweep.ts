@@ -5,12 +5,13 @@
  * pool's part (states_shard.ts). And the states that tell a replaced root or an unwatched rule
  * change later. Main thread.
  */
+import { type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 import { lstatIfAny } from '../../core/lstat_if_any.ts';
 import { RACY_MS } from '../dircache.ts';
-import { IGNORE_FILES } from '../ignore.ts';
+import { type GitUser, IGNORE_FILES } from '../ignore.ts';
+import { outsideRules } from '../ignore_outer.ts';
 import type { LoadedIndex } from './store.ts';
-import { excludeState } from './summary.ts';
 
 /** Some directory of `dirs` is gone, or changed at or after `since` (ms). */
 function dirChangedSince(root: string, dirs: Iterable<string>, since: number): boolean {
@@ -29,18 +30,19 @@ function* ignoreFilesIn(dirs: Iterable<string>, names: readonly string[]): Gener
 /**
  * Of the ignore files `files` (relative to the root): those with another hard link (a write through
  * that other name changes the rules without an event in any watched directory), and whether any of
- * them, or the root's `.git/info/exclude`, changed at or after `since` (ms) — before the watches
- * began, so unseen.
+ * them, or a rule file outside the tree (`outside`: absolute, ignore_outer.ts; a symlink and its
+ * target), changed at or after `since` (ms) — before the watches began, so unseen.
  */
 function ignoreFileStates(
   root: string,
   files: Iterable<string>,
+  outside: readonly string[],
   since: number,
 ): { linked: string[]; changedSince: boolean } {
   const linked: string[] = [];
   const recent = (st: { mtimeMs: number; ctimeMs: number } | undefined) =>
     st !== undefined && (st.mtimeMs >= since || st.ctimeMs >= since);
-  let changedSince = recent(lstatIfAny(path.join(root, '.git', 'info', 'exclude')));
+  let changedSince = outside.some((f) => recent(lstatIfAny(f)) || recent(statIfAny(f)));
   for (const rel of files) {
     const file = path.join(root, rel);
     const st = lstatIfAny(file);
@@ -53,7 +55,9 @@ function ignoreFileStates(
 /**
  * What the rules and directories say once watching began: `unwatched` when a directory changed since
  * the build began (it may hold a directory the build never met), or an ignore rule did (in place: no
- * directory's times change); `linked`: the ignore files with another hard link. `unseen`: the
+ * directory's times change); `linked`: the ignore files with another hard link; `outside`: the paths
+ * of the rules from outside the tree (ignore_outer.ts `inputs`: parents' ignore files, `.git`
+ * pointers, `info/exclude`, git config, the global excludes file), which no watch sees. `unseen`: the
  * directories of `dirs` not watched all through the build (the others' changes came as events).
  */
 export function rulesAtStart(
@@ -61,23 +65,30 @@ export function rulesAtStart(
   idx: LoadedIndex,
   dirs: ReadonlySet<string>,
   unseen: ReadonlySet<string> = dirs,
-): { unwatched: boolean; linked: string[] } {
+  gitUser?: GitUser,
+): { unwatched: boolean; linked: string[]; outside: string[] } {
   const since = idx.builtAt - RACY_MS;
   const dirsChanged = dirChangedSince(root, unseen, since);
   // An unchanged directory holds the ignore files its listing showed in the build, and no other.
   const files = dirsChanged ? ignoreFilesIn(dirs, IGNORE_FILES) : idx.ignoreFiles;
-  const ignores = ignoreFileStates(root, files, since);
-  return { unwatched: dirsChanged || ignores.changedSince, linked: ignores.linked };
+  const outside = outsideRules(root, gitUser).inputs;
+  const ignores = ignoreFileStates(root, files, outside, since);
+  return { unwatched: dirsChanged || ignores.changedSince, linked: ignores.linked, outside };
 }
 
-/** The files' inode, size, mtime and ctime, as one string. */
-function statesOf(files: readonly string[]): string {
-  return files
-    .map((f) => {
-      const st = lstatIfAny(f);
-      return st ? `${st.ino}:${st.nlink}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '-';
-    })
-    .join(',');
+const stateOf = (st: Stats | undefined) => (st ? `${st.ino}:${st.nlink}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '-');
+
+/** The files' inode, size, mtime and ctime, as one string; `follow`: a symlink's target's too. */
+function statesOf(files: readonly string[], follow = false): string {
+  return files.map((f) => stateOf(lstatIfAny(f)) + (follow ? `>${stateOf(statIfAny(f))}` : '')).join(',');
+}
+
+function statIfAny(p: string): Stats | undefined {
+  try {
+    return statSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
 /** The root directory's identity: a root renamed away and replaced by a copy is another one. */
@@ -86,7 +97,10 @@ export function rootIdentity(root: string): string {
   return st ? `${st.dev}:${st.ino}` : '-';
 }
 
-/** The states of the ignore rules no watch sees: the root's `.git/info/exclude`, the `linked` files. */
-export function rulesOutsideWatches(root: string, linked: readonly string[]): string {
-  return `${excludeState(root)}\0${statesOf(linked)}`;
+/**
+ * The states of the ignore rules no watch sees: the rule files outside the tree and what says where
+ * they are (`outside`, from `rulesAtStart`: a symlink's target's state too), the `linked` files.
+ */
+export function rulesOutsideWatches(outside: readonly string[], linked: readonly string[]): string {
+  return `${statesOf(outside, true)}\0${statesOf(linked)}`;
 }
