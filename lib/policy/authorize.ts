@@ -33,7 +33,8 @@ export function createAuthorize(gate: PathGate, policy: Policy, ledger?: Preview
     const accesses: CheckedAccess[] = [];
     for (const a of access) {
       if (a.kind === 'read' || a.kind === 'write') {
-        const checked = gate.check(a.path, a.kind);
+        // Reads outside the root that --allow-read grants are for the read tools, not bash's working directory.
+        const checked = gate.check(a.path, a.kind, { grants: tool.readsFiles === true });
         if (!checked.ok) return errValue(fail(checked.error.code, checked.error.message));
         paths.push(checked.value);
         accesses.push({ kind: a.kind, path: checked.value });

@@ -138,7 +138,10 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     const dir = spillDirFor(root, { create: false });
     return dir.ok ? [dir.value] : [];
   };
-  const gateResult = createGate({ root: options.root ?? process.cwd(), extraReadRoots: spillRoots });
+  const flags = flagsOf(options);
+  // A path --allow-read lists may be read outside the root too (Deno's --allow-read=/etc); a bare grant reaches only the root.
+  const readGrants = Array.isArray(flags.allow.read) ? flags.allow.read : [];
+  const gateResult = createGate({ root: options.root ?? process.cwd(), extraReadRoots: spillRoots, readGrants });
   if (!gateResult.ok) return errValue(gateResult.error.message);
   const gate = gateResult.value;
   const home = options.home === null ? undefined : (options.home ?? homedir());
@@ -146,7 +149,6 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   const settings = loadSettings(gate.root, home, TOOL_NAMES, options.trust);
   if (!settings.ok) return errValue(settings.error);
   if (settings.value.notice) warn(settings.value.notice);
-  const flags = flagsOf(options);
   const mode = options.mode ?? settings.value.mode ?? 'default';
   const policy = policyOf(options, gate, settings.value, { flags, mode, home, warn });
   const sandbox = sandboxOf(options, gate, flags, settings.value.rules);
@@ -179,7 +181,7 @@ function policyOf(
     rules: settings.rules,
     hooks: settings.hooks,
     resolve: (p) => {
-      const c = gate.check(p, 'read');
+      const c = gate.check(p, 'read', { grants: true });
       return c.ok ? c.value : path.resolve(gate.root, p);
     },
     ...(prompter ? { prompter } : {}),
