@@ -36,7 +36,10 @@ interface AgentCli {
 }
 
 export async function runAgentCli(runtime: Runtime, o: AgentCli): Promise<number> {
-  const made = makeProvider({ provider: o.provider, ...(o.baseURL ? { baseURL: o.baseURL } : {}) });
+  const made = makeProvider({
+    provider: o.provider,
+    ...(o.baseURL !== undefined ? { baseURL: o.baseURL, baseURLName: '--base-url' } : {}),
+  });
   if (!made.ok) throw new UsageError(made.error);
   const model = chooseModel(o.provider, { flag: o.model, settings: runtime.model });
   const out = (s: string) => process.stdout.write(s);

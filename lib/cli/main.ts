@@ -175,7 +175,7 @@ async function agent(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): P
       task,
       provider: provider as ProviderName,
       ...(f.model ? { model: f.model } : {}),
-      ...(f['base-url'] ? { baseURL: f['base-url'] } : {}),
+      ...(f['base-url'] !== undefined ? { baseURL: f['base-url'] } : {}),
       ...(maxTurns ? { maxTurns } : {}),
       format: outputFormat(f['output-format'], f.json),
       signal,
