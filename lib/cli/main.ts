@@ -25,7 +25,7 @@ import { printError, printRead } from './output.ts';
 import { glob } from './search.ts';
 import { watchStopSignals } from './signals.ts';
 import { askTrust } from './trust_question.ts';
-import { CALL_WORDING, CLI_WORDING } from './wording.ts';
+import { CALL_WORDING, CLI_MODEL_WORDING, CLI_WORDING } from './wording.ts';
 
 export async function runCommand(args: ParsedArgs): Promise<number> {
   if (args.command === 'bench') return bench(args);
@@ -137,6 +137,7 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
     ...(f.sandbox ? { sandbox: true } : {}),
     ...(f.trust ? { trust: true as const } : {}),
     prompt: 'terminal',
+    wording: CLI_MODEL_WORDING,
     ...(f.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
   };
 }

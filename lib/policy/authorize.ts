@@ -16,6 +16,7 @@ import {
   type PreviewContext,
   type ToolResult,
 } from '../core/tool.ts';
+import type { Wording } from '../core/wording.ts';
 import { previewOf } from '../prompt/preview.ts';
 import type { Policy } from './check.ts';
 import type { PathGate } from './path_gate.ts';
@@ -24,11 +25,12 @@ type Authorize = (
   tool: AnyTool,
   access: readonly Access[],
   args?: unknown,
+  wording?: Wording,
 ) => Promise<Result<Authorization, ToolResult>>;
 
 /** `ledger`: the write lane's read ledger, which previews consult (absent: no previews). */
 export function createAuthorize(gate: PathGate, policy: Policy, ledger?: PreviewContext['ledger']): Authorize {
-  return async (tool, access, args) => {
+  return async (tool, access, args, wording) => {
     const paths: CheckedPath[] = [];
     const accesses: CheckedAccess[] = [];
     for (const a of access) {
@@ -46,6 +48,7 @@ export function createAuthorize(gate: PathGate, policy: Policy, ledger?: Preview
       readOnly: tool.readOnly,
       accesses,
       ...(preview ? { preview } : {}),
+      ...(wording ? { grantsAs: wording.grants } : {}),
     });
     if (!decision.allow) return errValue(fail('permission_denied', decision.reason, { policy: decision }));
     return okValue({ paths, decision });

@@ -13,7 +13,7 @@ import { type LaneRunner, Registry, type ToolDefinition } from '../core/registry
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { spillDirFor } from '../core/spill_dir.ts';
 import type { ToolResult } from '../core/tool.ts';
-import type { Wording } from '../core/wording.ts';
+import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { sweepStaleCgroups } from '../exec/cgroup.ts';
 import { childEnv } from '../exec/env.ts';
 import { sweepJournals } from '../files/journal.ts';
@@ -26,7 +26,7 @@ import { createAuthorize } from '../policy/authorize.ts';
 import { createPolicy, type Policy } from '../policy/check.ts';
 import { rememberAlways } from '../policy/grants.ts';
 import { createGate, type PathGate } from '../policy/path_gate.ts';
-import type { Flags, Grant, PermissionFlags } from '../policy/permissions.ts';
+import { checkPermissions, type Flags, type Grant, type PermissionFlags } from '../policy/permissions.ts';
 import { readDenyOf, searchSkipOf } from '../policy/read_deny.ts';
 import { type LoadedSettings, loadSettings, type McpServerConfig, type Rule } from '../policy/rules.ts';
 import { type Prompter, terminalPrompter } from '../prompt/prompt.ts';
@@ -68,6 +68,11 @@ export interface RuntimeOptions {
   trust?: TrustOption;
   /** Receives the line naming settings ignored for want of trust (default: stderr). */
   warn?: (line: string) => void;
+  /**
+   * The wording of calls that pass none (default: a model's, `MODEL_WORDING`, whose refusals name
+   * this `permissions` option; the CLI's names its flags).
+   */
+  wording?: Wording;
   /** Receives policy decisions and notes (the CLI's --verbose). */
   log?: (line: string) => void;
   /** Worker threads of the read lane (default: available cores); 0 runs every read tool inline. */
@@ -133,6 +138,8 @@ export interface Runtime {
 
 /** Builds a runtime, or says why it cannot (a root that does not exist, a bad settings file, no sandbox). */
 export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, string> {
+  const badGrants = grantOptionsError(options);
+  if (badGrants) return errValue(badGrants);
   // read_file may read this root's spill files, and no other root's (lib/core/spill_dir.ts).
   const spillRoots = (root: string) => {
     const dir = spillDirFor(root, { create: false });
@@ -162,7 +169,8 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   void sweepStaleCgroups(); // commands of runtimes that were SIGKILLed
   const rules = settings.value.rules;
   const started = startLanes(options, { gate, flags, rules, mode, sandbox: sandbox.value, ledger, skills });
-  return okValue(assemble({ gate, registry, ledger, policy, settings: settings.value, skills, ...started }));
+  const wording = options.wording ?? MODEL_WORDING;
+  return okValue(assemble({ gate, registry, ledger, policy, settings: settings.value, skills, wording, ...started }));
 }
 
 /** The policy: the settings' mode, rules and hooks, the flags, and how to ask (or not) and remember answers. */
@@ -254,12 +262,13 @@ function assemble(p: {
   policy: Policy;
   settings: LoadedSettings;
   skills: SkillCatalog;
+  wording: Wording;
   lanes: LaneRunner;
   index: SearchIndex | undefined;
   pool: ReadPool | undefined;
   standby: ReadPool | undefined;
 }): Runtime {
-  const { gate, registry, ledger, policy, settings, skills, lanes, index, pool, standby } = p;
+  const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby } = p;
   const authorize = createAuthorize(gate, policy, ledger);
   const isReadOnly = (name: string) => registry.get(name)?.readOnly === true;
 
@@ -282,7 +291,7 @@ function assemble(p: {
         lanes,
         unbudgeted: callOptions.unbudgeted ?? false,
         ...(callOptions.form ? { form: callOptions.form } : {}),
-        ...(callOptions.wording ? { wording: callOptions.wording } : {}),
+        wording: callOptions.wording ?? wording,
         ...(callOptions.spans ? { spans: true } : {}),
       }),
     batch: (calls, batchOptions = {}) =>
@@ -300,6 +309,15 @@ function assemble(p: {
     },
   };
   return runtime;
+}
+
+/** What is wrong with the grant options, if anything: `permissions`, and its shorthands `allowWrite` and `deny`. */
+function grantOptionsError(o: RuntimeOptions): string | undefined {
+  const strings = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s === 'string' && s !== '');
+  if (o.allowWrite !== undefined && typeof o.allowWrite !== 'boolean' && !strings(o.allowWrite))
+    return `allowWrite must be true, false or a list of paths, not ${JSON.stringify(o.allowWrite)}`;
+  if (o.deny !== undefined && !strings(o.deny)) return `deny must be a list of paths, not ${JSON.stringify(o.deny)}`;
+  return checkPermissions(o.permissions, TOOL_NAMES);
 }
 
 function flagsOf(o: RuntimeOptions): Flags {
