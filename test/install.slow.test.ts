@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, symlinkSync, utimesSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runProgram } from './helpers/cli.ts';
@@ -59,20 +59,18 @@ test('install: `npm i -g <checkout>` gives a mewcode command that works from any
   await servesMcp(bin, env);
 });
 
-test('install: the packed package runs its bundle with no node_modules anywhere', async () => {
-  // What `npm pack` puts in the tarball (package.json "files"), with dist/ built as `prepare` does,
-  // extracted where `npm i -g` puts it. Dependencies are not installed: the bundle needs none, and
-  // a bundle judged stale would fall back to tsx, which is not there, and fail.
+/**
+ * What `npm pack` puts in the tarball (package.json "files"), with dist/ built as `prepare` does,
+ * extracted into `into`, as npm installs it. Dependencies are not installed: the bundle needs none.
+ */
+function packInto(into: string): void {
   const pkgDir = tempDir('mewcode-install-pkg-');
   for (const f of ['bin', 'lib', 'scripts', 'mewcode.ts', 'package.json', 'README.md'])
     cpSync(path.join(REPO, f), path.join(pkgDir, f), { recursive: true });
   execFileSync(
     process.execPath,
     ['--import', TSX, path.join(REPO, 'scripts/build.ts'), '--out', path.join(pkgDir, 'dist/mewcode.mjs')],
-    {
-      cwd: REPO,
-      stdio: 'pipe',
-    },
+    { cwd: REPO, stdio: 'pipe' },
   );
   const packed = tempDir('mewcode-install-tgz-');
   const tgz = execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', packed], {
@@ -83,10 +81,46 @@ test('install: the packed package runs its bundle with no node_modules anywhere'
     .trim()
     .split('\n')
     .at(-1) as string;
+  mkdirSync(into, { recursive: true });
+  execFileSync('tar', ['-xzf', path.join(packed, tgz), '-C', into, '--strip-components=1']);
+}
+
+test('install: `import { createRuntime } from "mewcode"` works under plain node, and types point at the sources', async () => {
+  // A project with the packed package in its node_modules and nothing else: plain node, no tsx.
+  const consumer = tempDir('mewcode-install-consumer-');
+  const installed = path.join(consumer, 'node_modules/mewcode');
+  packInto(installed);
+  writeTree(consumer, {
+    'package.json': '{ "type": "module" }\n',
+    'use.mjs': [
+      "import { createRuntime } from 'mewcode';",
+      "const lib = await import('mewcode');",
+      "const bundle = await import('mewcode/bundle');",
+      'const made = createRuntime({ root: process.argv[2], home: null, workers: 0 });',
+      'if (!made.ok) throw new Error(made.error);',
+      "const r = await made.value.call('grep', { pattern: 'TODO', output_mode: 'files_with_matches' });",
+      'await made.value.close();',
+      'console.log(JSON.stringify({ names: Object.keys(lib).sort(), same: lib.createRuntime === bundle.createRuntime, content: r.content }));',
+    ].join('\n'),
+  });
+  const r = await runProgram(process.execPath, ['use.mjs', project], { cwd: consumer, env: cleanEnv() });
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual(JSON.parse(r.out), {
+    names: ['MODEL_WORDING', 'createRuntime', 'inspectTrust', 'makeProvider', 'runAgent', 'runCli'],
+    same: true,
+    content: 'src/a.ts',
+  });
+  // TypeScript reads the `types` condition: the sources, which declare what the bundle exports.
+  const exported = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')).exports['.'];
+  assert.deepEqual(Object.keys(exported), ['types', 'default']);
+  assert.ok(existsSync(path.join(installed, exported.types)), exported.types);
+});
+
+test('install: the packed package runs its bundle with no node_modules anywhere', async () => {
+  // Extracted where `npm i -g` puts it; a bundle judged stale would fall back to tsx, which is not there, and fail.
   const prefix = tempDir('mewcode-install-prefix-');
   const installed = path.join(prefix, 'lib/node_modules/mewcode');
-  mkdirSync(installed, { recursive: true });
-  execFileSync('tar', ['-xzf', path.join(packed, tgz), '-C', installed, '--strip-components=1']);
+  packInto(installed);
   mkdirSync(path.join(prefix, 'bin'));
   const bin = path.join(prefix, 'bin/mewcode');
   symlinkSync('../lib/node_modules/mewcode/bin/mewcode.mjs', bin);

@@ -21,32 +21,62 @@ interface Pending {
   id: string;
   label: string;
   done?: string;
+  /** A change's diff, shown below its result line. */
+  diff?: string[];
 }
 
-export function activityLog(out: (s: string) => void, err: (s: string) => void): ActivityLog {
+interface LogOptions {
+  /**
+   * stderr is a terminal: while a request waits for the model's first word, a status line says so
+   * (`… waiting for the model`), erased by whatever comes next. Never in a pipe or a file.
+   */
+  live?: boolean;
+}
+
+/** How many lines of a change's diff the log shows. */
+export const DIFF_LINES = 20;
+
+export function activityLog(out: (s: string) => void, err: (s: string) => void, o: LogOptions = {}): ActivityLog {
   let endedWithText = true;
   /** The call whose start line is the last line on stderr: its result needs no label. */
   let lastStart: string | undefined;
+  let waiting = false;
   const pending = new Map<number, Pending[]>();
+  const unwait = () => {
+    if (waiting) err('\r\u001b[K');
+    waiting = false;
+  };
+  const wait = (indent: string) => {
+    if (!o.live) return;
+    unwait();
+    err(`${indent}… waiting for the model`);
+    waiting = true;
+  };
   const breakText = () => {
+    unwait();
     if (!endedWithText) out('\n');
     endedWithText = true;
   };
   const line = (s: string) => {
+    unwait();
     err(`${s}\n`);
     lastStart = undefined;
   };
   const flush = (depth: number) => {
     const queue = pending.get(depth) ?? [];
+    const indent = '  '.repeat(depth);
     while (queue[0]?.done !== undefined) {
       const c = queue.shift() as Pending;
-      line(`${'  '.repeat(depth)}  ⎿ ${lastStart === c.id ? '' : `${c.label}: `}${c.done}`);
+      line(`${indent}  ⎿ ${lastStart === c.id ? '' : `${c.label}: `}${c.done}`);
+      for (const d of c.diff ?? []) line(`${indent}      ${d}`);
     }
   };
   return {
     onEvent(e) {
       const indent = '  '.repeat(e.depth);
-      if (e.type === 'text' && e.depth === 0) {
+      if (e.type === 'turn') wait(indent);
+      else if (e.type === 'text' && e.depth === 0) {
+        unwait();
         out(e.delta);
         endedWithText = e.delta.endsWith('\n');
       } else if (e.type === 'tool_start') {
@@ -59,7 +89,11 @@ export function activityLog(out: (s: string) => void, err: (s: string) => void):
         lastStart = e.id;
       } else if (e.type === 'tool_end') {
         const c = pending.get(e.depth)?.find((p) => p.id === e.id);
-        if (c) c.done = resultPreview(e.result);
+        if (c) {
+          c.done = resultPreview(e.result);
+          const diff = e.result.isError ? undefined : diffPreview(e.result.meta?.diff);
+          if (diff) c.diff = diff;
+        }
         flush(e.depth);
       } else if (e.type === 'retry') {
         breakText();
@@ -67,6 +101,7 @@ export function activityLog(out: (s: string) => void, err: (s: string) => void):
         line(
           `mewcode: retrying in ${seconds(n.delayMs)} (${n.why}, attempt ${n.attempt} of ${n.of})${n.discarded ? '; the partial answer above is discarded' : ''}`,
         );
+        wait(indent);
       } else if (e.type === 'notice') {
         breakText();
         line(`${indent}mewcode: ${e.message}`);
@@ -110,6 +145,23 @@ function resultPreview(r: ToolResult): string {
   const missing = grants.filter((f) => !head.includes(f));
   if (missing.length) head += ` (run again with ${missing.join(' ')})`;
   return `${r.isError ? `error (${r.code}): ` : ''}${head}${lines.length > 1 ? ` (+${lines.length - 1} line${lines.length === 2 ? '' : 's'})` : ''}`;
+}
+
+/**
+ * A change's diff as the log shows it: the hunks without the `---`/`+++` file header (the call's
+ * line names the file; apply_patch's `A`/`M` lines stay), each line escaped and clipped, at most
+ * DIFF_LINES of them, then how many more there are.
+ */
+function diffPreview(diff: string | undefined): string[] | undefined {
+  if (!diff) return undefined;
+  const all = diff.replace(/\n$/, '').split('\n');
+  // A file header is `--- a/x`, `+++ b/x` right before a hunk; a removed line may look like one alone.
+  const header = (i: number) =>
+    all[i]?.startsWith('--- a/') && all[i + 1]?.startsWith('+++ b/') && all[i + 2]?.startsWith('@@ ');
+  const lines = all.filter((_, i) => !header(i) && !header(i - 1));
+  const shown = lines.slice(0, DIFF_LINES).map((l) => oneLine(l, 160));
+  if (lines.length > DIFF_LINES) shown.push(`… ${lines.length - DIFF_LINES} more lines of the diff`);
+  return shown;
 }
 
 /** One `--output-format stream-json` line. */

@@ -36,7 +36,10 @@ interface AgentCli {
 }
 
 export async function runAgentCli(runtime: Runtime, o: AgentCli): Promise<number> {
-  const made = makeProvider({ provider: o.provider, ...(o.baseURL ? { baseURL: o.baseURL } : {}) });
+  const made = makeProvider({
+    provider: o.provider,
+    ...(o.baseURL !== undefined ? { baseURL: o.baseURL, baseURLName: '--base-url' } : {}),
+  });
   if (!made.ok) throw new UsageError(made.error);
   const model = chooseModel(o.provider, { flag: o.model, settings: runtime.model });
   const out = (s: string) => process.stdout.write(s);
@@ -48,7 +51,7 @@ export async function runAgentCli(runtime: Runtime, o: AgentCli): Promise<number
     onEvent = (e) => out(`${JSON.stringify(streamJsonEvent(e))}\n`);
   } else if (o.format === 'json') onEvent = () => {};
   else {
-    log = activityLog(out, err);
+    log = activityLog(out, err, { live: process.stderr.isTTY === true });
     onEvent = log.onEvent;
   }
   const r = await runAgent({
@@ -64,14 +67,10 @@ export async function runAgentCli(runtime: Runtime, o: AgentCli): Promise<number
     out(
       `${JSON.stringify({ ok: r.ok, reason: r.reason, answer: r.answer, error: r.error, turns: r.turns, usage: { input_tokens: r.usage.input, output_tokens: r.usage.output }, transcript: r.transcript }, null, 2)}\n`,
     );
-  if (log) {
-    log.end();
-    err(`${usageLine(r.turns, r.usage)}\n`);
-  }
+  log?.end();
+  // The totals end the run's output, after its error if it failed.
+  if (!r.ok && r.reason !== 'cancelled') err(`mewcode: ${r.error ?? r.reason}\n`);
+  if (log) err(`${usageLine(r.turns, r.usage)}\n`);
   if (r.reason === 'cancelled') return 130;
-  if (!r.ok) {
-    err(`mewcode: ${r.error ?? r.reason}\n`);
-    return 1;
-  }
-  return 0;
+  return r.ok ? 0 : 1;
 }

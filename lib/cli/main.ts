@@ -25,7 +25,7 @@ import { printError, printRead } from './output.ts';
 import { glob } from './search.ts';
 import { watchStopSignals } from './signals.ts';
 import { askTrust } from './trust_question.ts';
-import { CALL_WORDING, CLI_WORDING } from './wording.ts';
+import { CALL_WORDING, CLI_MODEL_WORDING, CLI_WORDING } from './wording.ts';
 
 export async function runCommand(args: ParsedArgs): Promise<number> {
   if (args.command === 'bench') return bench(args);
@@ -137,6 +137,7 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
     ...(f.sandbox ? { sandbox: true } : {}),
     ...(f.trust ? { trust: true as const } : {}),
     prompt: 'terminal',
+    wording: CLI_MODEL_WORDING,
     ...(f.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
   };
 }
@@ -175,7 +176,7 @@ async function agent(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): P
       task,
       provider: provider as ProviderName,
       ...(f.model ? { model: f.model } : {}),
-      ...(f['base-url'] ? { baseURL: f['base-url'] } : {}),
+      ...(f['base-url'] !== undefined ? { baseURL: f['base-url'] } : {}),
       ...(maxTurns ? { maxTurns } : {}),
       format: outputFormat(f['output-format'], f.json),
       signal,

@@ -20,14 +20,21 @@ export const CLI_WORDING: Wording = {
   setReplaceAll: 'pass --replace-all',
   editAt: 'pair {n}: ',
   readFirst: MODEL_WORDING.readFirst,
+  grants: 'flags',
 };
+
+/**
+ * The runtime's wording for the calls the CLI makes without one (the agent's, MCP's): the model's,
+ * but a refusal names the flags, since flags are what configured this runtime.
+ */
+export const CLI_MODEL_WORDING: Wording = { ...MODEL_WORDING, grants: 'flags' };
 
 /**
  * `mewcode call`: a model's wording (its answer is the tool's own), but a file must be read in the
  * same process before it changes, and the next call is a new process: say what works instead.
  */
 export const CALL_WORDING: Wording = {
-  ...MODEL_WORDING,
+  ...CLI_MODEL_WORDING,
   readFirst:
     'each mewcode call is a new session. Use mewcode edit FILE --old TEXT --new TEXT (it reads, then edits), ' +
     'or mewcode batch with a read_file call before the change.',

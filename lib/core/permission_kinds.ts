@@ -25,7 +25,7 @@ interface PermissionKind {
 export const PERMISSION_KINDS = {
   read: {
     subject: 'PATH',
-    allowHelp: 'read these paths without asking (bare: all)',
+    allowHelp: 'read these paths without asking, outside the root too (bare: all of the root)',
     denyHelp: 'refuse reads of these paths (deny wins)',
     ask: 'read',
     byDefault: 'allow',

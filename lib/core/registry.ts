@@ -54,7 +54,12 @@ interface ExecuteEnv {
    * checked paths or answers the refusal. `args` (parsed) is only for the tool's `preview`, which the
    * prompt may show.
    */
-  authorize(tool: AnyTool, access: readonly Access[], args: unknown): Promise<Result<Authorization, ToolResult>>;
+  authorize(
+    tool: AnyTool,
+    access: readonly Access[],
+    args: unknown,
+    wording?: Wording,
+  ): Promise<Result<Authorization, ToolResult>>;
   /** Where the checked call runs; default: right here, at once. */
   lanes?: LaneRunner;
   /** No output budget for this call (see ToolContext.unbudgeted). */
@@ -126,7 +131,7 @@ export class Registry {
     const parsed = tool.parse(input);
     if (!parsed.ok) return parsed.error;
     const checked = async (): Promise<ToolResult> => {
-      const granted = await env.authorize(tool, tool.access(parsed.value), parsed.value);
+      const granted = await env.authorize(tool, tool.access(parsed.value), parsed.value, env.wording);
       if (!granted.ok) return granted.error;
       const signal = env.signal ?? new AbortController().signal;
       if (signal.aborted) return fail('cancelled', `${tool.name} was cancelled before it started.`);

@@ -216,9 +216,13 @@ export function defineTool<
   };
 }
 
-/** Converts a params schema to the JSON Schema the providers see; throws on anything inexpressible. */
+/**
+ * Converts a params schema to the JSON Schema the providers see; throws on anything inexpressible,
+ * but `v.check`: a check is a refusal only a run can make (bash's command holds no NUL byte and fits
+ * one argument), whose message says why, like any invalid argument's.
+ */
 export function schemaOf(params: ParamsSchema): JsonSchemaObject {
-  const { $schema: _drop, ...rest } = toJsonSchema(params) as Record<string, unknown>;
+  const { $schema: _drop, ...rest } = toJsonSchema(params, { ignoreActions: ['check'] }) as Record<string, unknown>;
   return rest as JsonSchemaObject;
 }
 

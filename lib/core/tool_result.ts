@@ -108,10 +108,15 @@ interface CommandMeta {
   leftover?: string;
 }
 
-/** write_file, edit_file, multi_edit. */
+/** write_file, edit_file, multi_edit (and apply_patch's `diff`). */
 interface ChangeMeta {
   /** The file did not exist before. */
   created?: boolean;
+  /**
+   * The change as the answer shows it, a unified diff (apply_patch: each file's `A`/`M`/`R`/`D` line
+   * and its diff), for a printer to show; not for write_file's new files, whose answer has none.
+   */
+  diff?: string;
   /** write_file: the file already held exactly this content; nothing was written. */
   unchanged?: boolean;
   replacements?: number;

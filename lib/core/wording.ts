@@ -34,6 +34,11 @@ export interface Wording {
   editAt: string;
   /** What to do about a file not read in this session before changing it. */
   readFirst: string;
+  /**
+   * How a refusal names what would lift it: `flags` (`--allow-write=src`, for whoever started the
+   * command line) or `option` (createRuntime's `permissions` option, for a library's caller).
+   */
+  grants: 'flags' | 'option';
 }
 
 /** A model's wording: the tools' own argument names. */
@@ -53,6 +58,7 @@ export const MODEL_WORDING: Wording = {
   setReplaceAll: 'set replace_all: true',
   editAt: 'edits[{i}].',
   readFirst: 'read it with read_file first (a partial read is enough), then retry.',
+  grants: 'option',
 };
 
 /** The old text of edit `i` of several, in the reader's words: `edits[0].old_string`, `pair 1: --old`. */

@@ -114,13 +114,17 @@ export function applyEdits(
   const { text, before, style, created, lines, notes } = plan.value;
   const err = t.commit(text, style);
   if (err) return err;
-  if (created) return ok(`Created ${quote(t.shown)}.\n${unifiedDiff(t.shown, '', text)}`, { created: true });
+  if (created) {
+    const diff = unifiedDiff(t.shown, '', text);
+    return ok(`Created ${quote(t.shown)}.\n${diff}`, { created: true, diff });
+  }
   const n = lines.length;
   const distinct = [...new Set(lines)].sort((a, b) => a - b);
   const where = distinct.length === 1 ? `line ${distinct[0]}` : `lines ${distinct.join(', ')}`;
+  const diff = unifiedDiff(t.shown, before, text);
   return ok(
-    `Edited ${quote(t.shown)}: ${n} replacement${n === 1 ? '' : 's'} (${where})${notes.map((x) => `; ${x}`).join('')}.\n${unifiedDiff(t.shown, before, text)}`,
-    { replacements: n },
+    `Edited ${quote(t.shown)}: ${n} replacement${n === 1 ? '' : 's'} (${where})${notes.map((x) => `; ${x}`).join('')}.\n${diff}`,
+    { replacements: n, diff },
   );
 }
 

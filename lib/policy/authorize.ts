@@ -16,6 +16,7 @@ import {
   type PreviewContext,
   type ToolResult,
 } from '../core/tool.ts';
+import type { Wording } from '../core/wording.ts';
 import { previewOf } from '../prompt/preview.ts';
 import type { Policy } from './check.ts';
 import type { PathGate } from './path_gate.ts';
@@ -24,16 +25,18 @@ type Authorize = (
   tool: AnyTool,
   access: readonly Access[],
   args?: unknown,
+  wording?: Wording,
 ) => Promise<Result<Authorization, ToolResult>>;
 
 /** `ledger`: the write lane's read ledger, which previews consult (absent: no previews). */
 export function createAuthorize(gate: PathGate, policy: Policy, ledger?: PreviewContext['ledger']): Authorize {
-  return async (tool, access, args) => {
+  return async (tool, access, args, wording) => {
     const paths: CheckedPath[] = [];
     const accesses: CheckedAccess[] = [];
     for (const a of access) {
       if (a.kind === 'read' || a.kind === 'write') {
-        const checked = gate.check(a.path, a.kind);
+        // Reads outside the root that --allow-read grants are for the read tools, not bash's working directory.
+        const checked = gate.check(a.path, a.kind, { grants: tool.readsFiles === true });
         if (!checked.ok) return errValue(fail(checked.error.code, checked.error.message));
         paths.push(checked.value);
         accesses.push({ kind: a.kind, path: checked.value });
@@ -45,6 +48,7 @@ export function createAuthorize(gate: PathGate, policy: Policy, ledger?: Preview
       readOnly: tool.readOnly,
       accesses,
       ...(preview ? { preview } : {}),
+      ...(wording ? { grantsAs: wording.grants } : {}),
     });
     if (!decision.allow) return errValue(fail('permission_denied', decision.reason, { policy: decision }));
     return okValue({ paths, decision });

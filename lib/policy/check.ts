@@ -22,7 +22,7 @@ import {
 } from '../prompt/prompt.ts';
 import { type AccessVerdict, type DecidedBy, judgeAccess, type VerdictConfig } from './access_verdict.ts';
 import { blacklisted } from './blacklist.ts';
-import { addLocalRules, alwaysRules, grantFlags } from './grants.ts';
+import { addLocalRules, alwaysRules, grantFlags, liftText } from './grants.ts';
 import { runHooks } from './hooks.ts';
 import type { Flags } from './permissions.ts';
 import { protectedLocation } from './protected.ts';
@@ -59,6 +59,8 @@ interface CheckRequest {
   accesses: readonly CheckedAccess[];
   /** The change the call would make (a write tool's preview), computed only if the prompt asks. */
   preview?: () => Promise<PromptPreview>;
+  /** How a refusal names what lifts it (Wording.grants): the flags (default) or the library's option. */
+  grantsAs?: 'flags' | 'option';
 }
 
 export interface Policy {
@@ -111,7 +113,7 @@ const protectedLocations: Step = (env, call) => {
     const grant = `--allow-write=${shown}`;
     return deny(
       'protected',
-      `Writing ${JSON.stringify(shown)} is refused: it is a protected path (${where.what}). Grant it explicitly with ${grant} if that is really intended.`,
+      `Writing ${JSON.stringify(shown)} is refused: it is a protected path (${where.what}). Grant it explicitly with ${liftText([grant], call.grantsAs)} if that is really intended.`,
       [grant],
     );
   }
@@ -158,11 +160,11 @@ const prompt: Step = async (env, call) => {
       asked.map((v) => v.access),
       env.rel,
     );
-    return deny(
-      'prompt',
-      `Permission needed: ${call.tool} wants to ${what}, and there is no terminal to ask. Run again with ${grants.join(' ')}.`,
-      grants,
-    );
+    const lift =
+      call.grantsAs === 'option'
+        ? `there is no prompt to ask. Grant it with ${liftText(grants, 'option')}`
+        : `there is no terminal to ask. Run again with ${liftText(grants, 'flags')}`;
+    return deny('prompt', `Permission needed: ${call.tool} wants to ${what}, and ${lift}.`, grants);
   }
   // The user approves the whole of what will run: nothing shortened here (the prompter escapes it).
   const request: PromptRequest = {

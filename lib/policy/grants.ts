@@ -26,6 +26,27 @@ export function grantFlags(asked: readonly CheckedAccess[], rel: (p: string) => 
   return [...flags];
 }
 
+/**
+ * The words that lift a refusal, from its flags (`grantFlags`): the flags themselves, or the same
+ * grants as createRuntime's `permissions` option, for a library's caller —
+ * `--allow-write=src --allow-run` is `permissions: { allow: { write: ['src'], run: true } }`.
+ */
+export function liftText(flags: readonly string[], as: 'flags' | 'option' = 'flags'): string {
+  if (as === 'flags') return flags.join(' ');
+  const allow = new Map<string, string[] | true>();
+  for (const f of flags) {
+    const m = /^--allow-([a-z]+)(?:=(.*))?$/s.exec(f);
+    if (!m?.[1]) continue;
+    const had = allow.get(m[1]);
+    if (m[2] === undefined || had === true) allow.set(m[1], true);
+    else allow.set(m[1], [...(had ?? []), ...m[2].split(',')]);
+  }
+  const kinds = [...allow].map(
+    ([k, v]) => `${k}: ${v === true ? 'true' : `[${v.map((s) => JSON.stringify(s)).join(', ')}]`}`,
+  );
+  return `createRuntime's permissions: { allow: { ${kinds.join(', ')} } }`;
+}
+
 /** The exact rule that allows one access of one tool again. */
 function exactRule(tool: string, a: CheckedAccess, rel: (p: string) => string): string {
   return `${tool}(=${subjectOf(a, rel)})`;

@@ -2,8 +2,11 @@
  * The path gate: the only producer of `CheckedPath`, the type every file helper accepts. A path is
  * normalised, checked lexically against the root, then resolved the way the kernel will see it (the
  * real path of the nearest existing ancestor plus the missing tail, dangling symlink leaves followed)
- * and checked again. `/proc`, `/sys` and device files are refused. Runs in either lane; synchronous on
- * purpose so a check and its use are not separated by other work on the same thread.
+ * and checked again. `/proc`, `/sys` and device files are refused. A read outside the root passes
+ * only below a path read permission grants (`--allow-read=/etc`), and only when the caller asks for
+ * the grants (the read tools do, bash's working directory does not): the grant is resolved as the
+ * root is, and the path must stay below it both as written and resolved. Runs in either lane;
+ * synchronous on purpose so a check and its use are not separated by other work on the same thread.
  */
 import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -23,12 +26,22 @@ interface GateOptions {
   root: string;
   /** Directories outside the root that may be read (the root's spill directory): a list, or made from the root's real path. */
   extraReadRoots?: readonly string[] | ((root: string) => readonly string[]);
+  /**
+   * Paths read permission grants (relative to the root or absolute): below them a read outside the
+   * root passes when the check asks for grants. Resolved once, here, the way the root is.
+   */
+  readGrants?: readonly string[];
+}
+
+export interface CheckOptions {
+  /** Let a read below a granted read path outside the root pass (the read tools, the policy's own paths). */
+  grants?: boolean;
 }
 
 export interface PathGate {
   /** The real path of the root. */
   readonly root: string;
-  check(input: string, kind: PathKind): Result<CheckedPath, GateError>;
+  check(input: string, kind: PathKind, options?: CheckOptions): Result<CheckedPath, GateError>;
   /** How a checked path is shown to the model: relative to the root with `/`, or absolute outside it. */
   display(p: string): string;
 }
@@ -56,10 +69,15 @@ export function createGate(options: GateOptions): Result<PathGate, GateError> {
   const extraRoots =
     typeof options.extraReadRoots === 'function' ? options.extraReadRoots(root) : options.extraReadRoots;
   const extra = (extraRoots ?? []).map((r) => realOrSelf(path.resolve(r)));
+  // A grant is checked as written (lexically) and as resolved, as the root is: both must hold it.
+  const grants = (options.readGrants ?? []).map((g) => {
+    const written = path.resolve(given, g);
+    return { written, real: realOrSelf(written) };
+  });
 
   const display = (p: string) => displayPath(root, p);
 
-  function check(input: string, kind: PathKind): Result<CheckedPath, GateError> {
+  function check(input: string, kind: PathKind, o: CheckOptions = {}): Result<CheckedPath, GateError> {
     const verb = kind === 'read' ? 'read' : 'write';
     if (typeof input !== 'string' || input === '')
       return errValue({
@@ -76,8 +94,10 @@ export function createGate(options: GateOptions): Result<PathGate, GateError> {
     let abs = path.resolve(root, input);
     if (given !== root && inside(abs, given)) abs = path.join(root, path.relative(given, abs));
     const allowed = kind === 'read' ? [root, ...extra] : [root];
+    const granted = kind === 'read' && o.grants ? grants : [];
     const rootNote = `outside the root ${quote(root)}`;
-    if (!allowed.some((r) => inside(abs, r))) {
+    const lexicalGrant = granted.some((g) => inside(abs, g.written) || inside(abs, g.real));
+    if (!allowed.some((r) => inside(abs, r)) && !lexicalGrant) {
       return errValue({
         code: 'outside_root',
         message: `Cannot ${verb} ${quote(input)}: ${quote(abs)} is ${rootNote}`,
@@ -111,7 +131,7 @@ export function createGate(options: GateOptions): Result<PathGate, GateError> {
         });
       return errValue({ code: 'io', message: `Cannot ${verb} ${quote(input)}: ${code}` });
     }
-    if (!allowed.some((r) => inside(real, r))) {
+    if (!allowed.some((r) => inside(real, r)) && !granted.some((g) => inside(real, g.real))) {
       return errValue({
         code: 'outside_root',
         message: `Cannot ${verb} ${quote(input)}: it resolves through a symlink to ${quote(real)}, ${rootNote}`,

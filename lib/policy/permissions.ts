@@ -7,7 +7,7 @@
  * (`AWS_*` style prefixes for variables).
  */
 import { inside } from '../core/paths.ts';
-import type { Kind } from '../core/permission_kinds.ts';
+import { KINDS, type Kind } from '../core/permission_kinds.ts';
 import type { CheckedAccess } from '../core/tool.ts';
 import { analyseCommand } from '../shell/commands.ts';
 import { programsCover, programsDeny } from './run_match.ts';
@@ -57,3 +57,49 @@ export function grantOf(value: string | undefined): Grant | undefined {
     .map((s) => s.trim())
     .filter(Boolean);
 }
+
+const RULE_LIKE = /^(\*|[A-Za-z][A-Za-z0-9_]*)\((.*)\)$/s;
+
+/**
+ * createRuntime's `permissions` option, checked: `{ allow?, deny? }`, each `{ [kind]: true | false |
+ * string[] }`. A caller's mistake is an error naming where it is, never a grant that silently covers
+ * nothing: an unknown key or kind, a value of the wrong type, and a rule string (`bash(git status)`,
+ * the settings files' syntax) where a list of paths, programs, hosts or variables belongs.
+ */
+export function checkPermissions(p: unknown, toolNames: readonly string[]): string | undefined {
+  if (p === undefined) return undefined;
+  const shape = `{ allow: { read: ['src'], run: ['git'] }, deny: { write: ['dist'] } }`;
+  if (typeof p !== 'object' || p === null || Array.isArray(p))
+    return `the permissions option must be an object such as ${shape}`;
+  for (const [side, grants] of Object.entries(p)) {
+    if (side !== 'allow' && side !== 'deny')
+      return `permissions.${side} is not an option: permissions has allow and deny, each by kind (${KINDS_LIST})${side === 'ask' ? '; ask rules go in a settings file (.mewcode/settings.json)' : ''}`;
+    if (Array.isArray(grants) && grants.some((g) => typeof g === 'string' && RULE_LIKE.test(g)))
+      return `permissions.${side} is a list of rules; rules such as ${JSON.stringify(grants[0])} go in a settings file's permissions.${side} (.mewcode/settings.json). The option takes grants by kind: ${shape}`;
+    if (typeof grants !== 'object' || grants === null || Array.isArray(grants))
+      return `permissions.${side} must be an object of grants by kind (${KINDS_LIST}), such as ${shape}`;
+    for (const [kind, grant] of Object.entries(grants)) {
+      const where = `permissions.${side}.${kind}`;
+      if (!(KINDS as readonly string[]).includes(kind))
+        return `${where}: there is no kind ${JSON.stringify(kind)}; the kinds are ${KINDS_LIST}`;
+      if (grant === undefined || typeof grant === 'boolean') continue;
+      if (!Array.isArray(grant) || grant.some((g) => typeof g !== 'string' || g === ''))
+        return `${where} must be true, false or a list of non-empty strings, not ${JSON.stringify(grant)}`;
+      const rule = grant.find(
+        (g) => (RULE_LIKE.test(g) && toolNames.includes(RULE_LIKE.exec(g)?.[1] ?? '')) || /^\*\(/.test(g),
+      );
+      if (rule !== undefined)
+        return `${where} lists ${JSON.stringify(rule)}, which is a rule, not ${SUBJECTS[kind as Kind]}; rules go in a settings file's permissions.${side} (.mewcode/settings.json)`;
+    }
+  }
+  return undefined;
+}
+
+const KINDS_LIST = KINDS.join(', ');
+const SUBJECTS: Record<Kind, string> = {
+  read: 'a path',
+  write: 'a path',
+  run: 'a program name',
+  net: 'a host',
+  env: 'a variable name',
+};

@@ -5,9 +5,10 @@
  * `deny: ["read_file(secret)"]` also keeps `grep` and `glob` out of secret/. The tools the MCP server
  * serves are these same tools, through the same check.
  */
+import path from 'node:path';
 import picomatch from 'picomatch';
 import type { Mode } from '../core/modes.ts';
-import type { CheckedPath } from '../core/paths.ts';
+import { type CheckedPath, inside } from '../core/paths.ts';
 import { type DenySpec, exactRegex, pathGlobs, type RequiredPatterns, underRegex } from '../search/denied.ts';
 import type { PathGate } from './path_gate.ts';
 import type { Flags } from './permissions.ts';
@@ -46,7 +47,7 @@ export function readDenyOf(
   if (denied === true) spec.globs.push('**');
   else
     for (const p of denied || []) {
-      const c = gate.check(p, 'read');
+      const c = gate.check(p, 'read', { grants: true }); // a denied path below a granted one outside the root
       if (c.ok) spec.globs.push(...pathGlobs(gate.display(c.value)));
     }
   for (const r of rules) {
@@ -79,11 +80,55 @@ export type SearchSkip = (root: string) => DenySpec | undefined;
 export function searchSkipOf(flags: Flags, rules: readonly Rule[], gate: PathGate, mode: Mode): SearchSkip {
   const denied = readDenyOf(flags, rules, gate);
   const asks = rules.filter((r) => r.list === 'ask' && isReadRule(r));
-  if (mode === 'bypass' || asks.length === 0) return () => denied;
-  const withAsks = readDenyOf(flags, rules, gate, { asks: true });
   const rel = (p: string) => gate.display(p);
-  return (root) =>
-    asks.some((r) => !r.test || r.test({ kind: 'read', path: root as CheckedPath }, rel)) ? denied : withAsks;
+  const asksMayApply = mode !== 'bypass' && asks.length > 0;
+  const withAsks = asksMayApply ? readDenyOf(flags, rules, gate, { asks: true }) : denied;
+  const askedAbout = (root: string) =>
+    asks.some((r) => !r.test || r.test({ kind: 'read', path: root as CheckedPath }, rel));
+  return (root) => {
+    const asksApply = asksMayApply && !askedAbout(root);
+    if (!inside(root, gate.root)) return outsideWalk(flags, rules, gate, asksApply);
+    return asksApply ? withAsks : denied;
+  };
+}
+
+/**
+ * What a search walking outside the root (below an `--allow-read` path) skips. The policy matches a
+ * path there written in full (`/etc/ssl/a.pem`), but the walk tests paths relative to the root
+ * (`../../etc/ssl/a.pem`), which no rule written for the root's paths can mean. So: --deny-read paths
+ * and rules naming a literal absolute path are turned into that relative form exactly; a rule with a
+ * pattern that could match there in another way (a glob such as `**\/*.pem`, a `~` expression, a
+ * negation, no pattern) skips every file of such a walk, which the answer counts as denied: the
+ * files can still be read by name, where the policy judges each one. A rule whose pattern starts
+ * with a literal name (`secret/**`, `src`) only ever matches paths inside the root.
+ */
+function outsideWalk(flags: Flags, rules: readonly Rule[], gate: PathGate, asks: boolean): DenySpec | undefined {
+  const everything: DenySpec = { globs: [], regexes: [''] };
+  const under = (p: string, exact = false) => {
+    const rel = path.relative(gate.root, p).split(path.sep).join('/');
+    return exact ? exactRegex(rel) : underRegex(rel);
+  };
+  const regexes: string[] = [];
+  const denied = flags.deny.read;
+  if (denied === true) return everything;
+  for (const p of denied || []) {
+    const c = gate.check(p, 'read', { grants: true });
+    if (c.ok && !inside(c.value, gate.root)) regexes.push(under(c.value));
+  }
+  for (const r of rules) {
+    if (!isReadRule(r) || !(r.list === 'deny' || (asks && r.list === 'ask'))) continue;
+    const p = r.pattern;
+    if (p === undefined || p.startsWith('!') || p.startsWith('~')) return everything;
+    const exact = p.startsWith('=');
+    const body = exact ? p.slice(1) : p;
+    if (!body.startsWith('/')) {
+      if (!exact && picomatch.scan(body).base === '') return everything; // a glob from its first name on
+      continue;
+    }
+    if (!exact && picomatch.scan(body).isGlob) return everything;
+    regexes.push(under(path.resolve(body), exact));
+  }
+  return regexes.length ? { globs: [], regexes } : undefined;
 }
 
 /**

@@ -13,7 +13,7 @@ import { type LaneRunner, Registry, type ToolDefinition } from '../core/registry
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { spillDirFor } from '../core/spill_dir.ts';
 import type { ToolResult } from '../core/tool.ts';
-import type { Wording } from '../core/wording.ts';
+import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { sweepStaleCgroups } from '../exec/cgroup.ts';
 import { childEnv } from '../exec/env.ts';
 import { sweepJournals } from '../files/journal.ts';
@@ -26,7 +26,7 @@ import { createAuthorize } from '../policy/authorize.ts';
 import { createPolicy, type Policy } from '../policy/check.ts';
 import { rememberAlways } from '../policy/grants.ts';
 import { createGate, type PathGate } from '../policy/path_gate.ts';
-import type { Flags, Grant, PermissionFlags } from '../policy/permissions.ts';
+import { checkPermissions, type Flags, type Grant, type PermissionFlags } from '../policy/permissions.ts';
 import { readDenyOf, searchSkipOf } from '../policy/read_deny.ts';
 import { type LoadedSettings, loadSettings, type McpServerConfig, type Rule } from '../policy/rules.ts';
 import { type Prompter, terminalPrompter } from '../prompt/prompt.ts';
@@ -72,6 +72,11 @@ export interface RuntimeOptions {
   trust?: TrustOption;
   /** Receives the line naming settings ignored for want of trust (default: stderr). */
   warn?: (line: string) => void;
+  /**
+   * The wording of calls that pass none (default: a model's, `MODEL_WORDING`, whose refusals name
+   * this `permissions` option; the CLI's names its flags).
+   */
+  wording?: Wording;
   /** Receives policy decisions and notes (the CLI's --verbose). */
   log?: (line: string) => void;
   /** Worker threads of the read lane (default: available cores); 0 runs every read tool inline. */
@@ -137,12 +142,17 @@ export interface Runtime {
 
 /** Builds a runtime, or says why it cannot (a root that does not exist, a bad settings file, no sandbox). */
 export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, string> {
+  const badGrants = grantOptionsError(options);
+  if (badGrants) return errValue(badGrants);
   // read_file may read this root's spill files, and no other root's (lib/core/spill_dir.ts).
   const spillRoots = (root: string) => {
     const dir = spillDirFor(root, { create: false });
     return dir.ok ? [dir.value] : [];
   };
-  const gateResult = createGate({ root: options.root ?? process.cwd(), extraReadRoots: spillRoots });
+  const flags = flagsOf(options);
+  // A path --allow-read lists may be read outside the root too (Deno's --allow-read=/etc); a bare grant reaches only the root.
+  const readGrants = Array.isArray(flags.allow.read) ? flags.allow.read : [];
+  const gateResult = createGate({ root: options.root ?? process.cwd(), extraReadRoots: spillRoots, readGrants });
   if (!gateResult.ok) return errValue(gateResult.error.message);
   const gate = gateResult.value;
   const home = options.home === null ? undefined : (options.home ?? homedir());
@@ -150,7 +160,6 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   const settings = loadSettings(gate.root, home, TOOL_NAMES, options.trust);
   if (!settings.ok) return errValue(settings.error);
   if (settings.value.notice) warn(settings.value.notice);
-  const flags = flagsOf(options);
   const mode = options.mode ?? settings.value.mode ?? 'default';
   const policy = policyOf(options, gate, settings.value, { flags, mode, home, warn });
   const sandbox = sandboxOf(options, gate, flags, settings.value.rules);
@@ -165,7 +174,8 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   const rules = settings.value.rules;
   const gitUser = gitUserOf(options, home);
   const started = startLanes(options, { gate, flags, rules, mode, sandbox: sandbox.value, ledger, skills, gitUser });
-  return okValue(assemble({ gate, registry, ledger, policy, settings: settings.value, skills, ...started }));
+  const wording = options.wording ?? MODEL_WORDING;
+  return okValue(assemble({ gate, registry, ledger, policy, settings: settings.value, skills, wording, ...started }));
 }
 
 /** The policy: the settings' mode, rules and hooks, the flags, and how to ask (or not) and remember answers. */
@@ -184,7 +194,7 @@ function policyOf(
     rules: settings.rules,
     hooks: settings.hooks,
     resolve: (p) => {
-      const c = gate.check(p, 'read');
+      const c = gate.check(p, 'read', { grants: true });
       return c.ok ? c.value : path.resolve(gate.root, p);
     },
     ...(prompter ? { prompter } : {}),
@@ -270,12 +280,13 @@ function assemble(p: {
   policy: Policy;
   settings: LoadedSettings;
   skills: SkillCatalog;
+  wording: Wording;
   lanes: LaneRunner;
   index: SearchIndex | undefined;
   pool: ReadPool | undefined;
   standby: ReadPool | undefined;
 }): Runtime {
-  const { gate, registry, ledger, policy, settings, skills, lanes, index, pool, standby } = p;
+  const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby } = p;
   const authorize = createAuthorize(gate, policy, ledger);
   const isReadOnly = (name: string) => registry.get(name)?.readOnly === true;
 
@@ -298,7 +309,7 @@ function assemble(p: {
         lanes,
         unbudgeted: callOptions.unbudgeted ?? false,
         ...(callOptions.form ? { form: callOptions.form } : {}),
-        ...(callOptions.wording ? { wording: callOptions.wording } : {}),
+        wording: callOptions.wording ?? wording,
         ...(callOptions.spans ? { spans: true } : {}),
       }),
     batch: (calls, batchOptions = {}) =>
@@ -316,6 +327,15 @@ function assemble(p: {
     },
   };
   return runtime;
+}
+
+/** What is wrong with the grant options, if anything: `permissions`, and its shorthands `allowWrite` and `deny`. */
+function grantOptionsError(o: RuntimeOptions): string | undefined {
+  const strings = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s === 'string' && s !== '');
+  if (o.allowWrite !== undefined && typeof o.allowWrite !== 'boolean' && !strings(o.allowWrite))
+    return `allowWrite must be true, false or a list of paths, not ${JSON.stringify(o.allowWrite)}`;
+  if (o.deny !== undefined && !strings(o.deny)) return `deny must be a list of paths, not ${JSON.stringify(o.deny)}`;
+  return checkPermissions(o.permissions, TOOL_NAMES);
 }
 
 function flagsOf(o: RuntimeOptions): Flags {

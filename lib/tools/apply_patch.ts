@@ -107,7 +107,8 @@ export const applyPatch = defineTool({
           return { ...err, content: `${err.content} Every file of the patch was left as it was.` };
         }
       }
-      return ok(plan.map(describe).join('\n'), { files: plan.length });
+      const text = plan.map(describe).join('\n');
+      return ok(text, { files: plan.length, diff: text });
     });
   },
 });

@@ -33,8 +33,29 @@ const SHELL = (() => {
   return 'sh';
 })();
 
+/**
+ * The longest command one `bash -c` argument can carry: Linux refuses any single argument of
+ * MAX_ARG_STRLEN (32 pages, 128 KiB) or more, its terminating NUL included, with E2BIG; the script
+ * is `exec 2>&1` and a newline, then the command.
+ */
+const SCRIPT_HEAD = 'exec 2>&1\n';
+export const MAX_COMMAND_BYTES = 128 * 1024 - 1 - SCRIPT_HEAD.length;
+
 const params = v.strictObject({
-  command: v.pipe(v.string(), v.minLength(1, 'command is empty'), v.description('The command line, run with bash -c')),
+  command: v.pipe(
+    v.string(),
+    v.minLength(1, 'command is empty'),
+    v.check(
+      (c) => !c.includes('\0'),
+      "command holds a NUL byte, which no command line can carry (each argument ends at its first NUL): write the byte with printf '\\0' in the command",
+    ),
+    v.check(
+      (c) => Buffer.byteLength(c) <= MAX_COMMAND_BYTES,
+      (i) =>
+        `command is ${fmtInt(Buffer.byteLength(String(i.input)))} bytes, more than the ${fmtInt(MAX_COMMAND_BYTES)} one command line can carry (the system's limit on one argument, 128 KiB): write the script to a file with write_file and run that file`,
+    ),
+    v.description('The command line, run with bash -c'),
+  ),
   timeout: v.optional(
     v.pipe(
       v.number(),
@@ -89,7 +110,7 @@ export const bash = defineTool({
     }
     const timeoutMs = a.timeout ?? DEFAULT_TIMEOUT_MS;
     // stderr joins stdout inside the shell, so the two arrive in the order they were written.
-    const script = ['exec 2>&1', a.command].join('\n');
+    const script = `${SCRIPT_HEAD}${a.command}`;
     const shellArgv = [SHELL, '-c', script];
     let argv = shellArgv;
     if (exec.sandbox) {

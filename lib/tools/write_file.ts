@@ -78,7 +78,7 @@ export const writeFile = defineTool({
       const diff = unifiedDiff(t.shown, cur.text, text);
       return ok(
         `Overwrote ${quote(t.shown)} (${fmtInt(Buffer.byteLength(a.content))} bytes, ${fmtInt(countLines(a.content))} lines; was ${fmtInt(cur.bytes.length)} bytes${note}).${diff ? `\n${diff}` : ''}`,
-        { created: false },
+        { created: false, ...(diff ? { diff } : {}) },
       );
     });
   },

@@ -14,6 +14,7 @@ import { runCli } from '../helpers/cli.ts';
 import { refusingUrl, type ScriptTurn, startModel } from '../helpers/fake_model.ts';
 import { REPO } from '../helpers/repo.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
+import { onTerminal } from '../helpers/terminal.ts';
 
 const home = tempDir();
 const baseEnv = {
@@ -203,3 +204,72 @@ test('agent CLI: a refused connection names the URL it tried', async () => {
 });
 
 const run = (args: string[], env: NodeJS.ProcessEnv) => runCli(args, { env });
+
+test('agent CLI: an edit shows its diff below its result line, at most 20 lines of it', async () => {
+  const long = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n');
+  const r = await cli(
+    'anthropic',
+    [
+      { calls: [{ name: 'read_file', input: { file_path: 'src/a.ts' } }] },
+      {
+        calls: [
+          { name: 'edit_file', input: { file_path: 'src/a.ts', old_string: 'demo = 1', new_string: 'demo = 2' } },
+          { name: 'write_file', input: { file_path: 'src/a.ts', content: `${long}\n` } },
+        ],
+      },
+      { text: 'Changed.' },
+    ],
+    ['--allow-write=src', 'change the demo'],
+  );
+  assert.equal(r.code, 0, r.err);
+  const lines = r.err.trimEnd().split('\n');
+  const edit = lines.indexOf('● edit_file(src/a.ts)');
+  assert.deepEqual(lines.slice(edit, edit + 5), [
+    '● edit_file(src/a.ts)',
+    '  ⎿ Edited "src/a.ts": 1 replacement (line 1). (+5 lines)',
+    '      @@ -1,1 +1,1 @@',
+    '      -export const demo = 1;',
+    '      +export const demo = 2;',
+  ]);
+  const write = lines.indexOf('● write_file(src/a.ts)');
+  assert.match(lines[write + 1] ?? '', /^ {2}⎿ Overwrote "src\/a\.ts" /);
+  assert.deepEqual(lines.slice(write + 2, write + 5), [
+    '      @@ -1,1 +1,30 @@',
+    '      -export const demo = 2;',
+    '      +line 0',
+  ]);
+  assert.equal(lines[write + 22], '      … 12 more lines of the diff');
+  assert.equal(lines[write + 23], 'mewcode: 3 turns, 15 input tokens, 27 output tokens');
+});
+
+test('agent CLI: a run that fails ends with its totals, after the error', async () => {
+  const r = await cli(
+    'anthropic',
+    [{ calls: [{ name: 'read_file', input: { file_path: 'README.md' } }] }, { status: 401 }],
+    ['read it'],
+  );
+  assert.equal(r.code, 1);
+  const lines = r.err.trimEnd().split('\n');
+  assert.match(lines.at(-2) ?? '', /^mewcode: anthropic \(http:\/\/127\.0\.0\.1:\d+\/v1\/messages\): .*401/);
+  assert.equal(lines.at(-1), 'mewcode: 2 turns, 5 input tokens, 9 output tokens');
+});
+
+test('agent CLI: on a terminal a status line says it is waiting for the model, erased by what comes next; never in a pipe', async () => {
+  const model = await startModel([
+    { calls: [{ name: 'read_file', input: { file_path: 'README.md' } }] },
+    { text: 'A demo.' },
+  ]);
+  const root = tempDir();
+  writeTree(root, { 'README.md': '# demo\n' });
+  const args = ['--root', root, '--base-url', model.url, 'what is it'];
+  const shown = await onTerminal(args, { env: { HOME: home, ANTHROPIC_API_KEY: 'k' } });
+  assert.equal(shown.code, 0, shown.screen);
+  // Each turn shows it (two turns), and the next thing printed erases it from the start of its line.
+  const count = (s: string) => shown.screen.split(s).length - 1;
+  assert.equal(count('… waiting for the model'), 2, shown.screen);
+  assert.equal(count('… waiting for the model\u001b[K'), 2, shown.screen);
+  assert.match(shown.screen, /… waiting for the model\u001b\[K● read_file\(README\.md\)\n/);
+  assert.match(shown.screen, /… waiting for the model\u001b\[KA demo\./);
+  const piped = await cli('anthropic', [{ text: 'Hi.' }], ['say hi']);
+  assert.doesNotMatch(piped.err, /waiting/);
+});

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
+import { MAX_COMMAND_BYTES } from '../../lib/tools/bash.ts';
 import { killAfter, noSurvivors } from '../helpers/processes.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { requireTool } from '../helpers/system_tools.ts';
@@ -168,4 +169,22 @@ test('bash --sandbox: when bubblewrap cannot start, the runtime refuses to start
   } finally {
     process.env.PATH = saved;
   }
+});
+
+test('bash: a command with a NUL byte, or longer than one argument can be, is refused as invalid arguments, saying why', async () => {
+  const nul = await bash({ command: 'echo a\0b > nul.txt' });
+  assert.equal(nul.code, 'invalid_args');
+  assert.match(nul.content, /- command: command holds a NUL byte, which no command line can carry .*printf '\\0'/);
+  // The longest command that fits one argument (MAX_ARG_STRLEN, 128 KiB with the script's first line) runs.
+  const fits = `: ${'x'.repeat(MAX_COMMAND_BYTES - 2)}`;
+  assert.equal((await bash({ command: fits })).content, 'exit_code: 0\n(no output)');
+  const over = await bash({ command: `${fits}x; touch over.txt` });
+  assert.equal(over.code, 'invalid_args');
+  assert.match(
+    over.content,
+    /- command: command is 131,078 bytes, more than the 131,061 one command line can carry \(the system's limit on one argument, 128 KiB\): write the script to a file with write_file and run that file/,
+  );
+  // Counted in bytes, as the kernel counts them: a character of three bytes counts three.
+  assert.equal((await bash({ command: `: ${'€'.repeat(MAX_COMMAND_BYTES / 3)}` })).code, 'invalid_args');
+  assert.ok(!existsSync(path.join(root, 'nul.txt')) && !existsSync(path.join(root, 'over.txt')));
 });

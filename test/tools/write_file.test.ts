@@ -161,7 +161,7 @@ test('write_file: .git internals and MewCode settings are protected unless grant
   const plain = runtimeAt(root, { workers: 0, allowWrite: ['src'] });
   assert.match(
     (await plain.call('write_file', { file_path: 'other.txt', content: 'x' })).content,
-    /there is no terminal to ask\. Run again with --allow-write=other\.txt\./,
+    /there is no prompt to ask\. Grant it with createRuntime's permissions: \{ allow: \{ write: \["other\.txt"\] \} \}\./,
   );
   assert.equal((await plain.call('write_file', { file_path: 'src/ok.txt', content: 'x' })).isError, false);
   const none = runtimeAt(root, { workers: 0 });
