@@ -229,7 +229,7 @@ test('read rules: the CLI (read, grep, glob) honours a project deny rule for rea
   assert.equal(file.code, 2, file.out);
   assert.ok(!file.out.includes('TOPSECRET'));
   assert.equal(cli('read', 'secret/key.txt').code, 1);
-  const all = cli('grep', 'TOP');
+  const all = cli('grep', '-n', 'TOP');
   assert.equal(all.code, 0);
   assert.ok(!all.out.includes('TOPSECRET') && all.out.includes('pub/a.txt:1:TOP pub'), all.out);
   assert.ok(!cli('glob', '**/*').out.includes('secret'));
