@@ -164,7 +164,10 @@ test('read rules: what an ask rule covers is asked for by path, and skipped by a
   const { rt } = project({ ask: ['read_file(secret)'] });
   const direct = await rt.call('grep', { pattern: 'TOP', path: 'secret/key.txt' });
   assert.equal(direct.code, 'permission_denied');
-  assert.match(direct.content, /^Permission needed: grep wants to read "secret\/key\.txt", and there is no prompt to ask\. Grant it with createRuntime/);
+  assert.match(
+    direct.content,
+    /^Permission needed: grep wants to read "secret\/key\.txt", and there is no prompt to ask\. Grant it with createRuntime/,
+  );
   const all = await rt.call('grep', { pattern: 'TOP' });
   assert.ok(!all.content.includes('secret/'), all.content);
   const bypass = project({ ask: ['read_file(secret)'] }, { mode: 'bypass' }).rt;
