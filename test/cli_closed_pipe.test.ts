@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { startCli } from './helpers/cli.ts';
+import { startModel } from './helpers/fake_model.ts';
 import { tempDir, writeTree } from './helpers/temp.ts';
 
 function bigTree(): string {
@@ -33,3 +34,22 @@ for (const args of [
     assert.doesNotMatch(r.err, /EPIPE|Unhandled|Error/);
   });
 }
+
+test('cli: the agent with --output-format stream-json | head -1 ends quietly when the reader closes the pipe', async () => {
+  const root = bigTree();
+  const model = await startModel([
+    { calls: [{ name: 'read_file', input: { file_path: 'f0.txt' } }] },
+    { calls: [{ name: 'glob', input: { pattern: '**/*' } }] },
+    { text: 'Done.' },
+  ]);
+  try {
+    const run = startCli([...model.openaiFlags, '--output-format', 'stream-json', 'read f0.txt'], { cwd: root });
+    await once(run.child.stdout, 'data'); // the first event: the reader has what it wants
+    run.child.stdout.destroy();
+    const r = await run.exit;
+    assert.equal(r.code, 0, r.err);
+    assert.doesNotMatch(r.err, /EPIPE|Unhandled|Error/);
+  } finally {
+    await model.close();
+  }
+});
