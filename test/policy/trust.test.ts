@@ -82,7 +82,7 @@ test('trust: allow rules of an untrusted project or local file allow nothing', a
     const { rt, warned } = open(root, { home });
     const r = await rt.call('bash', { command: 'rm victim' });
     assert.equal(r.code, 'permission_denied');
-    assert.match(r.content, /there is no terminal to ask/);
+    assert.match(r.content, /there is no prompt to ask/);
     assert.equal(existsSync(path.join(root, 'victim')), true);
     assert.deepEqual(warned, [
       `mewcode: ignored 2 allow rules (${file}) in ${root}: not trusted; run with --trust to trust them`,
