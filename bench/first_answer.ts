@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { currentBundle } from '../bin/current_bundle.mjs';
 import { createRuntime } from '../lib/runtime/runtime.ts';
 import { which } from './contenders.ts';
+import { childCpuMs } from './oneshot.ts';
 import { spawnPlain } from './plain_child.ts';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -27,7 +28,7 @@ const log = (s: string) => process.stderr.write(`${s}\n`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 interface ProbeRun {
-  searches: { ms: number; index: string }[];
+  searches: { ms: number; cpuMs: number; index: string }[];
   settledMs: number;
   lines: string[];
 }
@@ -50,8 +51,15 @@ async function probe(args: string[], checkout = repo): Promise<ProbeRun> {
   return JSON.parse(r.stdout.trim().split('\n').at(-1) as string);
 }
 
+interface RgRun {
+  ms: number;
+  cpuMs: number;
+  lines: string[];
+}
+
 /** ripgrep's counts, as MewCode prints them (ignore files applied with or without a git repository). */
-function rgRun(root: string, pattern: string): { ms: number; lines: string[] } {
+function rgRun(root: string, pattern: string): RgRun {
+  const c = childCpuMs();
   const t = performance.now();
   const r = spawnSync(which('rg'), ['--no-config', '--no-require-git', '-c', pattern, '.'], {
     cwd: root,
@@ -59,9 +67,10 @@ function rgRun(root: string, pattern: string): { ms: number; lines: string[] } {
     maxBuffer: 1 << 26,
   });
   const ms = performance.now() - t;
+  const cpuMs = childCpuMs() - c;
   if (r.status !== 0 && r.status !== 1) throw new Error(`rg failed: ${r.stderr}`);
   // Given '.' (else a piped stdin is what it searches), it prints './path:N'.
-  return { ms, lines: r.stdout.split('\n').flatMap((l) => (l === '' ? [] : [l.replace(/^\.\//, '')])) };
+  return { ms, cpuMs, lines: r.stdout.split('\n').flatMap((l) => (l === '' ? [] : [l.replace(/^\.\//, '')])) };
 }
 
 async function buildIndex(root: string, cacheDir: string, workers: number): Promise<number> {
@@ -79,7 +88,7 @@ async function buildIndex(root: string, cacheDir: string, workers: number): Prom
 interface Samples {
   indexed: ProbeRun[];
   unindexed: ProbeRun[];
-  rg: { ms: number; lines: string[] }[];
+  rg: RgRun[];
   /** The other checkout's indexed runtime (`--against`). */
   against: ProbeRun[];
 }
@@ -109,26 +118,41 @@ async function sample(o: Setup, reps: number): Promise<Samples> {
   return s;
 }
 
+/** A row's figures: wall and CPU medians (CPU: every thread of the process, or rg and its children). */
+interface Figures {
+  ms: number;
+  cpuMs?: number;
+}
+
+const figuresOf = (xs: { ms: number; cpuMs: number }[]): Figures => ({
+  ms: median(xs.map((x) => x.ms)),
+  cpuMs: median(xs.map((x) => x.cpuMs)),
+});
+
+/** The i-th search of each run (the i-th to the last: `to`). */
+const searchesAt = (runs: ProbeRun[], i: number, to = i + 1) => runs.flatMap((p) => p.searches.slice(i, to));
+
 function report(s: Samples, files: number, o: Setup): string {
   const sorted = (lines: string[]) => [...lines].sort().join('\n');
   const want = sorted(s.rg[0]?.lines ?? []);
   const agree = [...s.indexed, ...s.unindexed, ...s.against].every((p) => sorted(p.lines) === want);
-  const at = (runs: ProbeRun[], i: number) => median(runs.map((p) => p.searches[i]?.ms ?? Number.NaN));
-  const warm = median(s.unindexed.flatMap((p) => p.searches.slice(1).map((x) => x.ms)));
-  const rg = median(s.rg.map((x) => x.ms));
-  const row = (name: string, ms: number) =>
-    `  ${name.padEnd(66)} ${ms.toFixed(0).padStart(7)} ms  ${(ms / warm).toFixed(2).padStart(6)}× warm unindexed  ${(ms / rg).toFixed(2).padStart(6)}× rg`;
+  const warm = figuresOf(searchesAt(s.unindexed, 1, 4));
+  const rg = figuresOf(s.rg);
+  const row = (name: string, f: Figures) => {
+    const cpu = f.cpuMs === undefined ? '' : `  CPU ${f.cpuMs.toFixed(0).padStart(6)} ms`;
+    return `  ${name.padEnd(66)} ${f.ms.toFixed(0).padStart(7)} ms  ${(f.ms / warm.ms).toFixed(2).padStart(6)}× warm unindexed  ${(f.ms / rg.ms).toFixed(2).padStart(6)}× rg${cpu}`;
+  };
   const how = (runs: ProbeRun[]) => [...new Set(runs.map((p) => p.searches.map((x) => x.index).join(' → ')))];
   const indexedRows = (runs: ProbeRun[], of: string) => [
-    row(`indexed${of}, first search of a fresh runtime`, at(runs, 0)),
-    row(`indexed${of}, background work done (from the first)`, median(runs.map((p) => p.settledMs))),
-    row(`indexed${of}, its fourth search`, at(runs, 3)),
+    row(`indexed${of}, first search of a fresh runtime`, figuresOf(searchesAt(runs, 0))),
+    row(`indexed${of}, background work done (from the first)`, { ms: median(runs.map((p) => p.settledMs)) }),
+    row(`indexed${of}, its fourth search`, figuresOf(searchesAt(runs, 3))),
   ];
   return [
     `first answer: ${files} indexed files, '${o.pattern}' (${s.rg[0]?.lines.length ?? 0} files match), ${s.rg.length} rounds, medians; answers ${agree ? 'agree with rg' : 'DIFFER from rg'}`,
     ...indexedRows(s.indexed, ''),
     ...(o.against ? indexedRows(s.against, ` (${path.basename(o.against)})`) : []),
-    row('unindexed, first search of a fresh runtime', at(s.unindexed, 0)),
+    row('unindexed, first search of a fresh runtime', figuresOf(searchesAt(s.unindexed, 0))),
     row('unindexed, warm (second to fourth search)', warm),
     row('rg', rg),
     `  indexed runtime's searches: ${how(s.indexed).join(' | ')}`,

@@ -4,7 +4,8 @@
  * runtime that loads the index already in the cache directory — its first search, then (once the
  * index's background work is done, timed from the first search's start) the next three, the last
  * of which is served without a walk. `unindexed`: a runtime without an index — its first search, then
- * three warm ones. Prints JSON: each search's ms and how the index served it, and the answer's lines.
+ * three warm ones. Prints JSON: each search's wall and CPU ms (all the process's threads: the main
+ * thread's and the workers') and how the index served it, and the answer's lines.
  * With MEWCODE_PROBE_BUNDLE=<checkout> it runs that checkout's built bundle (as bench/index_probe.ts);
  * with MEWCODE_PROBE_SOURCES=<checkout>, that checkout's sources (a before/after comparison).
  * Usage: node --import tsx bench/first_answer_probe.ts indexed|unindexed <root> <cacheDir> <workers> <pattern>
@@ -35,12 +36,15 @@ const made = createRuntime({
 if (!made.ok) throw new Error(made.error);
 const rt = made.value;
 const input = { pattern, output_mode: 'count', head_limit: 0 };
-const searches: { ms: number; index: string }[] = [];
+const searches: { ms: number; cpuMs: number; index: string }[] = [];
 let lines: string[] = [];
 const search = async () => {
+  const c = process.cpuUsage();
   const t = performance.now();
   const r = await rt.call('grep', input);
-  searches.push({ ms: performance.now() - t, index: String(r.meta?.index ?? 'off') });
+  const used = process.cpuUsage(c);
+  const cpuMs = (used.user + used.system) / 1000;
+  searches.push({ ms: performance.now() - t, cpuMs, index: String(r.meta?.index ?? 'off') });
   if (r.isError) throw new Error(r.content);
   lines = r.content.split('\n').filter((l) => l !== '' && !l.startsWith('['));
 };

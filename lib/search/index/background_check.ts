@@ -20,8 +20,8 @@ import { type DirWatch, watchDirs } from './watch.ts';
 
 /** Watches opened per slice of the main thread (~25 µs each). */
 const WATCH_SLICE = 500;
-/** Files compared per pool task (~8 µs each): a search's shards queued meanwhile wait at most one. */
-const STATES_PER_TASK = 16_384;
+/** Files compared per pool task (~6 µs each on the bench machine). */
+const STATES_PER_TASK = 8192;
 
 /** How far the check is: `done` of `of` directories watched, or of file numbers compared. */
 export interface CheckProgress {
@@ -62,31 +62,54 @@ export type RulesAtStart = ReturnType<typeof rulesAtStart>;
  * `live`, the system refused the watches, or a pool task failed.
  */
 export async function checkInBackground(t: CheckTarget): Promise<RulesAtStart | undefined> {
-  const task = (from: number, to: number, onlyIn?: string[]): StatesShard => ({
-    kind: 'index-states',
-    root: t.root,
-    table: t.idx.table,
-    from,
-    to,
-    ...(onlyIn ? { onlyIn } : {}),
-  });
-  // First a turn in the pool's queue (a task that compares nothing): the searches queued before it,
-  // the one that loaded the index among them, have started by then.
-  if (!(await pause(t, { phase: 'watch', done: 0, of: t.dirs.size }))) return undefined;
-  if (!(await t.runner.states(task(0, 0))).ok || !t.live()) return undefined;
+  if (!(await poolTurn(t))) return undefined;
   const w = await watchInSlices(t);
   if (!w) return undefined;
   // Directories watched since before the build began saw every change after it read their files.
   const onlyIn = t.seen?.unwatchedDuring(w, t.dirs);
+  if (!(await compareStates(t, onlyIn))) return undefined;
+  return rulesAtStart(t.root, t.idx, t.dirs, onlyIn, t.gitUser);
+}
+
+const statesTask = (t: CheckTarget, from: number, to: number, onlyIn?: string[]): StatesShard => ({
+  kind: 'index-states',
+  root: t.root,
+  table: t.idx.table,
+  from,
+  to,
+  ...(onlyIn ? { onlyIn } : {}),
+});
+
+/**
+ * A turn in the pool's queue, one task per worker that compares nothing: the searches queued before,
+ * the one that loaded the index among them, are done or nearly by then. False when the check ends.
+ */
+async function poolTurn(t: CheckTarget): Promise<boolean> {
+  if (!(await pause(t, { phase: 'watch', done: 0, of: t.dirs.size }))) return false;
+  const turns = Array.from({ length: t.runner.parallelism }, () => t.runner.states(statesTask(t, 0, 0)));
+  return (await Promise.all(turns)).every((r) => r.ok) && t.live();
+}
+
+/**
+ * Has the pool compare the states of the indexed files (those directly in `onlyIn`, when given), and
+ * reports those unlike. All its tasks are queued at once, so the check ends soon after the first
+ * answer even when searches follow back to back (one at a time, each waited behind a whole search's
+ * shards: ~2.5 s a task under load); a search queued meanwhile waits for them (~0.3 s of two
+ * workers on a 78k-file tree). False when the check ends.
+ */
+async function compareStates(t: CheckTarget, onlyIn: ReadonlySet<string> | undefined): Promise<boolean> {
   const n = onlyIn?.size === 0 ? 0 : t.idx.rels.length;
   const only = onlyIn && onlyIn.size < t.dirs.size ? [...onlyIn] : undefined;
-  for (let from = 0; from < n; from += STATES_PER_TASK) {
-    const r = await t.runner.states(task(from, from + STATES_PER_TASK, only));
-    if (!r.ok || !t.live()) return undefined;
+  const tasks: ReturnType<IndexRunner['states']>[] = [];
+  for (let from = 0; from < n; from += STATES_PER_TASK)
+    tasks.push(t.runner.states(statesTask(t, from, from + STATES_PER_TASK, only)));
+  for (let i = 0; i < tasks.length; i++) {
+    const r = await tasks[i];
+    if (!r?.ok || !t.live()) return false;
     for (const { rel, file } of r.value.unlike) t.unlike(rel, file);
-    if (!(await pause(t, { phase: 'state', done: Math.min(n, from + STATES_PER_TASK), of: n }))) return undefined;
+    if (!(await pause(t, { phase: 'state', done: Math.min(n, (i + 1) * STATES_PER_TASK), of: n }))) return false;
   }
-  return rulesAtStart(t.root, t.idx, t.dirs, onlyIn, t.gitUser);
+  return true;
 }
 
 /** Gives the event loop a turn (and the hook its hold); false when the check is no longer wanted. */

@@ -29,8 +29,20 @@ interface Skipper {
 
 export function skipperOf(p: GrepPrefilter | undefined): Skipper | undefined {
   if (!p) return undefined;
-  const { idOf, sigs } = readTable(p.table);
+  const table = readTable(p.table);
+  const sigs = table.sigs;
   const maybe = new Set(p.candidates);
+  // A walk asks `indexed` and then `skip` of each file: the table's lookup (two binary searches of
+  // names, ~5 µs) is made once per file, not twice.
+  let lastRel = '';
+  let lastId = -1; // no file is named ''
+  const idOf = (r: string) => {
+    if (r !== lastRel) {
+      lastRel = r;
+      lastId = table.idOf(r);
+    }
+    return lastId;
+  };
   return {
     skip(rel, at, fd) {
       const r = p.prefix + rel;
