@@ -13,12 +13,13 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { createRuntime as CreateRuntime } from '../lib/runtime/runtime.ts';
+import { bundleLibraryUrl } from './bundle_library.ts';
 
 const bundle = process.env.MEWCODE_PROBE_BUNDLE;
 const sources = process.env.MEWCODE_PROBE_SOURCES;
 const { createRuntime } = (
   bundle
-    ? await import(pathToFileURL(path.join(path.resolve(bundle), 'dist/lib.mjs')).href)
+    ? await import(bundleLibraryUrl(bundle))
     : sources
       ? await import(pathToFileURL(path.join(path.resolve(sources), 'lib/runtime/runtime.ts')).href)
       : await import('../lib/runtime/runtime.ts')
