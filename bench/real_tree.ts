@@ -11,6 +11,8 @@
  *
  * Usage: node --import tsx bench/real_tree.ts [--files N] [--out DIR]   (prints the tree's path)
  */
+
+import { execFileSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -56,13 +58,21 @@ function copyTree(from: string, to: string, tally: { files: number; dirs: number
 export function ensureRealTree(outDir: string, files = 100_000): { root: string; summary: RealTreeSummary } {
   const root = path.join(outDir, `real-tree-${files}`);
   const marker = path.join(root, '.bench-complete');
-  if (existsSync(marker)) return { root, summary: JSON.parse(readFileSync(marker, 'utf8')) as RealTreeSummary };
+  // A repository of its own, as a checked-out tree is: the checkout's own .gitignore (which ignores
+  // node_modules and .bench/) must not reach into it, as git and rg apply a repository's rules from
+  // its top down. Also for a tree made before the search read rules from above the root.
+  const ownRepository = () => existsSync(path.join(root, '.git')) || execFileSync('git', ['init', '-q'], { cwd: root });
+  if (existsSync(marker)) {
+    ownRepository();
+    return { root, summary: JSON.parse(readFileSync(marker, 'utf8')) as RealTreeSummary };
+  }
   const source = realpathSync(path.join(repo, 'node_modules'));
   const tally = { files: 0, dirs: 0, bytes: 0 };
   let copies = 0;
   mkdirSync(root, { recursive: true });
   // An ignore file as real trees have one; it matches nothing the copies hold, so all are searched.
   writeFileSync(path.join(root, '.gitignore'), '*.log\n.cache/\n');
+  ownRepository();
   while (tally.files < files) copyTree(source, path.join(root, 'packages', `p${++copies}`, 'node_modules'), tally);
   const summary: RealTreeSummary = { ...tally, copies, source };
   writeFileSync(marker, JSON.stringify(summary));
