@@ -18,9 +18,9 @@
  *   calls: [{"tool":"grep","input":{…}}, …]
  */
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type * as Lib from '../lib/index.ts';
-import { bundleLibraryUrl } from './bundle_library.ts';
+import { bundleLibraryUrl, rerunPlain } from './bundle_library.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -41,15 +41,7 @@ if (!root || !workers || !callsJson) {
   process.exit(2);
 }
 
-if (bundle !== undefined && process.env.MEWCODE_MEMORY_PROBE_PLAIN !== '1') {
-  const { spawnPlain } = await import('./plain_child.ts');
-  const child = await spawnPlain(fileURLToPath(import.meta.url), process.argv.slice(2), {
-    env: { ...process.env, MEWCODE_MEMORY_PROBE_PLAIN: '1' },
-    nodeFlags,
-    inherit: true,
-  });
-  process.exit(child.status ?? 1);
-}
+await rerunPlain(import.meta.url, bundle, nodeFlags);
 
 const lib: typeof Lib = bundle ? await import(bundleLibraryUrl(bundle)) : await import('../lib/index.ts');
 

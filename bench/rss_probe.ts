@@ -12,9 +12,8 @@
  *   --node-flags "F"  with --bundle: node flags for that run, e.g. "--max-semi-space-size=2"
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type * as Lib from '../lib/index.ts';
-import { bundleLibraryUrl } from './bundle_library.ts';
+import { bundleLibraryUrl, rerunPlain } from './bundle_library.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -32,15 +31,7 @@ if (args.includes('--help') || !root || !workers || !inputs) {
   process.exit(2);
 }
 
-if (bundle !== undefined && process.env.MEWCODE_RSS_PROBE_PLAIN !== '1') {
-  const { spawnPlain } = await import('./plain_child.ts');
-  const child = await spawnPlain(fileURLToPath(import.meta.url), process.argv.slice(2), {
-    env: { ...process.env, MEWCODE_RSS_PROBE_PLAIN: '1' },
-    nodeFlags,
-    inherit: true,
-  });
-  process.exit(child.status ?? 1);
-}
+await rerunPlain(import.meta.url, bundle, nodeFlags);
 
 const lib: typeof Lib = bundle ? await import(bundleLibraryUrl(bundle)) : await import('../lib/index.ts');
 
