@@ -5,7 +5,7 @@
  * would send them. Refusal kinds carry no intended text, only the place(s) a refusal should name.
  * Ambiguity cases add a copy of the block elsewhere (re-indented or not).
  */
-import { REFUSE, type Sent, TOLERATED } from './mistakes.ts';
+import { baseKind, REFUSE, type Sent, TOLERATED } from './mistakes.ts';
 import type { Rng } from './prng.ts';
 import type { Source } from './sources.ts';
 
@@ -116,7 +116,8 @@ export function casesFor(src: Source, r: Rng, per: number, skipped: Record<strin
   const out: Case[] = [];
   const kinds = { ...TOLERATED, ...REFUSE };
   for (const [kind, transform] of Object.entries(kinds)) {
-    const needs = BLOCK_NEEDS[kind] ?? { min: 1 };
+    const base = baseKind(kind);
+    const needs = BLOCK_NEEDS[base] ?? { min: 1 };
     for (let n = 0; n < per; n++) {
       const b = pickBlock(raw, lf, r, needs.min, needs.want);
       if (!b) break;
@@ -124,7 +125,7 @@ export function casesFor(src: Source, r: Rng, per: number, skipped: Record<strin
       if (!sent || sent.old === sent.neu) continue;
       // A control must be one exact occurrence; a cut-down partial line may occur twice.
       if (kind.startsWith('exact') && lf.indexOf(sent.old) !== lf.lastIndexOf(sent.old)) continue;
-      if (!EXACT_BY_DESIGN.has(kind) && elsewhere(lf, sent.old, b.start, b.old.length)) {
+      if (!EXACT_BY_DESIGN.has(base) && elsewhere(lf, sent.old, b.start, b.old.length)) {
         skipped[kind] = (skipped[kind] ?? 0) + 1;
         continue;
       }

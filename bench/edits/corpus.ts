@@ -77,17 +77,47 @@ export function classify(c: Case, a: Attempt): Outcome {
 
 export type Tally = Record<string, Record<Outcome, number>>;
 
-/** Outcomes per kind (and 'all') for one contender. */
-export function score(cases: readonly Case[], run: (c: Case) => Attempt): { tally: Tally; wrong: Case[] } {
+/** Why an application is wrong, by what differs from the intended text (the kinds 1–3). */
+export const CAUSES = ['whitespace', 'blank line', 'exact elsewhere', 'other'] as const;
+export type Cause = (typeof CAUSES)[number];
+
+export function wrongCause(c: Case, applied: string): Cause {
+  const lf = (s: string) => s.replace(/\r\n/g, '\n');
+  const text = lf(c.text);
+  const old = lf(c.old);
+  const place = c.places[0] as [number, number];
+  // The mistaken old_string is another place's exact text: an exact match wins, as in every peer.
+  for (let i = text.indexOf(old); i !== -1; i = text.indexOf(old, i + 1)) {
+    const line = text.slice(0, i).split('\n').length;
+    if (line < place[0] || line > place[1]) return 'exact elsewhere';
+  }
+  const a = lf(applied).split('\n');
+  const b = lf(c.intended ?? '').split('\n');
+  // Only blank lines differ (one more, one fewer, or whitespace on one): a blank line at the wrong place.
+  const solid = (ls: string[]) => ls.filter((l) => l.trim() !== '').join('\n');
+  if (solid(a) === solid(b)) return 'blank line';
+  const trim = (ls: string[]) => ls.map((l) => l.trim()).join('\n');
+  return a.length === b.length && trim(a) === trim(b) ? 'whitespace' : 'other';
+}
+
+/** Outcomes per kind (and 'all') for one contender, and the wrong applications by cause. */
+export function score(
+  cases: readonly Case[],
+  run: (c: Case) => Attempt,
+): { tally: Tally; wrong: Case[]; causes: Record<Cause, Case[]> } {
   const tally: Tally = {};
   const wrong: Case[] = [];
+  const causes = Object.fromEntries(CAUSES.map((k) => [k, [] as Case[]])) as Record<Cause, Case[]>;
   for (const c of cases) {
-    const o = classify(c, run(c));
+    const a = run(c);
+    const o = classify(c, a);
     for (const k of [c.kind, 'all']) {
       tally[k] ??= { right: 0, WRONG: 0, 'refused, right place': 0, 'refused, useless': 0 };
       (tally[k] as Record<Outcome, number>)[o]++;
     }
-    if (o === 'WRONG') wrong.push(c);
+    if (o !== 'WRONG' || !('applied' in a)) continue;
+    wrong.push(c);
+    causes[wrongCause(c, a.applied)].push(c);
   }
-  return { tally, wrong };
+  return { tally, wrong, causes };
 }

@@ -3,6 +3,10 @@
  * transforms of the intended edit's lines. `tolerated` kinds have one right result (the matcher must
  * undo the mistake); `refuse` kinds change meaning or leave the place open (the matcher must refuse
  * and name the place). Each transform returns undefined when the block does not suit it.
+ *
+ * A whitespace mistake comes in two variants, because models make both: `[old only]`, where only
+ * old_string carries it and new_string is written at the file's true whitespace, and `[both]`, where
+ * new_string carries it the same way. The matcher cannot know which from old_string alone.
  */
 import type { Rng } from './prng.ts';
 
@@ -20,31 +24,36 @@ export interface Sent {
 }
 
 type Transform = (e: Edit, r: Rng) => Sent | undefined;
+/** A whitespace mistake; `both` says whether new_string carries it too. */
+type Whitespace = (e: Edit, r: Rng, both: boolean) => Sent | undefined;
 
 const lead = (s: string) => s.slice(0, s.length - s.trimStart().length);
 const join = (ls: readonly string[]) => ls.join('\n');
 const both = (e: Edit, f: (l: string) => string): Sent => ({ old: join(e.old.map(f)), neu: join(e.neu.map(f)) });
+/** old_string's lines through `f`; new_string's too when `twice`, else as the file's frame has them. */
+const sent = (e: Edit, f: (l: string) => string, twice: boolean): Sent =>
+  twice ? both(e, f) : { old: join(e.old.map(f)), neu: join(e.neu) };
 const nonBlank = (ls: readonly string[]) => ls.filter((l) => l.trim() !== '');
 
-function shiftBy(e: Edit, r: Rng): Sent | undefined {
+function shiftBy(e: Edit, r: Rng, twice: boolean): Sent | undefined {
   const tabs = nonBlank(e.old).some((l) => l.startsWith('\t'));
   const unit = tabs ? '\t' : r.pick(['  ', '    ']);
-  if (r.next() < 0.5) return both(e, (l) => (l.trim() === '' ? l : unit + l));
+  if (r.next() < 0.5) return sent(e, (l) => (l.trim() === '' ? l : unit + l), twice);
   if (!nonBlank([...e.old, ...e.neu]).every((l) => l.startsWith(unit))) return undefined;
-  return both(e, (l) => (l.startsWith(unit) ? l.slice(unit.length) : l));
+  return sent(e, (l) => (l.startsWith(unit) ? l.slice(unit.length) : l), twice);
 }
 
-function tabsSpaces(e: Edit, r: Rng): Sent | undefined {
+function tabsSpaces(e: Edit, r: Rng, twice: boolean): Sent | undefined {
   const leads = nonBlank(e.old).map(lead);
   if (!leads.some((l) => l !== '')) return undefined;
   if (leads.some((l) => l.includes('\t'))) {
     if (leads.some((l) => l.includes(' '))) return undefined;
     const w = ' '.repeat(r.pick([2, 4]));
-    return both(e, (l) => lead(l).replace(/\t/g, w) + l.trimStart());
+    return sent(e, (l) => lead(l).replace(/\t/g, w) + l.trimStart(), twice);
   }
   const u = leads.every((l) => l.length % 4 === 0) ? 4 : leads.every((l) => l.length % 2 === 0) ? 2 : 0;
   if (u === 0) return undefined;
-  return both(e, (l) => '\t'.repeat(lead(l).length / u) + l.trimStart());
+  return sent(e, (l) => '\t'.repeat(lead(l).length / u) + l.trimStart(), twice);
 }
 
 function typographic(e: Edit): Sent | undefined {
@@ -80,10 +89,10 @@ function literalNewlines(e: Edit): Sent | undefined {
   return { old: one(e.old), neu: one(e.neu) };
 }
 
-function firstIndent(e: Edit, r: Rng): Sent | undefined {
+function firstIndent(e: Edit, _r: Rng, twice: boolean): Sent | undefined {
   if (e.old.length < 2 || lead(e.old[0] as string) === '') return undefined;
   const old = [(e.old[0] as string).trimStart(), ...e.old.slice(1)];
-  const neu = r.next() < 0.5 ? [(e.neu[0] as string).trimStart(), ...e.neu.slice(1)] : e.neu;
+  const neu = twice ? [(e.neu[0] as string).trimStart(), ...e.neu.slice(1)] : e.neu;
   return { old: join(old), neu: join(neu) };
 }
 
@@ -138,28 +147,58 @@ function changedToken(e: Edit, r: Rng): Sent | undefined {
   return { old: join(old), neu: join(e.neu.map((x) => (x === l ? changed : x))) };
 }
 
-function trailingDropped(e: Edit): Sent | undefined {
+function trailingDropped(e: Edit, _r: Rng, twice: boolean): Sent | undefined {
   if (!e.old.some((l) => l !== l.trimEnd())) return undefined;
-  return both(e, (l) => l.trimEnd());
+  return sent(e, (l) => l.trimEnd(), twice);
 }
 
-function trailingAdded(e: Edit, r: Rng): Sent | undefined {
+/**
+ * For each of new_string's lines, the old_string line it was copied (or changed in place) from, or -1
+ * for an inserted line: the intended edit changes, inserts or deletes one line.
+ */
+function origins(e: Edit): number[] {
+  const d = e.neu.length - e.old.length;
+  let at = e.neu.findIndex((l, k) => l !== e.old[k]);
+  if (at === -1) at = e.neu.length;
+  return e.neu.map((_, k) => (d === 0 || k < at ? k : d > 0 ? (k === at ? -1 : k - 1) : k + 1));
+}
+
+function trailingAdded(e: Edit, r: Rng, twice: boolean): Sent | undefined {
   const pad = r.pick([' ', '  ', '\t']);
-  return { old: join(e.old.map((l, k) => (k === e.old.length - 1 || r.next() < 0.3 ? l + pad : l))), neu: join(e.neu) };
+  const padded = new Set(e.old.map((_, k) => k).filter((k) => k === e.old.length - 1 || r.next() < 0.3));
+  const old = join(e.old.map((l, k) => (padded.has(k) ? l + pad : l)));
+  if (!twice) return { old, neu: join(e.neu) };
+  // new_string pads what it copied from a padded line: an unchanged line, and a line changed in place.
+  const from = origins(e);
+  return { old, neu: join(e.neu.map((l, k) => (padded.has(from[k] as number) ? l + pad : l))) };
 }
 
 function lineNumbers(e: Edit): Sent {
   return { old: join(e.old.map((l, k) => `${String(e.line + k).padStart(6)}\t${l}`)), neu: join(e.neu) };
 }
 
-export const TOLERATED: Record<string, Transform> = {
-  exact: (e) => ({ old: join(e.old), neu: join(e.neu) }),
-  'exact, partial first/last line': partialLines,
+const WHITESPACE: Record<string, Whitespace> = {
   'first-line indent dropped': firstIndent,
   'trailing ws dropped': trailingDropped,
   'trailing ws added': trailingAdded,
   'indent shifted': shiftBy,
   'tabs <-> spaces': tabsSpaces,
+};
+
+/** A kind without its variant: "indent shifted [both]" → "indent shifted". */
+export const baseKind = (kind: string): string => kind.replace(/ \[[^\]]*\]$/, '');
+
+const variants = Object.fromEntries(
+  Object.entries(WHITESPACE).flatMap(([k, f]): [string, Transform][] => [
+    [`${k} [old only]`, (e, r) => f(e, r, false)],
+    [`${k} [both]`, (e, r) => f(e, r, true)],
+  ]),
+);
+
+export const TOLERATED: Record<string, Transform> = {
+  exact: (e) => ({ old: join(e.old), neu: join(e.neu) }),
+  'exact, partial first/last line': partialLines,
+  ...variants,
   'typographic quotes/dashes': typographic,
   'NBSP / zero-width': invisible,
   '\\" escaping': escaped,

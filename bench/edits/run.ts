@@ -2,10 +2,11 @@
  * `npm run bench -- --edits [--seed N] [--scale X] [--per N]`: builds the seeded edit corpus and prints,
  * for MewCode's matcher and the exact-only rule, how many cases each applied right, applied WRONG,
  * refused naming the intended place first, or refused with a useless hint — per mistake kind and in
- * all. Deterministic for a seed; no timings (the matcher's speed on big files is a test, not a race).
+ * all, and the wrong applications by cause (whitespace only, a blank line, old_string exact elsewhere,
+ * other). Deterministic for a seed; no timings (the matcher's speed on big files is a test, not a race).
  */
 import { parseArgs } from 'node:util';
-import { type Attempt, buildCorpus, exactOnly, mewcode, OUTCOMES, score, type Tally } from './corpus.ts';
+import { type Attempt, buildCorpus, CAUSES, exactOnly, mewcode, OUTCOMES, score, type Tally } from './corpus.ts';
 
 const pct = (a: number, b: number) => (b === 0 ? '—' : `${((100 * a) / b).toFixed(1)}%`);
 
@@ -56,9 +57,11 @@ export async function runEditBench(argv: string[]): Promise<number> {
     '|---|---:|---:|---:|---:|',
   ];
   let wrong = 0;
+  const causes: string[] = [`| | ${CAUSES.join(' | ')} |`, `|---|${CAUSES.map(() => '---:').join('|')}|`];
   for (const [name, run] of contenders) {
-    const { tally, wrong: bad } = score(cases, run);
+    const { tally, wrong: bad, causes: why } = score(cases, run);
     out.push(...table(`${name}, per mistake kind:`, tally));
+    causes.push(`| ${name} | ${CAUSES.map((k) => why[k].length).join(' | ')} |`);
     const t = tally.all as Record<(typeof OUTCOMES)[number], number>;
     const refused = t['refused, right place'] + t['refused, useless'];
     totals.push(
@@ -69,7 +72,7 @@ export async function runEditBench(argv: string[]): Promise<number> {
       for (const c of bad.slice(0, 5)) out.push(`WRONG: ${c.kind} in ${c.file} at lines ${c.places[0]?.join('–')}`);
     }
   }
-  out.push('all cases:', ...totals, '');
+  out.push('all cases:', ...totals, '', 'wrong applications by cause:', ...causes, '');
   process.stdout.write(`${out.join('\n')}\n`);
   return wrong === 0 ? 0 : 1;
 }
