@@ -39,7 +39,12 @@ function hash(s: string): number {
 }
 
 export function mewcode(c: Case): Attempt {
-  const out = replaceText(c.text, eolOf(c.text), { old_string: c.old, new_string: c.neu }, c.file);
+  return attempt(replaceText, c);
+}
+
+/** A replaceText (this checkout's, or another's for a before/after run) on a case. */
+export function attempt(replace: typeof replaceText, c: Case): Attempt {
+  const out = replace(c.text, eolOf(c.text), { old_string: c.old, new_string: c.neu }, c.file);
   return out.ok ? { applied: out.value.text } : { refused: out.error.content };
 }
 

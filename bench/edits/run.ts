@@ -1,12 +1,26 @@
 /**
- * `npm run bench -- --edits [--seed N] [--scale X] [--per N]`: builds the seeded edit corpus and prints,
+ * `npm run bench -- --edits [--seed N] [--scale X] [--per N] [--baseline DIR]`: builds the seeded edit corpus and prints,
  * for MewCode's matcher and the exact-only rule, how many cases each applied right, applied WRONG,
  * refused naming the intended place first, or refused with a useless hint — per mistake kind and in
  * all, and the wrong applications by cause (whitespace only, a blank line, old_string exact elsewhere,
  * other). Deterministic for a seed; no timings (the matcher's speed on big files is a test, not a race).
+ * `--baseline DIR` scores another checkout's matcher (DIR/lib/edit/replace.ts, e.g. `git archive` of an
+ * older commit with node_modules linked in) on the same cases: the corpus is built from this tree's
+ * files, so two trees' runs differ in cases, and a before/after comparison needs one run.
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Attempt, buildCorpus, CAUSES, exactOnly, mewcode, OUTCOMES, score, type Tally } from './corpus.ts';
+import {
+  type Attempt,
+  attempt,
+  buildCorpus,
+  CAUSES,
+  exactOnly,
+  mewcode,
+  OUTCOMES,
+  score,
+  type Tally,
+} from './corpus.ts';
 
 const pct = (a: number, b: number) => (b === 0 ? '—' : `${((100 * a) / b).toFixed(1)}%`);
 
@@ -36,6 +50,7 @@ export async function runEditBench(argv: string[]): Promise<number> {
       seed: { type: 'string', default: '13' },
       scale: { type: 'string', default: '1' },
       per: { type: 'string', default: '3' },
+      baseline: { type: 'string' },
     },
     allowPositionals: true,
   });
@@ -52,6 +67,10 @@ export async function runEditBench(argv: string[]): Promise<number> {
     ['MewCode', mewcode],
     ['exact-only', exactOnly],
   ];
+  if (values.baseline) {
+    const mod = await import(path.resolve(values.baseline, 'lib/edit/replace.ts'));
+    contenders.splice(1, 0, ['baseline', (c) => attempt(mod.replaceText, c)]);
+  }
   const totals: string[] = [
     '| | applied, right | applied, WRONG | refused, names the right place | refused, useless hint |',
     '|---|---:|---:|---:|---:|',

@@ -12,6 +12,7 @@ import { errValue, okValue, type Result } from '../core/result.ts';
 import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { closeTo, type FileLines, type Fit, fileLines, searchBlocks } from './block.ts';
 import { explainAmbiguous, explainMiss, formNotes, lineRange } from './explain.ts';
+import type { Frames, Names } from './frame.ts';
 import { describeShift } from './indent.ts';
 import { fixKinds, lineKey } from './normalize.ts';
 import { replaceBlock } from './rewrite.ts';
@@ -94,10 +95,15 @@ export function replaceLines(
         : explainAmbiguous(fits, near, r.old.length, tolerated(fit, r.undid));
       break;
     }
-    const edit = apply(raw, file, fit, r);
-    if (edit) return okValue(edit);
+    const edit = apply(raw, file, fit, r, { old: label, neu: w.newString });
+    if (edit.ok) return okValue(edit.value);
+    const where = `${label} fits ${JSON.stringify(shown)} only at ${lineRange(fit.at + 1, fit.at + r.old.length)} ignoring ${tolerated(fit, r.undid)}`;
+    if (edit.error !== undefined)
+      return errValue(
+        `${where}, but ${edit.error}, so it was not applied. Give ${w.newString}'s unchanged lines exactly as the file has them (as read_file shows them).`,
+      );
     return errValue(
-      `${label} fits ${JSON.stringify(shown)} only at ${lineRange(fit.at + 1, fit.at + r.old.length)} ignoring ${tolerated(fit, r.undid)}, but ${w.newString} cannot be placed there for sure: a line it writes would land left of the block's indentation (or of column 0), or a rewritten line would lose characters the file has there (\\", non-breaking spaces, curly quotes) that ${label} lacks. Copy those lines exactly as read_file shows them, with their indentation.`,
+      `${where}, but ${w.newString} cannot be placed there for sure: a line it writes would land left of the block's indentation (or of column 0), or a rewritten line would lose characters the file has there (\\", non-breaking spaces, curly quotes) that ${label} lacks. Copy those lines exactly as read_file shows them, with their indentation.`,
     );
   }
   const head = `${label} was not found in ${JSON.stringify(shown)}.`;
@@ -120,13 +126,36 @@ function closeLine(file: FileLines, line: string): number | undefined {
   return i === -1 ? undefined : i;
 }
 
-function apply(raw: readonly string[], file: FileLines, fit: Fit, r: Reading): BlockEdit | undefined {
-  const lines = replaceBlock(raw, file.bare, fit, r.old, r.neu);
-  if (!lines) return undefined;
+function apply(
+  raw: readonly string[],
+  file: FileLines,
+  fit: Fit,
+  r: Reading,
+  names: Names,
+): Result<BlockEdit, string | undefined> {
+  const done = replaceBlock(raw, file.bare, fit, r.old, r.neu, names);
+  if (!done.ok) return done;
+  const { lines, frames } = done.value;
   const text = [...raw.slice(0, fit.at), ...lines, ...raw.slice(fit.at + r.old.length)].join('\n');
   const start = fit.at + 1;
   const end = fit.at + Math.max(1, lines.length);
-  return { text, start, end, note: `matched ignoring ${tolerated(fit, r.undid)}; applied at ${lineRange(start, end)}` };
+  return okValue({
+    text,
+    start,
+    end,
+    note: `matched ignoring ${tolerated(fit, r.undid)}; applied at ${lineRange(start, end)}${framing(fit, frames, names)}`,
+  });
+}
+
+/**
+ * Whether new_string was shifted like old_string, when old_string's indentation was off the file's by
+ * some columns (tabs for spaces at the same depth re-render alike either way, so say nothing).
+ */
+function framing(fit: Fit, frames: Frames, names: Names): string {
+  if ((fit.shift.same || fit.shift.delta === 0) && fit.shift.firstLead === undefined) return '';
+  return frames.lead === 'old'
+    ? `; ${names.neu} was written like ${names.old}, so its new lines were shifted likewise`
+    : `; ${names.neu} was already at the file's indentation, so it was not shifted`;
 }
 
 /** Other blocks that old_string's lines fit up to whitespace, for an exact match's answer. */

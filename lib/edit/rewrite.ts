@@ -1,20 +1,16 @@
 /**
  * The lines that replace a fitted block. new_string is aligned line by line with old_string: a line
  * the model left unchanged keeps the file's own bytes (its indentation, trailing whitespace, quotes,
- * line ending); a line it wrote gets the fit's indentation shift and character fixes, because it
- * wrote it in old_string's frame.
+ * line ending); a line it wrote gets the character fixes, and the fit's indentation shift only when
+ * new_string's unchanged lines show it was written in old_string's frame (frame.ts). A written line
+ * never gains trailing whitespace the line it replaces lacks unless its text changed.
  */
 import { diffArrays } from 'diff';
+import { errValue, okValue, type Result } from '../core/result.ts';
 import type { Fit } from './block.ts';
+import { expected, type Frames, framesOf, type Names, tailOf } from './frame.ts';
 import { columns, leadOf, shiftLine } from './indent.ts';
-import { applyFixes, lostChars } from './normalize.ts';
-
-const tail = (s: string) => s.slice(s.trimEnd().length);
-
-/** The file line's trailing whitespace when old_string's line and the new line both lack any. */
-function droppedTail(file: string, oldLine: string, framed: string): string {
-  return tail(oldLine) === '' && tail(framed) === '' ? tail(file) : '';
-}
+import { applyFixes, lineKey, lostChars } from './normalize.ts';
 
 /**
  * With old_string's first line copied from mid-indentation, the column no later line the model wrote
@@ -54,10 +50,62 @@ export function frameLine(
   return columns(leadOf(framed), fit.shift.unit) < floor ? undefined : framed;
 }
 
+/** A written line's trailing whitespace, given the line of old_string (and the file) it replaces, if any. */
+function retail(framed: string, n: string, o: string | undefined, f: string | undefined): string {
+  if (o === undefined || f === undefined) return framed;
+  // Trailing whitespace new_string copied from old_string's line is old_string's, so the file's stands.
+  if (tailOf(n) === tailOf(o)) return framed.trimEnd() + tailOf(f);
+  // A line whose text new_string left as it was never gains trailing whitespace the file's line lacks.
+  if (lineKey(n) === lineKey(o) && tailOf(f) === '') return framed.trimEnd();
+  return framed;
+}
+
+type Part = { value: unknown[]; added?: boolean; removed?: boolean };
+
+/**
+ * new_string aligned with old_string's lines as new_string's frames would copy them (or as the file
+ * has them). Refused when the alignment is a guess that matters: a line old_string gives twice alike
+ * (two blank lines, once with trailing whitespace in the file) where new_string drops one, and the
+ * file's two differ — keeping either is a wrong apply half the time.
+ */
+function align(block: readonly string[], old: readonly string[], neu: readonly string[], fr: Frames, w: Names) {
+  const left = old.map((o, j) => ({ s: expected(block[j] as string, o, fr), alt: block[j] as string }));
+  const right = neu.map((s) => ({ s, alt: s }));
+  const same = (a: { s: string; alt: string }, b: { s: string }) => a.s === b.s || a.alt === b.s;
+  const parts: Part[] = diffArrays(left, right, { comparator: same });
+  const keptAs = new Map<number, number>();
+  const removed: number[] = [];
+  let [j, k] = [0, 0];
+  for (const part of parts)
+    for (const _ of part.value) {
+      if (part.removed) removed.push(j++);
+      else if (part.added) k++;
+      else keptAs.set(j++, k++);
+    }
+  for (const r of removed)
+    for (const q of [r - 1, r + 1]) {
+      const kk = keptAs.get(q);
+      if (
+        kk === undefined ||
+        block[q] === block[r] ||
+        !same(left[r] as { s: string; alt: string }, right[kk] as { s: string })
+      )
+        continue;
+      const [a, b] = [Math.min(q, r) + 1, Math.max(q, r) + 1];
+      return errValue(
+        `${w.old}'s lines ${a} and ${b} read alike but the file's differ (${JSON.stringify(block[a - 1])}, ${JSON.stringify(block[b - 1])}), and ${w.neu} keeps only one of them, so which one it keeps is a guess`,
+      );
+    }
+  return okValue(parts);
+}
+
 /**
  * The file's raw lines (CR kept) for the block at `fit.at` of old_string's length, replaced by
- * new_string's lines; undefined when a written line has no sure place (frameLine), or when a file line
- * that holds characters old_string's lacks (a `\"`, NBSP, curly quote) is rewritten and would lose them.
+ * new_string's lines in new_string's frames (frame.ts): lines it left unchanged keep the file's bytes;
+ * lines it wrote get the fit's shift only when new_string is in old_string's frame. Refused, with the
+ * reason, when no frame is sure, the alignment is a guess, a written line has no sure place
+ * (frameLine), or a file line holding characters old_string's lacks (`\"`, NBSP, curly quote) is
+ * rewritten and would lose them (these last two with no reason: the caller words them).
  */
 export function replaceBlock(
   raw: readonly string[],
@@ -65,48 +113,44 @@ export function replaceBlock(
   fit: Fit,
   old: readonly string[],
   neu: readonly string[],
-): string[] | undefined {
+  names: Names,
+): Result<{ lines: string[]; frames: Frames }, string | undefined> {
   const at = fit.at;
-  const floor = leftFloor(fit, bare.slice(at, at + old.length));
+  const block = bare.slice(at, at + old.length);
+  const frames = framesOf(block, old, neu, names);
+  if (!frames.ok) return frames;
+  const aligned = align(block, old, neu, frames.value, names);
+  if (!aligned.ok) return aligned;
+  const parts = aligned.value;
+  const floor = leftFloor(fit, block);
   const cr = (raw[at] as string).endsWith('\r') ? '\r' : '';
   const out: string[] = [];
-  let j = 0;
-  let k = 0;
-  // new_string's first line written with the file's indentation but otherwise old_string's is the
-  // unchanged line (old_string had dropped that indentation): align it as such.
-  const first = neu[0];
-  const aligned =
-    first !== undefined &&
-    first !== old[0] &&
-    first.trimStart() === old[0] &&
-    leadOf(first) === leadOf(bare[at] as string);
-  const parts = diffArrays([...old], aligned ? [old[0] as string, ...neu.slice(1)] : [...neu]);
+  let [j, k] = [0, 0];
   for (const [n, part] of parts.entries()) {
     if (part.removed) {
       for (let q = 0; q < part.value.length; q++, j++)
         if (lostChars(bare[at + j] as string, old[j] as string).length > 0 && parts.some((x) => x.added))
-          return undefined;
+          return errValue(undefined);
       continue;
     }
-    // A line changed in place (as many lines removed just before as added) keeps the trailing
-    // whitespace old_string had dropped: a Markdown line break stays on its line.
+    // A line changed in place (as many lines removed just before as added) replaces the line there.
     const prev = parts[n - 1];
     const paired = part.added && prev?.removed && prev.value.length === part.value.length;
-    for (const [q, line] of part.value.entries()) {
+    for (let q = 0; q < part.value.length; q++) {
       if (!part.added) {
         out.push(raw[at + j++] as string);
         k++;
         continue;
       }
-      let framed = frameLine(line, k++, fit, old[0] as string, bare[at] as string, floor);
-      if (framed === undefined) return undefined;
-      if (paired && fit.trailing)
-        framed += droppedTail(
-          bare[at + j - part.value.length + q] as string,
-          old[j - part.value.length + q] as string,
-          framed,
-        );
-      out.push(framed + cr);
+      const line = neu[k] as string;
+      const framed =
+        frames.value.lead === 'old'
+          ? frameLine(line, k, fit, old[0] as string, bare[at] as string, floor)
+          : applyFixes(line, fit.fixes);
+      k++;
+      if (framed === undefined) return errValue(undefined);
+      const from = paired ? j - part.value.length + q : -1;
+      out.push(retail(framed, line, old[from], block[from]) + cr);
     }
   }
   // The block ran to the end of a file without a final newline: so does the replacement.
@@ -114,5 +158,5 @@ export function replaceBlock(
   if (at + old.length === raw.length && !lastRaw.endsWith('\r') && out.length > 0) {
     out[out.length - 1] = (out.at(-1) as string).replace(/\r$/, '');
   }
-  return out;
+  return okValue({ lines: out, frames: frames.value });
 }

@@ -60,7 +60,7 @@ test('rule 2: each tolerated difference applies once, unchanged lines keep their
   let r = await edit('shift.ts', 'if (a) {\n  b();\n}', 'if (a) {\n  b();\n  c();\n}');
   assert.match(
     r.content,
-    /matched ignoring indentation \(4 spaces less\), trailing whitespace; applied at lines 3–6\./,
+    /matched ignoring indentation \(4 spaces less\), trailing whitespace; applied at lines 3–6; new_string was written like old_string, so its new lines were shifted likewise\./,
   );
   assert.equal(read('shift.ts'), 'class A {\n  m() {\n    if (a) {\n      b();  \n      c();\n    }\n  }\n}\n');
   r = await edit('tabs.go', '    if x {\n        y()\n    }', '    if x {\n        y()\n        z()\n    }');
