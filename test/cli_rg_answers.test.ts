@@ -2,7 +2,8 @@
  * Answers that differed from rg 13 on the same real files, checked against a live rg: the CLI's bytes
  * and exit code, and for the searcher's own bugs the grep tool's lines too (the model's format is
  * rg's `-n --with-filename --no-heading`): -U -o over lines, -m N with -A, a directory symlink given
- * as the path, -m 0, a search that searched nothing, a binary file given by name.
+ * as the path, -m 0, a search that searched nothing, a binary file given by name, binary files
+ * searched as text (-a).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -92,4 +93,70 @@ test('cli grep: a search of the default path that searched no file says so and e
   const given = await runCli(['grep', 'foo', '-g', '*.ts', '.'], { cwd: root });
   assert.equal(given.code, rg(root, ['foo', '-g', '*.ts']).status);
   assert.doesNotMatch(given.err, /No files were searched/);
+});
+
+/** Files with NUL bytes: small ones, a UTF-16 one, one whose NUL lies past the first 256 KiB read. */
+function binaryTree(): string {
+  const root = tempDir('mewcode-rg-text-');
+  const filler = Buffer.alloc(300 * 1024, 'filler line\n');
+  writeTree(root, {
+    'a.txt': 'text foo\nnothing\n',
+    'bin1.dat': Buffer.from('foo one\nbar\0baz foo\n\x01\x02 ctl\nfoo three\n'),
+    'bin2.dat': Buffer.from('\0\x01head\nfoo\n'),
+    'none.dat': Buffer.from('zzz\0yyy\n'),
+    'big.dat': Buffer.concat([Buffer.from('foo first\n'), filler, Buffer.from('mid\0foo after\n'), filler]),
+    'wide.txt': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('foo\0wide\nother\n', 'utf16le')]),
+  });
+  return root;
+}
+
+const textCases: [string[], boolean][] = [
+  [['-a', 'foo'], false],
+  [['-a', '-n', 'foo'], false],
+  [['-a', '-c', 'foo'], false],
+  [['-a', '-l', 'foo'], false],
+  [['-a', '--count-matches', 'o'], false],
+  [['-a', '-n', '-C', '1', 'baz'], false],
+  [['-a', '-o', 'ba.'], false],
+  [['-a', 'r.b'], false],
+  [['-a', '-n', '-v', 'foo', 'bin1.dat'], true],
+  [['-a', '-n', 'foo', 'bin1.dat'], true],
+  [['-a', '-c', 'foo', 'big.dat'], true],
+  [['-a', '--passthru', 'baz', 'bin1.dat'], true],
+  [['-a', '--files-without-match', 'foo'], false],
+  [['-a', 'zzz', 'bin2.dat'], true],
+];
+for (const [args, named] of textCases) {
+  test(`cli grep -a answers as rg 13 -a: ${args.join(' ')}`, async () => {
+    const root = binaryTree();
+    const ours = await runCli(['grep', ...args], { cwd: root });
+    const theirs = rg(root, ['--sort', 'path', ...args], named ? { paths: [] } : {});
+    assert.equal(ours.out, theirs.out, ours.err);
+    assert.equal(ours.code, theirs.status);
+  });
+}
+
+test('the grep tool: binary "text" prints what rg -a -n -H prints, and its note says how to ask for it', async () => {
+  const root = binaryTree();
+  const rt = runtimeAt(root, { workers: 0 });
+  const r = await rt.call('grep', { pattern: 'foo', binary: 'text', head_limit: 0 });
+  assert.equal(`${r.content}\n`, rg(root, [...RG_CONTENT, '-a', 'foo']).out);
+  const skipped = await rt.call('grep', { pattern: 'foo', head_limit: 0 });
+  assert.match(
+    skipped.content,
+    /\[note: skipped 4 binary files that may match; pass binary: "text" to search them as text\]$/,
+  );
+});
+
+test('cli grep: --binary and -uuu (rg: -uu --binary) are refused with the reason, not searched as something else', async () => {
+  const root = binaryTree();
+  for (const args of [
+    ['--binary', 'foo'],
+    ['-uuu', 'foo'],
+  ]) {
+    const r = await runCli(['grep', ...args], { cwd: root });
+    assert.equal(r.code, 2);
+    assert.equal(r.out, '');
+    assert.match(r.err, /--binary is not supported: rg --binary reads a NUL byte as a line end/);
+  }
 });

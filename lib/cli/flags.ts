@@ -152,6 +152,11 @@ export const FLAGS = {
     help: 'print every line of the files with matches, the others as context',
     commands: grep,
   },
+  text: {
+    type: 'boolean',
+    help: 'search binary files (a NUL byte) as text, printing their matching lines as they are',
+    commands: grep,
+  },
   replace: {
     type: 'string',
     arg: 'TEXT',
@@ -252,6 +257,7 @@ export const COMMAND_SHORTS: Readonly<Record<Command, Readonly<Record<string, Fl
     q: 'quiet',
     r: 'replace',
     j: 'threads',
+    a: 'text',
   },
   glob: { e: 'extension', H: 'hidden', I: 'no-ignore' },
 };

@@ -134,10 +134,11 @@ function searcher(runtime: Runtime, signal: AbortSignal): Searcher {
   };
 }
 
-/** The arguments that say which files a search reads, without those that say what matches or prints. */
+/** The arguments that say which files a search reads and how, without those that say what matches or prints. */
 function walkAndFilter(input: Input): Input {
   const kept: Input = { head_limit: 0 };
-  for (const k of ['path', 'glob', 'type', 'hidden', 'no_ignore', 'include_ignored'] as const)
+  // -a too: with it a binary file is searched, so it has lines and is a file searched.
+  for (const k of ['path', 'glob', 'type', 'hidden', 'no_ignore', 'include_ignored', 'binary'] as const)
     if (input[k] !== undefined) kept[k] = input[k];
   return kept;
 }

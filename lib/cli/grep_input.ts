@@ -1,11 +1,12 @@
 /**
  * ripgrep's flags as the grep tool's arguments: the patterns (-e, -f, the positional; -F, -w, -x, -i,
- * -S, -s), what to print (-l, -c, --count-matches), context, -m, -g, -t, -T and which files the walk
- * sees. Every mistake is a UsageError. Main thread.
+ * -S, -s), what to print (-l, -c, --count-matches), context, -m, -a, -g, -t, -T and which files the
+ * walk sees. Every mistake is a UsageError. Main thread.
  */
 import { readFileSync } from 'node:fs';
 import { typeGlobs, typeNames } from '../search/file_types.ts';
 import { type ParsedArgs, positiveInt, UsageError } from './args.ts';
+import { refusedWhy } from './rg_refused.ts';
 
 /** A literal as a regex that matches exactly it, in JavaScript's and ripgrep's syntax alike. */
 const escapeRegex = (s: string) => s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
@@ -80,6 +81,7 @@ export function grepInput(args: ParsedArgs, patterns: readonly string[], path: s
   }
   if (f.multiline) input.multiline = true;
   if (f['invert-match']) input.invert_match = true;
+  if (f.text) input.binary = 'text';
   if (f['only-matching'] || f['count-matches']) input.only_matching = true;
   const maxCount = positiveInt('max-count', f['max-count'], true); // 0: rg prints nothing
   if (maxCount !== undefined) input.max_count = maxCount;
@@ -96,6 +98,9 @@ export function grepInput(args: ParsedArgs, patterns: readonly string[], path: s
   }
   fileFilter(args, input);
   walkFlags(args, input);
+  // rg's -uuu adds --binary, refused with its reason rather than searched as -uu.
+  if ((f.unrestricted?.length ?? 0) >= 3)
+    throw new UsageError(`ripgrep's -uuu is -uu --binary, and --binary is not supported: ${refusedWhy('binary')}.`);
   return input;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The searcher: one file at a time, bytes first. A file is read into a reused buffer (files over
  * BUFFER_BYTES in pieces cut at a newline, so memory stays bounded), rejected as binary on a NUL
- * byte, rejected on raw bytes when the pattern's required literal is absent, and only then decoded;
+ * byte (unless asked to search it as text), rejected on raw bytes when the pattern's required literal is absent, and only then decoded;
  * the regex runs only on candidate lines. Line-oriented like ripgrep: a line matches when the regex
  * matches its text (trailing CR removed); `multiline` lets matches span lines. Runs in workers.
  */
@@ -57,6 +57,8 @@ export interface SearchOptions {
   maxCount?: number;
   /** Say where each matching line matched (`Line.spans`), for a printer's colour and JSON. */
   spans?: boolean;
+  /** A file with a NUL byte is searched as text, not skipped as binary (ripgrep -a). */
+  binaryAsText?: boolean;
 }
 
 export interface Line {
@@ -136,7 +138,7 @@ export function searchFile(at: string, o: SearchOptions, given?: number): FileOu
         end -= 3;
       }
       const filled = buf.subarray(0, end);
-      const nul = filled.indexOf(0, carry);
+      const nul = o.binaryAsText ? -1 : filled.indexOf(0, carry);
       if (nul !== -1) {
         // Binary: skipped. Counted only when it could have matched, so the note is about real hits.
         const may = o.invert || mayMatch(filled, o.spec);
@@ -173,7 +175,7 @@ export function searchFile(at: string, o: SearchOptions, given?: number): FileOu
 
 /** A UTF-16 file decoded to UTF-8 (bom.ts), searched in one piece; a NUL in its text is binary, as in rg. */
 function searchDecoded(bytes: Buffer, o: SearchOptions, out: Collected): FileOutcome {
-  const nul = bytes.indexOf(0);
+  const nul = o.binaryAsText ? -1 : bytes.indexOf(0);
   if (nul !== -1)
     return mayMatch(bytes, o.spec) ? { kind: 'binary', offset: nul } : { kind: 'ok', lines: [], matches: 0 };
   searchRegion(bytes, 1, o, out, undefined, false);
