@@ -160,3 +160,79 @@ test('cli grep: --binary and -uuu (rg: -uu --binary) are refused with the reason
     assert.match(r.err, /--binary is not supported: rg --binary reads a NUL byte as a line end/);
   }
 });
+
+/** Lines for -r: several matches a line, empty matches, groups that take no part. */
+function replaceTree(): string {
+  const root = tempDir('mewcode-rg-replace-');
+  writeTree(root, {
+    'r.txt': 'bab\nfoo=1 bar=22\nxyz\naaa\n',
+    's.txt': 'Foo foo FOO\nfoofoo bar\nx.y x+y\n',
+    'd/t.txt': 'text foo\n',
+  });
+  return root;
+}
+
+const replaceCases: string[][] = [
+  ['-r', 'X', 'a*'],
+  ['-r', '[$0]', 'a*'],
+  ['-r', 'X', 'x*'],
+  ['-o', '-r', 'X', 'a*'],
+  ['-r', '<$1>', '(a|b)+'],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: rg's replacement syntax, not a template
+  ['-r', '${k}=${v}', '(?P<k>\\w+)=(?P<v>\\d+)'],
+  ['-r', '$k$v', '(?P<k>\\w+)=(?P<v>\\d+)'],
+  ['-r', '$$', '='],
+  ['-r', '$1x', '(\\w)'],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: rg's replacement syntax, not a template
+  ['-r', '${1}x', '(\\w)'],
+  ['-o', '-r', '<$2>', '(\\w)(\\w)?'],
+  ['-r', 'X', '^'],
+  ['-r', 'X', '$'],
+  ['-r', 'X', '\\b'],
+  ['-r', 'X', ''],
+  ['-v', '-r', 'X', 'a'],
+  ['-c', '-r', 'X', 'a'],
+  ['-r', '$9', 'a'],
+  ['-r', '$', 'a'],
+  ['-r', '${', 'a'],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: rg's replacement syntax, not a template
+  ['-r', '${}', 'a'],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: rg's replacement syntax, not a template
+  ['-r', '${a b}', 'a'],
+  ['-r', '$0$0', 'b+|a'],
+  ['-i', '-r', '[$0]', 'foo'],
+  ['-w', '-r', '<$0>', 'foo'],
+  ['-F', '-r', '$0!', 'x.y'],
+  ['-e', 'fo+', '-e', 'ba(r)', '-r', '<$1>'],
+  ['-C', '1', '-r', 'Z', 'bar'],
+  ['-m', '1', '-i', '-r', 'Z', 'foo'],
+  ['--passthru', '-r', 'Z', 'ba.'],
+  ['-j', '1', '-r', '<$1>', '(o+)'],
+  ['-o', '-r', '<$1>', '(o+)'],
+];
+for (const args of replaceCases) {
+  test(`cli grep -r answers as rg 13: ${args.join(' ')}`, async () => {
+    const root = replaceTree();
+    const ours = await runCli(['grep', '-n', ...args], { cwd: root });
+    const theirs = rg(root, ['--sort', 'path', '-n', ...args]);
+    assert.equal(ours.out, theirs.out, ours.err);
+    assert.equal(ours.code, theirs.status);
+  });
+}
+
+test('cli grep -r: a pattern that could backtrack is replaced by its worker, with no pool too; --json shows the lines as found', async () => {
+  const root = replaceTree();
+  for (const workers of ['0', '2']) {
+    const args = ['-n', '-r', '<$1|$2>', '(\\w+)=(\\d+)|(x)+'];
+    const ours = await runCli(['grep', '--workers', workers, ...args], { cwd: root });
+    assert.equal(ours.out, rg(root, ['--sort', 'path', ...args]).out, ours.err);
+  }
+  const json = await runCli(['grep', '--json', '-r', 'X', 'foo', 's.txt'], { cwd: root });
+  assert.match(json.out, /"lines":\{"text":"Foo foo FOO\\n"\}/);
+});
+
+test('cli grep -r with -U is refused: rg replaces a match over several lines in one piece', async () => {
+  const r = await runCli(['grep', '-U', '-r', 'X', 'o\\nf', 's.txt'], { cwd: replaceTree() });
+  assert.equal(r.code, 2);
+  assert.match(r.err, /-r with -U is not supported/);
+});

@@ -281,13 +281,25 @@ function shardTemplate(
     ...(a.only_matching ? { onlyMatching: true } : {}),
     ...(a.max_count !== undefined ? { maxCount: a.max_count } : {}),
     ...(a.binary === 'text' ? { binaryAsText: true } : {}),
-    // Where lines matched, only when the caller prints them and only for a pattern that cannot
-    // backtrack: finding every match of one that can may take far longer than finding the line.
-    ...(ctx.form === 'data' && ctx.spans && inlineSafe && !a.invert_match && !a.only_matching ? { spans: true } : {}),
+    ...spansAsked(a, ctx, inlineSafe),
     maxResults: headLimit + 1,
     stopAt: ctx.deadlineAt,
   };
   return { template, headLimit, withContext: before > 0 || after > 0 };
+}
+
+/**
+ * Where lines matched, only when the caller prints them (an inverted search's lines hold no match).
+ * For colour and JSON only with a pattern that cannot backtrack: finding every match of one that can
+ * may take far longer than finding the line, and the line is worth printing without them. -r's
+ * groups are asked for any pattern: a replacement needs every match, so a pattern that could
+ * backtrack finds them in its worker, under the deadline. -o's lines are their matches, so there
+ * only -r's groups are looked for.
+ */
+function spansAsked(a: GrepArgs, ctx: SearchContext, inlineSafe: boolean): { spans?: true | 'groups' } {
+  if (ctx.form !== 'data' || !ctx.spans || a.invert_match) return {};
+  if (ctx.spans === 'groups') return { spans: 'groups' };
+  return a.only_matching || !inlineSafe ? {} : { spans: true };
 }
 
 /** Which files the walk sees: ignore files and hidden ones as asked, the read rules' denials. */
