@@ -236,3 +236,70 @@ test('cli grep -r with -U is refused: rg replaces a match over several lines in 
   assert.equal(r.code, 2);
   assert.match(r.err, /-r with -U is not supported/);
 });
+
+/** Flags that undo each other: case, layout, walk, mode, binary, in both orders. */
+function pairsTree(): string {
+  const root = tempDir('mewcode-rg-pairs-');
+  writeTree(root, {
+    'a.txt': 'Foo foo\nFOO only\n  indented foo\nf.o dot\n',
+    'b.txt': 'nothing here\n',
+    '.hid.txt': 'foo hidden\n',
+    '.ignore': 'ig.txt\n',
+    'ig.txt': 'foo ignored\n',
+    'bin.dat': Buffer.from('foo\0bin\n'),
+  });
+  return root;
+}
+
+const pairCases: string[][] = [
+  ['-i', '-s', 'FOO'],
+  ['-s', '-i', 'FOO'],
+  ['-S', '-i', 'Foo'],
+  ['-i', '-S', 'Foo'],
+  ['-s', '-S', 'foo'],
+  ['-S', '-s', 'foo'],
+  ['-F', '--no-fixed-strings', 'f.o'],
+  ['--no-fixed-strings', '-F', 'f.o'],
+  ['-n', '-N', 'foo'],
+  ['-N', '-n', 'foo'],
+  ['-H', '-I', 'foo', 'a.txt'],
+  ['-I', '-H', 'foo', 'a.txt'],
+  ['--heading', '--no-heading', 'foo'],
+  ['--no-heading', '--heading', 'foo'],
+  ['--trim', '--no-trim', 'indented'],
+  ['--no-trim', '--trim', 'indented'],
+  ['--hidden', '--no-hidden', 'foo'],
+  ['--no-hidden', '--hidden', 'foo'],
+  ['--no-ignore', '--ignore', 'foo'],
+  ['--ignore', '--no-ignore', 'foo'],
+  ['-u', '--ignore', 'foo'],
+  ['-a', '--no-text', 'foo'],
+  ['--no-text', '-a', 'foo'],
+  ['-l', '-c', 'foo'],
+  ['-c', '-l', 'foo'],
+  ['-c', '--count-matches', 'o'],
+  ['--count-matches', '-c', 'o'],
+  ['-l', '--files-without-match', 'foo'],
+  ['--files-without-match', '-l', 'foo'],
+  ['-c', '--files-without-match', 'foo'],
+  ['--color=always', '--color=never', 'foo'],
+];
+for (const args of pairCases) {
+  test(`cli grep: the later of two flags wins, as rg 13: ${args.join(' ')}`, async () => {
+    const root = pairsTree();
+    const named = args.at(-1) === 'a.txt';
+    const ours = await runCli(['grep', ...args], { cwd: root });
+    const theirs = rg(root, ['--sort', 'path', ...args], named ? { paths: [] } : {});
+    assert.equal(ours.out, theirs.out, ours.err);
+    // rg 13 exits 0 after --files-without-match when any file matched (see cli_search.slow.test.ts).
+    if (!args.includes('--files-without-match')) assert.equal(ours.code, theirs.status);
+  });
+}
+
+test('cli grep: --color never then always colours, as the later one says', async () => {
+  const root = pairsTree();
+  const pair = await runCli(['grep', '--color=never', '--color=always', 'foo', 'a.txt'], { cwd: root });
+  const alone = await runCli(['grep', '--color=always', 'foo', 'a.txt'], { cwd: root });
+  assert.equal(pair.out, alone.out);
+  assert.ok(pair.out.includes('\u001b['), 'coloured');
+});

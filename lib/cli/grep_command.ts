@@ -54,11 +54,13 @@ export async function grepCommand(runtime: Runtime, args: ParsedArgs, signal: Ab
   // groups too. rg's JSON Lines show the lines as found, -r or not.
   const replace = json ? undefined : f.replace;
   const spans = replace !== undefined ? 'groups' : color || json;
-  const found = f['files-without-match']
-    ? await withoutMatch(search, input)
-    : f.passthru
-      ? await passthru(search, input, spans)
-      : await search.grep(input, spans);
+  // As rg 13: -c beats --files-without-match, whichever comes first.
+  const found =
+    f['files-without-match'] && input.output_mode !== 'count'
+      ? await withoutMatch(search, input)
+      : f.passthru
+        ? await passthru(search, input, spans)
+        : await search.grep(input, spans);
   if (found === undefined) return 2;
   const d = replace === undefined ? found : replaceMatches(found, input, replace);
   // As rg: a binary file given by name that may match is said to match, on stdout (rg 'convert' mode).

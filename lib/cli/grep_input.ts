@@ -68,12 +68,12 @@ export function grepInput(args: ParsedArgs, patterns: readonly string[], path: s
   const input: Record<string, unknown> = { head_limit: 0 };
   onePattern(args, patterns, input);
   if (path !== undefined) input.path = path;
+  // As rg 13: -c (or --count-matches) beats -l, whichever comes first.
   const modes = [
-    f['files-with-matches'] && 'files_with_matches',
-    (f.count || f['count-matches']) && 'count',
+    f.count || f['count-matches'] ? 'count' : f['files-with-matches'] && 'files_with_matches',
     f['output-mode'],
   ].filter(Boolean);
-  if (modes.length > 1) throw new UsageError('Give one output mode: -l, -c or --output-mode.');
+  if (modes.length > 1) throw new UsageError('--output-mode does not combine with -l or -c: give one.');
   if (modes[0] !== undefined) {
     if (!['content', 'files_with_matches', 'count'].includes(modes[0] as string))
       throw new UsageError(`--output-mode must be content, files_with_matches or count, not "${modes[0]}".`);
@@ -130,6 +130,7 @@ const allTypes = (types: readonly string[]) => types.flatMap((t) => (t === 'all'
 export function walkFlags(args: ParsedArgs, input: Record<string, unknown>): void {
   const f = args.values;
   const u = f.unrestricted?.length ?? 0;
+  // --ignore and --no-hidden undo --no-ignore and --hidden, not -u's parts (as in rg 13).
   if (f['include-ignored']) input.include_ignored = true;
   if (f['no-ignore'] || u >= 1) input.no_ignore = true;
   if (f.hidden || u >= 2) input.hidden = true;
