@@ -2,7 +2,8 @@
  * Answers that differed from rg 13 on the same real files, checked against a live rg: the CLI's bytes
  * and exit code, and for the searcher's own bugs the grep tool's lines too (the model's format is
  * rg's `-n --with-filename --no-heading`): -U -o over lines, -m N with -A, a directory symlink given
- * as the path, -m 0, a search that searched nothing, a binary file given by name.
+ * as the path, -m 0, a search that searched nothing, a binary file given by name. -a, -r and flag
+ * pairs are in cli_rg_flags.slow.test.ts.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

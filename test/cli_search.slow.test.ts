@@ -147,7 +147,7 @@ test('cli grep: notes go to stderr in the CLI’s words; `grep -l | xargs wc -l`
   assert.equal(r.out, 'Makefile\na.ts\nb.js\nsub/c.ts\nsub/d.md\nvendor/v.ts\n');
   assert.match(
     r.err,
-    /^\[note: skipped .*; pass --include-ignored \(or --hidden, --no-ignore\) to search them\]\n\[note: skipped 1 binary file that may match\]\n$/,
+    /^\[note: skipped .*; pass --include-ignored \(or --hidden, --no-ignore\) to search them\]\n\[note: skipped 1 binary file that may match; pass -a to search it as text\]\n$/,
   );
   assert.doesNotMatch(r.err, /include_ignored|head_limit/);
   // A real shell pipe: "$0" is node, "$@" the CLI's arguments to node.

@@ -6,7 +6,7 @@
  * (mewcode.ts); a lone unknown word is a typo, answered with the nearest command. Main thread.
  */
 import { parseArgs } from 'node:util';
-import { COMMANDS, type Command, FLAGS, type Flag, PERMISSION_FLAGS, shortsOf, takes } from './flags.ts';
+import { COMMANDS, type Command, FLAGS, type Flag, OVERRIDES, PERMISSION_FLAGS, shortsOf, takes } from './flags.ts';
 import { commandHelp, HELP } from './help.ts';
 import { refusedWhy } from './rg_refused.ts';
 
@@ -133,13 +133,14 @@ function parseFor(command: Command, args: string[]) {
   for (const [letter, flag] of Object.entries(shortsOf(command))) (options[flag] as { short?: string }).short = letter;
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
   } catch (e) {
     const unknown = unknownFlag(command, args, options);
     if (unknown) throw unknown;
     const message = (e as Error).message.replace(/\. To specify a positional argument.*$/s, '');
     throw new UsageError(`${message}. See ${helpHint(command)}.`);
   }
+  lastWins(parsed.values, parsed.tokens ?? []);
   // Asked for help, the other flags need not fit: the help says which do.
   for (const key of parsed.values.help ? [] : (Object.keys(parsed.values) as Flag[])) {
     if (!takes(command, key)) {
@@ -149,6 +150,15 @@ function parseFor(command: Command, args: string[]) {
     }
   }
   return parsed;
+}
+
+/** Of flags that undo each other (OVERRIDES), only the one given last is kept, as in rg. */
+function lastWins(values: Record<string, unknown>, tokens: readonly { kind: string; name?: string }[]): void {
+  for (const group of OVERRIDES) {
+    const given = tokens.filter((t) => t.kind === 'option' && (group as readonly string[]).includes(t.name ?? ''));
+    const last = given.at(-1)?.name;
+    for (const flag of group) if (flag !== last) delete values[flag];
+  }
 }
 
 /**

@@ -152,12 +152,25 @@ export const FLAGS = {
     help: 'print every line of the files with matches, the others as context',
     commands: grep,
   },
+  text: {
+    type: 'boolean',
+    help: 'search binary files (a NUL byte) as text, printing their matching lines as they are',
+    commands: grep,
+  },
   replace: {
     type: 'string',
     arg: 'TEXT',
     help: 'print each match replaced by TEXT ($1, $name: its groups)',
     commands: grep,
   },
+  // rg's negations: each undoes its flag given before it (OVERRIDES)
+  'no-fixed-strings': { type: 'boolean', help: 'undoes -F', commands: grep },
+  'no-multiline': { type: 'boolean', help: 'undoes -U', commands: grep },
+  'no-text': { type: 'boolean', help: 'undoes -a', commands: grep },
+  'no-trim': { type: 'boolean', help: 'undoes --trim', commands: grep },
+  'no-hidden': { type: 'boolean', help: 'undoes --hidden', commands: grep },
+  ignore: { type: 'boolean', help: 'undoes --no-ignore', commands: grep },
+  messages: { type: 'boolean', help: 'undoes --no-messages', commands: grep },
   // rg's --files; bench's --files N takes the name (args.ts spells grep's --files this way)
   'list-files': {
     type: 'boolean',
@@ -201,6 +214,28 @@ export const FLAGS = {
   out: { type: 'string', arg: 'DIR', help: 'where to write the report', commands: ['bench'] },
 } as const satisfies Record<string, FlagSpec>;
 export type Flag = keyof typeof FLAGS;
+
+/**
+ * Flags that undo each other, as in rg: of those given, the last one counts and the others are
+ * dropped (`-i -s` matches case, `-s -i` ignores it). `-c` beats `-l` in rg whatever the order
+ * (grep_input.ts), so the two are not a pair here.
+ */
+export const OVERRIDES: readonly (readonly Flag[])[] = [
+  ['ignore-case', 'case-sensitive', 'smart-case'],
+  ['fixed-strings', 'no-fixed-strings'],
+  ['multiline', 'no-multiline'],
+  ['text', 'no-text'],
+  ['trim', 'no-trim'],
+  ['hidden', 'no-hidden'],
+  ['no-ignore', 'ignore'],
+  ['no-messages', 'messages'],
+  ['line-number', 'no-line-number'],
+  ['with-filename', 'no-filename'],
+  ['heading', 'no-heading'],
+  ['count', 'count-matches'],
+  ['files-with-matches', 'files-without-match'],
+  ['mmap', 'no-mmap'],
+];
 
 /** Short letters valid with every command, unless the command gives the letter its own meaning. */
 export const GLOBAL_SHORTS: Readonly<Record<string, Flag>> = {
@@ -252,6 +287,7 @@ export const COMMAND_SHORTS: Readonly<Record<Command, Readonly<Record<string, Fl
     q: 'quiet',
     r: 'replace',
     j: 'threads',
+    a: 'text',
   },
   glob: { e: 'extension', H: 'hidden', I: 'no-ignore' },
 };

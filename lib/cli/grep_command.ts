@@ -20,6 +20,8 @@ import { colorEnabled, printError, processOut } from './output.ts';
 import { CLI_WORDING } from './wording.ts';
 
 type Input = Record<string, unknown>;
+/** What the search says of where lines matched (ToolContext.spans). */
+type Spans = boolean | 'groups';
 
 export async function grepCommand(runtime: Runtime, args: ParsedArgs, signal: AbortSignal): Promise<number> {
   const f = args.values;
@@ -48,15 +50,19 @@ export async function grepCommand(runtime: Runtime, args: ParsedArgs, signal: Ab
     return d === undefined ? 2 : d.totals.files > 0 ? 0 : 1;
   }
   const color = !json && colorEnabled(f.color ?? (f.pretty ? 'always' : undefined));
-  // Where lines matched costs a scan of each: asked only when colour, JSON or -r uses it.
-  const spans = color || json || f.replace !== undefined;
-  const found = f['files-without-match']
-    ? await withoutMatch(search, input)
-    : f.passthru
-      ? await passthru(search, input, spans)
-      : await search.grep(input, spans);
+  // Where lines matched costs a scan of each: asked only when colour or JSON uses it; -r needs the
+  // groups too. rg's JSON Lines show the lines as found, -r or not.
+  const replace = json ? undefined : f.replace;
+  const spans = replace !== undefined ? 'groups' : color || json;
+  // As rg 13: -c beats --files-without-match, whichever comes first.
+  const found =
+    f['files-without-match'] && input.output_mode !== 'count'
+      ? await withoutMatch(search, input)
+      : f.passthru
+        ? await passthru(search, input, spans)
+        : await search.grep(input, spans);
   if (found === undefined) return 2;
-  const d = f.replace === undefined ? found : replaceMatches(found, input, f.replace);
+  const d = replace === undefined ? found : replaceMatches(found, input, replace);
   // As rg: a binary file given by name that may match is said to match, on stdout (rg 'convert' mode).
   if (d.start === 'file' && d.mode === 'content' && d.firstBinary && d.totals.files === 0 && !json) {
     processOut.stdout(`binary file matches (found "\\0" byte around offset ${d.firstBinary.offset})\n`);
@@ -91,13 +97,13 @@ function layoutOf(args: ParsedArgs, d: GrepData, color: boolean): GrepLayout {
 interface Searcher {
   root: string;
   /** grep's data for `input`, or undefined once its error is printed. */
-  grep(input: Input, spans: boolean): Promise<GrepData | undefined>;
+  grep(input: Input, spans: Spans): Promise<GrepData | undefined>;
   /** The files under `input.path` the walk lets through, as shown (glob's `**` + the -g/-t filter). */
   files(input: Input): Promise<string[] | undefined>;
 }
 
 function searcher(runtime: Runtime, signal: AbortSignal): Searcher {
-  const call = async (tool: 'grep' | 'glob', input: Input, spans: boolean) => {
+  const call = async (tool: 'grep' | 'glob', input: Input, spans: Spans) => {
     const options = { signal, unbudgeted: true, form: 'data' as const, wording: CLI_WORDING, spans };
     const result = await runtime.call(tool, input, options);
     if (result.isError || result.data === undefined) {
@@ -134,10 +140,11 @@ function searcher(runtime: Runtime, signal: AbortSignal): Searcher {
   };
 }
 
-/** The arguments that say which files a search reads, without those that say what matches or prints. */
+/** The arguments that say which files a search reads and how, without those that say what matches or prints. */
 function walkAndFilter(input: Input): Input {
   const kept: Input = { head_limit: 0 };
-  for (const k of ['path', 'glob', 'type', 'hidden', 'no_ignore', 'include_ignored'] as const)
+  // -a too: with it a binary file is searched, so it has lines and is a file searched.
+  for (const k of ['path', 'glob', 'type', 'hidden', 'no_ignore', 'include_ignored', 'binary'] as const)
     if (input[k] !== undefined) kept[k] = input[k];
   return kept;
 }
@@ -197,7 +204,7 @@ async function withoutMatch(search: Searcher, input: Input): Promise<GrepData | 
  * rg --passthru: every line of every file searched, those that match as matches and the rest as
  * context: the search's matching lines laid over a search of every line ("" matches each).
  */
-async function passthru(search: Searcher, input: Input, spans: boolean): Promise<GrepData | undefined> {
+async function passthru(search: Searcher, input: Input, spans: Spans): Promise<GrepData | undefined> {
   if (input.output_mode !== undefined)
     throw new UsageError('--passthru prints lines; it does not combine with -l, -c or --output-mode.');
   const matched = await search.grep(input, spans);

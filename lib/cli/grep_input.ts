@@ -1,11 +1,12 @@
 /**
  * ripgrep's flags as the grep tool's arguments: the patterns (-e, -f, the positional; -F, -w, -x, -i,
- * -S, -s), what to print (-l, -c, --count-matches), context, -m, -g, -t, -T and which files the walk
- * sees. Every mistake is a UsageError. Main thread.
+ * -S, -s), what to print (-l, -c, --count-matches), context, -m, -a, -g, -t, -T and which files the
+ * walk sees. Every mistake is a UsageError. Main thread.
  */
 import { readFileSync } from 'node:fs';
 import { typeGlobs, typeNames } from '../search/file_types.ts';
 import { type ParsedArgs, positiveInt, UsageError } from './args.ts';
+import { refusedWhy } from './rg_refused.ts';
 
 /** A literal as a regex that matches exactly it, in JavaScript's and ripgrep's syntax alike. */
 const escapeRegex = (s: string) => s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
@@ -67,12 +68,12 @@ export function grepInput(args: ParsedArgs, patterns: readonly string[], path: s
   const input: Record<string, unknown> = { head_limit: 0 };
   onePattern(args, patterns, input);
   if (path !== undefined) input.path = path;
+  // As rg 13: -c (or --count-matches) beats -l, whichever comes first.
   const modes = [
-    f['files-with-matches'] && 'files_with_matches',
-    (f.count || f['count-matches']) && 'count',
+    f.count || f['count-matches'] ? 'count' : f['files-with-matches'] && 'files_with_matches',
     f['output-mode'],
   ].filter(Boolean);
-  if (modes.length > 1) throw new UsageError('Give one output mode: -l, -c or --output-mode.');
+  if (modes.length > 1) throw new UsageError('--output-mode does not combine with -l or -c: give one.');
   if (modes[0] !== undefined) {
     if (!['content', 'files_with_matches', 'count'].includes(modes[0] as string))
       throw new UsageError(`--output-mode must be content, files_with_matches or count, not "${modes[0]}".`);
@@ -80,6 +81,7 @@ export function grepInput(args: ParsedArgs, patterns: readonly string[], path: s
   }
   if (f.multiline) input.multiline = true;
   if (f['invert-match']) input.invert_match = true;
+  if (f.text) input.binary = 'text';
   if (f['only-matching'] || f['count-matches']) input.only_matching = true;
   const maxCount = positiveInt('max-count', f['max-count'], true); // 0: rg prints nothing
   if (maxCount !== undefined) input.max_count = maxCount;
@@ -96,6 +98,9 @@ export function grepInput(args: ParsedArgs, patterns: readonly string[], path: s
   }
   fileFilter(args, input);
   walkFlags(args, input);
+  // rg's -uuu adds --binary, refused with its reason rather than searched as -uu.
+  if ((f.unrestricted?.length ?? 0) >= 3)
+    throw new UsageError(`ripgrep's -uuu is -uu --binary, and --binary is not supported: ${refusedWhy('binary')}.`);
   return input;
 }
 
@@ -125,6 +130,7 @@ const allTypes = (types: readonly string[]) => types.flatMap((t) => (t === 'all'
 export function walkFlags(args: ParsedArgs, input: Record<string, unknown>): void {
   const f = args.values;
   const u = f.unrestricted?.length ?? 0;
+  // --ignore and --no-hidden undo --no-ignore and --hidden, not -u's parts (as in rg 13).
   if (f['include-ignored']) input.include_ignored = true;
   if (f['no-ignore'] || u >= 1) input.no_ignore = true;
   if (f.hidden || u >= 2) input.hidden = true;

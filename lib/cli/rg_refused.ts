@@ -24,9 +24,8 @@ export const RG_REFUSED: readonly RefusedFlag[] = [
     why: 'patterns are always Unicode-aware (\\w, \\d, classes and case folding)',
   },
   {
-    long: ['text', 'binary'],
-    short: 'a',
-    why: 'a file with a NUL byte is binary and is never searched as text: the grep tool has no option for it',
+    long: ['binary'],
+    why: 'rg --binary reads a NUL byte as a line end and reports each binary file that matches in one line; MewCode skips binary files, or with -a searches them as text',
   },
   {
     long: ['follow'],

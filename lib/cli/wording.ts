@@ -6,6 +6,7 @@ import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 
 export const CLI_WORDING: Wording = {
   includeIgnored: '--include-ignored (or --hidden, --no-ignore)',
+  binaryText: '-a',
   headLimit: '--head-limit',
   limit: '--limit',
   fixedStrings: '-F',

@@ -30,7 +30,15 @@ export interface GrepLine {
    * (in a worker for a pattern that could backtrack). Absent for an inverted search and for context.
    */
   spans?: [number, number][];
+  /**
+   * Asked with spans `groups` (rg -r): each match in `text`, empty ones too as rg iterates them, as
+   * the [start, end) of the whole match then of each capture group (null: the group took no part).
+   */
+  captures?: Captures;
 }
+
+/** Per match, the span of the whole match then of each group by number (GrepLine.captures). */
+export type Captures = ([number, number] | null)[][];
 
 /** A file of grep's files_with_matches or count mode. */
 export interface GrepFile {

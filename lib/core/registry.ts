@@ -68,7 +68,7 @@ interface ExecuteEnv {
   form?: AnswerForm;
   wording?: Wording;
   /** grep's match spans (see ToolContext.spans). */
-  spans?: boolean;
+  spans?: boolean | 'groups';
 }
 
 export class Registry {
@@ -142,7 +142,7 @@ export class Registry {
         ...(env.unbudgeted ? { unbudgeted: true } : {}),
         ...(env.form ? { form: env.form } : {}),
         ...(env.wording ? { wording: env.wording } : {}),
-        ...(env.spans ? { spans: true } : {}),
+        ...(env.spans ? { spans: env.spans } : {}),
       };
       const result = await (env.lanes ? env.lanes.run(tool, parsed.value, ctx) : tool.invoke(parsed.value, ctx));
       // The decision travels with the result (the CLI's --json shows it).

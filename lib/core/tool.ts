@@ -75,8 +75,9 @@ export interface ToolContext {
   /**
    * With `form: 'data'`: grep also says where each shown line matched (`GrepLine.spans`), for a
    * printer's colour or JSON. It costs a scan of each line, so only a caller that prints them asks.
+   * `groups`: also where each match's capture groups are (`GrepLine.captures`), for rg -r.
    */
-  spans?: boolean;
+  spans?: boolean | 'groups';
   /**
    * Set by `invoke` when the result is budgeted: a tool whose answer can run to megabytes writes it
    * here in pieces and returns `output.result(meta)`, already cut and spilled, instead of building

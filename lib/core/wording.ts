@@ -7,6 +7,8 @@
 export interface Wording {
   /** How to ask a search for ignored and hidden files too. */
   includeIgnored: string;
+  /** How to ask grep to search binary files as text. */
+  binaryText: string;
   /** How to ask grep for more results ("raise … (0 for all)"). */
   headLimit: string;
   /** How to ask glob for more paths. */
@@ -44,6 +46,7 @@ export interface Wording {
 /** A model's wording: the tools' own argument names. */
 export const MODEL_WORDING: Wording = {
   includeIgnored: 'include_ignored: true',
+  binaryText: 'binary: "text"',
   headLimit: 'head_limit',
   limit: 'limit',
   fixedStrings: 'fixed_strings',

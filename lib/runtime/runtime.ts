@@ -110,8 +110,11 @@ export interface CallOptions {
   form?: AnswerForm;
   /** How hints name what the reader can do next (default: a model's). */
   wording?: Wording;
-  /** With `form: 'data'`: grep says where each shown line matched (for colour or JSON; costs a scan a line). */
-  spans?: boolean;
+  /**
+   * With `form: 'data'`: grep says where each shown line matched (for colour or JSON; costs a scan a
+   * line); `groups`: also where each match's groups are (for rg -r).
+   */
+  spans?: boolean | 'groups';
 }
 
 export interface Runtime {
@@ -310,7 +313,7 @@ function assemble(p: {
         unbudgeted: callOptions.unbudgeted ?? false,
         ...(callOptions.form ? { form: callOptions.form } : {}),
         wording: callOptions.wording ?? wording,
-        ...(callOptions.spans ? { spans: true } : {}),
+        ...(callOptions.spans ? { spans: callOptions.spans } : {}),
       }),
     batch: (calls, batchOptions = {}) =>
       runInGroups(

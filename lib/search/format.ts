@@ -132,7 +132,13 @@ export function grepNotes(f: GrepNoteFacts, w: Wording): string[] {
   if (!f.more) {
     notes.push(...skipNotes(f.skipped, 'search', w));
     const { binary } = f;
-    if (binary) notes.push(noteLine(`skipped ${binary} binary file${binary === 1 ? '' : 's'} that may match`));
+    const them = binary === 1 ? 'it' : 'them';
+    if (binary)
+      notes.push(
+        noteLine(
+          `skipped ${binary} binary file${binary === 1 ? '' : 's'} that may match; pass ${w.binaryText} to search ${them} as text`,
+        ),
+      );
   }
   const { unreadable } = f;
   if (unreadable.length)

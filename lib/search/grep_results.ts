@@ -93,6 +93,7 @@ function eachContentLine(
         ...(l.partial ? { partial: true } : {}),
         ...(gap ? { gap: true } : {}),
         ...(l.spans ? { spans: l.spans } : {}),
+        ...(l.captures ? { captures: l.captures } : {}),
       });
       if (prev === -1) shown.files++;
       if (l.match) shown.matches++;

@@ -5,6 +5,7 @@
  * pattern is the literal itself. Without one, the region is decoded and scanned by the regex.
  */
 
+import type { Captures } from '../core/answers.ts';
 import { FoldedHaystack, LIT_CAP } from './fold_wasm.ts';
 import { exactLiteral, type FoldedView, foldedLiteral, foldedView, MAX_HAYSTACK } from './folded_literal.ts';
 import type { RegexSpec } from './matcher.ts';
@@ -184,6 +185,36 @@ export function matchSpans(text: string, scan: RegExp): [number, number][] {
   for (let m = re.exec(text); m; m = re.exec(text)) {
     if (m[0] === '') re.lastIndex = afterEmptyMatch(text, m.index);
     else out.push([m.index, m.index + m[0].length]);
+  }
+  return out;
+}
+
+/** The scanner with match indices (`d`), made once per scanner: the groups' spans for rg -r. */
+const withIndices = new WeakMap<RegExp, RegExp>();
+
+/**
+ * Every match in one line as rg iterates them for -r: empty ones too, except right where the match
+ * before it ended (the regex crate's iteration skips it there); each as the span of the whole match
+ * then of each group (null: the group took no part).
+ */
+export function matchCaptures(text: string, scan: RegExp): Captures {
+  let re = withIndices.get(scan);
+  if (!re) {
+    re = new RegExp(scan.source, `${scan.flags.replace('g', '')}gd`);
+    withIndices.set(scan, re);
+  }
+  re.lastIndex = 0;
+  const out: Captures = [];
+  let lastEnd = -1;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const groups = (m.indices ?? []).map((g) => (g ? ([g[0], g[1]] as [number, number]) : null));
+    if (m[0] !== '') {
+      out.push(groups);
+      lastEnd = m.index + m[0].length;
+      continue;
+    }
+    if (m.index !== lastEnd) out.push(groups);
+    re.lastIndex = afterEmptyMatch(text, m.index);
   }
   return out;
 }

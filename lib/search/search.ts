@@ -1,17 +1,19 @@
 /**
  * The searcher: one file at a time, bytes first. A file is read into a reused buffer (files over
  * BUFFER_BYTES in pieces cut at a newline, so memory stays bounded), rejected as binary on a NUL
- * byte, rejected on raw bytes when the pattern's required literal is absent, and only then decoded;
+ * byte (unless asked to search it as text), rejected on raw bytes when the pattern's required literal is absent, and only then decoded;
  * the regex runs only on candidate lines. Line-oriented like ripgrep: a line matches when the regex
  * matches its text (trailing CR removed); `multiline` lets matches span lines. Runs in workers.
  */
 import { closeSync, constants, openSync, readSync } from 'node:fs';
+import type { Captures } from '../core/answers.ts';
 import { bomKind, readUtf16 } from './bom.ts';
 import { haystackBuffer } from './fold_wasm.ts';
 import {
   countMatches,
   type Hit,
   literalHits,
+  matchCaptures,
   matchedTexts,
   matchSpans,
   mayMatch,
@@ -57,6 +59,10 @@ export interface SearchOptions {
   maxCount?: number;
   /** Say where each matching line matched (`Line.spans`), for a printer's colour and JSON. */
   spans?: boolean;
+  /** Say where each match's groups are too (`Line.captures`), every match rg -r replaces. */
+  captures?: boolean;
+  /** A file with a NUL byte is searched as text, not skipped as binary (ripgrep -a). */
+  binaryAsText?: boolean;
 }
 
 export interface Line {
@@ -68,6 +74,8 @@ export interface Line {
   partial?: boolean;
   /** Where the pattern matched in `text`, as [start, end) offsets (SearchOptions.spans). */
   spans?: [number, number][];
+  /** Each match and its groups (SearchOptions.captures). */
+  captures?: Captures;
 }
 
 type FileOutcome =
@@ -136,7 +144,7 @@ export function searchFile(at: string, o: SearchOptions, given?: number): FileOu
         end -= 3;
       }
       const filled = buf.subarray(0, end);
-      const nul = filled.indexOf(0, carry);
+      const nul = o.binaryAsText ? -1 : filled.indexOf(0, carry);
       if (nul !== -1) {
         // Binary: skipped. Counted only when it could have matched, so the note is about real hits.
         const may = o.invert || mayMatch(filled, o.spec);
@@ -173,7 +181,7 @@ export function searchFile(at: string, o: SearchOptions, given?: number): FileOu
 
 /** A UTF-16 file decoded to UTF-8 (bom.ts), searched in one piece; a NUL in its text is binary, as in rg. */
 function searchDecoded(bytes: Buffer, o: SearchOptions, out: Collected): FileOutcome {
-  const nul = bytes.indexOf(0);
+  const nul = o.binaryAsText ? -1 : bytes.indexOf(0);
   if (nul !== -1)
     return mayMatch(bytes, o.spec) ? { kind: 'binary', offset: nul } : { kind: 'ok', lines: [], matches: 0 };
   searchRegion(bytes, 1, o, out, undefined, false);
@@ -258,12 +266,25 @@ export const SPAN_CHARS = 64 * 1024;
 function matchLine(n: number, text: string, o: SearchOptions): Line {
   if (!o.spans || o.invert) return { n, text, match: true };
   // Bounded: a line of megabytes would otherwise hand back millions of spans.
-  return {
-    n,
-    text,
-    match: true,
-    spans: matchSpans(text.length > SPAN_CHARS ? text.slice(0, SPAN_CHARS) : text, o.spec.scan),
-  };
+  const within = text.length > SPAN_CHARS ? text.slice(0, SPAN_CHARS) : text;
+  const line: Line = { n, text, match: true, spans: matchSpans(within, o.spec.scan) };
+  if (o.captures) line.captures = matchCaptures(within, o.spec.scan);
+  return line;
+}
+
+/**
+ * -o's lines of one matching line: each match's text on a line of its own. For -r (captures), every
+ * match rg replaces, empty ones too, each with its groups from its own start; otherwise the
+ * non-empty ones.
+ */
+function matchOnly(n: number, text: string, o: SearchOptions): Line[] {
+  if (!o.captures) return matchedTexts(text, o.spec.scan).map((t) => ({ n, text: t, match: true }));
+  const within = text.length > SPAN_CHARS ? text.slice(0, SPAN_CHARS) : text;
+  return matchCaptures(within, o.spec.scan).map((groups) => {
+    const [start, end] = groups[0] as [number, number];
+    const shifted = groups.map((g) => (g ? ([g[0] - start, g[1] - start] as [number, number]) : null));
+    return { n, text: text.slice(start, end), match: true, captures: [shifted] };
+  });
 }
 
 /**
@@ -329,8 +350,7 @@ function emit(
     }
     for (let n = first + (e === hit.start ? 0 : last - first + 1); n <= last; n++) {
       const piece = head !== undefined && e === 0;
-      if (o.onlyMatching && !o.invert && !piece)
-        block.push(...matchedTexts(src.line(e), o.spec.scan).map((text) => ({ n, text, match: true })));
+      if (o.onlyMatching && !o.invert && !piece) block.push(...matchOnly(n, src.line(e), o));
       else if (piece) block.push({ n, text: head, match: true, partial: true });
       else block.push(matchLine(n, src.line(e), o));
       e = next(e);

@@ -80,9 +80,14 @@ export interface GrepShard extends ShardBase {
   /** Line options of the searcher (search.ts): -v, -o, -m. */
   invert?: boolean;
   onlyMatching?: boolean;
-  /** Say where each matching line matched (a caller printing data: colour, JSON). */
-  spans?: boolean;
+  /** Say where each matching line matched (a caller printing data: colour, JSON); `groups`: and each match's groups (-r). */
+  spans?: boolean | 'groups';
   maxCount?: number;
+  /**
+   * Search files with a NUL byte as text (ripgrep -a). The index needs nothing for it: it never holds
+   * a binary file, so it never rules one out (index/build_shard.ts).
+   */
+  binaryAsText?: boolean;
   /** Files the n-gram index rules out are not read (lib/search/index). */
   prefilter?: GrepPrefilter;
 }
@@ -208,6 +213,8 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     invert: t.invert ?? false,
     onlyMatching: t.onlyMatching ?? false,
     ...(t.spans ? { spans: true } : {}),
+    ...(t.spans === 'groups' ? { captures: true } : {}),
+    ...(t.binaryAsText ? { binaryAsText: true } : {}),
     maxCount: t.maxCount ?? Number.POSITIVE_INFINITY,
   };
   const visit = (e: Entry, at?: string, fd?: number): boolean => {

@@ -1,6 +1,6 @@
 /**
  * grep: lines matching a JavaScript regex in the files under a path, ripgrep-style: ignore files
- * honoured, binary files skipped and counted, results sorted by path then line whatever the number of
+ * honoured, binary files skipped and counted (or searched as text when asked), results sorted by path then line whatever the number of
  * workers. Runs on the main thread and fans the search out to the read lane's pool, where a pattern
  * that runs past its deadline is stopped with its worker.
  */
@@ -100,6 +100,14 @@ const params = v.strictObject({
   max_count: v.optional(
     v.pipe(v.number(), v.integer(), v.minValue(1), v.description('At most this many matching lines per file')),
   ),
+  binary: v.optional(
+    v.pipe(
+      v.picklist(['skip', 'text']),
+      v.description(
+        'Files with a NUL byte: skip (default) leaves them out and counts them; text searches them as text, printing matching lines as they are (control bytes included)',
+      ),
+    ),
+  ),
 });
 
 export const grep = defineTool({
@@ -112,8 +120,8 @@ export const grep = defineTool({
     `\`output_mode\` content (default) prints "path:line:text" for matches and "path-line-text" for context lines, as ripgrep does; ` +
     `files_with_matches prints paths; count prints "path:N". Results are sorted by path then line; at most \`head_limit\` ` +
     `(default ${DEFAULT_HEAD_LIMIT}, 0 for all), with a note only when more exist. Lines over ${MAX_MATCH_LINE_CHARS} characters are cut. ` +
-    `Files excluded by .gitignore, .ignore or .mewcodeignore, hidden files and binary files are skipped and counted; ` +
-    `\`include_ignored\` searches them too. \`glob\` filters files ("*.ts" matches at any depth). ` +
+    `Files excluded by .gitignore, .ignore or .mewcodeignore and hidden files are skipped and counted (\`include_ignored\` searches them too), ` +
+    `and so are binary files (\`binary: "text"\` searches them as text). \`glob\` filters files ("*.ts" matches at any depth). ` +
     `A pattern that backtracks catastrophically is stopped at a deadline and reported as a timeout.`,
   access: (a) => [{ kind: 'read', path: a.path ?? '.' }],
   async run(a, ctx: SearchContext): Promise<ToolResult> {
@@ -272,13 +280,26 @@ function shardTemplate(
     ...(a.invert_match ? { invert: true } : {}),
     ...(a.only_matching ? { onlyMatching: true } : {}),
     ...(a.max_count !== undefined ? { maxCount: a.max_count } : {}),
-    // Where lines matched, only when the caller prints them and only for a pattern that cannot
-    // backtrack: finding every match of one that can may take far longer than finding the line.
-    ...(ctx.form === 'data' && ctx.spans && inlineSafe && !a.invert_match && !a.only_matching ? { spans: true } : {}),
+    ...(a.binary === 'text' ? { binaryAsText: true } : {}),
+    ...spansAsked(a, ctx, inlineSafe),
     maxResults: headLimit + 1,
     stopAt: ctx.deadlineAt,
   };
   return { template, headLimit, withContext: before > 0 || after > 0 };
+}
+
+/**
+ * Where lines matched, only when the caller prints them (an inverted search's lines hold no match).
+ * For colour and JSON only with a pattern that cannot backtrack: finding every match of one that can
+ * may take far longer than finding the line, and the line is worth printing without them. -r's
+ * groups are asked for any pattern: a replacement needs every match, so a pattern that could
+ * backtrack finds them in its worker, under the deadline. -o's lines are their matches, so there
+ * only -r's groups are looked for.
+ */
+function spansAsked(a: GrepArgs, ctx: SearchContext, inlineSafe: boolean): { spans?: true | 'groups' } {
+  if (ctx.form !== 'data' || !ctx.spans || a.invert_match) return {};
+  if (ctx.spans === 'groups') return { spans: 'groups' };
+  return a.only_matching || !inlineSafe ? {} : { spans: true };
 }
 
 /** Which files the walk sees: ignore files and hidden ones as asked, the read rules' denials. */

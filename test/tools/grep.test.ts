@@ -88,7 +88,13 @@ test('grep: files_with_matches and count modes', async () => {
 test('grep: binary files are skipped and counted', async () => {
   const r = await grep({ pattern: 'needle', output_mode: 'files_with_matches' });
   assert.doesNotMatch(r.content, /bin\.dat/);
-  assert.match(r.content, /\n\[note: skipped 1 binary file that may match\]$/);
+  assert.match(
+    r.content,
+    /\n\[note: skipped 1 binary file that may match; pass binary: "text" to search it as text\]$/,
+  );
+  const asText = await grep({ pattern: 'needle', output_mode: 'files_with_matches', binary: 'text', head_limit: 0 });
+  assert.match(asText.content, /bin\.dat/);
+  assert.doesNotMatch(asText.content, /binary file/);
 });
 
 test('grep: a CRLF line matches at $ and prints without the CR', async () => {

@@ -35,6 +35,11 @@ export interface RegexSpec {
    * cannot backtrack, whatever the text (lib/search/linear_pattern.ts says why that is the test).
    */
   linear: boolean;
+  /**
+   * Group k's name at index k (undefined: the whole match, 0, and unnamed groups): the translation
+   * keeps the groups in order and drops their names, so rg -r's `$name` is found by number.
+   */
+  groupNames: readonly (string | undefined)[];
   /** The most bytes a match can span, when bounded and independent of its surroundings (span.ts). */
   span?: number;
   /**
@@ -83,6 +88,7 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
     scan,
     pure: false,
     linear: o.fixedStrings || !canBacktrack(node),
+    groupNames: groupNamesOf(node),
     ...(span !== undefined ? { span } : {}),
     requiredLiterals: () => {
       planned ??= requiredLiteralsOf(node, allCi);
@@ -123,6 +129,18 @@ function variantsOfRarest(lit: string): Buffer[] | undefined {
     if (!pick || score(v) > score(pick)) pick = v;
   }
   return pick;
+}
+
+/** The names of the capture groups in the order their parentheses open, as both engines number them. */
+function groupNamesOf(root: Node): (string | undefined)[] {
+  const names: (string | undefined)[] = [undefined];
+  const walk = (n: Node): void => {
+    if (n.t === 'group' && n.capture) names.push(n.name);
+    if (n.t === 'cat' || n.t === 'alt') n.nodes.forEach(walk);
+    else if (n.t === 'group' || n.t === 'look' || n.t === 'rep') walk(n.node);
+  };
+  walk(root);
+  return names;
 }
 
 function literalNode(s: string, ci: boolean): Node {

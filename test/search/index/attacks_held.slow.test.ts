@@ -24,7 +24,7 @@ import { test } from 'node:test';
 import { runCli } from '../../helpers/cli.ts';
 import { runtimeAt } from '../../helpers/runtime.ts';
 import { tempDir, writeTree } from '../../helpers/temp.ts';
-import { agedTree, assertSame, cli, ourFiles, prime, rgFiles, trio } from './attack_helpers.ts';
+import { agedTree, assertSame, cli, diverging, ourFiles, prime, rgFiles, trio } from './attack_helpers.ts';
 
 test('index attack held: external changes between searches, timestamps forged, racing the second', async () => {
   const root = await agedTree({
@@ -185,6 +185,27 @@ test('index attack held: encodings, binary flips, CRLF and patterns the planner 
     await assertSame(t, { pattern, multiline: true }, `-U ${pattern}`);
   for (const pattern of ['needle', '(?i)kelvin', 'σίσυφος', '(foo|baz) (bar|qux)'])
     assert.deepEqual(await ourFiles(t.plain, { pattern }), rgFiles(root, ['--', pattern]), `rg ${pattern}`);
+});
+
+test('index attack held: binary "text" (rg -a) searches the binary files the index never holds, served with or without a walk', async () => {
+  const root = await agedTree({
+    'a.txt': 'needle here\n',
+    'bin.dat': Buffer.from('head\0needle inside\n'),
+    'deep/more.bin': Buffer.from('\0\x01needle\nneedle again\n'),
+    'no.bin': Buffer.from('zzz\0yyy\n'),
+  });
+  const t = await trio(root);
+  const q = { pattern: 'needle', binary: 'text', head_limit: 0 };
+  await prime(t, 'needle');
+  const { how } = await diverging(t, q);
+  assert.ok(
+    how.some((h) => /served without a walk/.test(h)),
+    how.join('; '),
+  );
+  for (const mode of ['content', 'files_with_matches', 'count'])
+    assert.deepEqual((await diverging(t, { ...q, output_mode: mode })).diffs, [], mode);
+  assert.deepEqual(await ourFiles(t.warm, q), rgFiles(root, ['-a', 'needle']));
+  assert.deepEqual(rgFiles(root, ['-a', 'needle']), ['a.txt', 'bin.dat', 'deep/more.bin']);
 });
 
 test('index attack held: write-lane edits are searched at once', async () => {
