@@ -23,8 +23,11 @@ export const DEFAULT_LIMITS: Readonly<Limits> = { memory: 4 * 1024 ** 3, pids: 1
 /** Below these not even the shell and its wrappers start, so such a value is a mistake. */
 export const MIN_LIMITS: Readonly<Record<LimitName, number>> = { memory: 16 * 1024 ** 2, pids: 8, cpu: 1 };
 
-/** What enforced a limit: the command's cgroup, a resource limit on its processes, or nothing here. */
-export type Enforcer = 'cgroup' | 'rlimit' | 'none';
+/**
+ * What enforced a limit: the command's cgroup v2, a cgroup of the v1 pids hierarchy (hybrid machines),
+ * a resource limit on its processes, or nothing here.
+ */
+export type Enforcer = 'cgroup' | 'cgroup-v1' | 'rlimit' | 'none';
 
 /** The limit that ended (or cut) a command. `certain`: the kernel said so, not a guess from the exit and output. */
 export interface LimitHit {

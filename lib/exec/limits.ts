@@ -8,6 +8,7 @@
 import { type Enforcer, LIMIT_NAMES, type LimitHit, type LimitName, type Limits } from '../core/limits.ts';
 import { applyCgroupLimits, CPU_POLL_MS, cgroupHit, cpuSeconds, delegateControllers } from './limits_cgroup.ts';
 import { rlimitPlan } from './limits_rlimit.ts';
+import { v1PidsLimit, v1PidsRefused } from './pids_v1.ts';
 
 export type Held = Partial<Record<LimitName, Enforcer>>;
 
@@ -16,6 +17,8 @@ export interface LimitSetup {
   prefix: string[];
   held: Held;
   notes: string[];
+  /** The v1 pids cgroup holding the pids limit, to read and remove after the command. */
+  v1Pids?: string;
 }
 
 /** Sets the limits up for one command: in its cgroup (made, not yet entered) what it can hold, the rest by prlimit. */
@@ -25,24 +28,56 @@ export function setUpLimits(limits: Limits, cgroup: { dir: string; parentDir: st
     delegateControllers(cgroup.parentDir);
     held = applyCgroupLimits(cgroup.dir, limits);
   }
+  // As root RLIMIT_NPROC holds nothing: a v1 pids cgroup, where one can be made, comes first.
+  const v1 = held.pids === undefined && limits.pids !== null ? v1PidsLimit(limits.pids) : undefined;
+  if (v1) held.pids = 'cgroup-v1';
   const rest = LIMIT_NAMES.filter((n) => limits[n] !== null && held[n] === undefined);
   const plan = rlimitPlan(limits, rest);
-  return { prefix: plan.prefix, held: { ...held, ...plan.held }, notes: plan.notes };
+  return {
+    prefix: [...(v1?.prefix ?? []), ...plan.prefix],
+    held: { ...held, ...plan.held },
+    notes: plan.notes,
+    ...(v1 ? { v1Pids: v1.dir } : {}),
+  };
 }
 
-/** Polls the cgroup's CPU time and calls `over` once when it passes the limit; returns the stop. */
-export function watchCpu(dir: string, seconds: number, over: () => void): () => void {
+/**
+ * While the command runs, what only the runtime can enforce or must act on at once: the cgroup's CPU
+ * time past its limit, and a refused fork — a fork bomb never ends by itself, its processes retry
+ * forever at the limit, so the first refusal ends the command. Calls `over` once; returns the stop.
+ */
+export function watchLimits(
+  limits: Limits,
+  setup: LimitSetup,
+  cgroup: string | undefined,
+  over: (hit: LimitHit) => void,
+): (() => void) | undefined {
+  const cpu = limits.cpu;
+  const cpuDir = cgroup && cpu !== null && setup.held.cpu === 'cgroup' ? cgroup : undefined;
+  const pidsHeld = setup.held.pids === 'cgroup' || setup.held.pids === 'cgroup-v1';
+  if (!cpuDir && !pidsHeld) return undefined;
   const timer = setInterval(() => {
-    if ((cpuSeconds(dir) ?? 0) < seconds) return;
+    const hit =
+      (pidsHeld ? kernelHit({ ...limits, memory: null }, setup, cgroup) : undefined) ??
+      (cpuDir && cpu !== null && (cpuSeconds(cpuDir) ?? 0) >= cpu
+        ? ({ limit: 'cpu', value: cpu, by: 'cgroup', certain: true, effect: 'killed' } as const)
+        : undefined);
+    if (!hit) return;
     clearInterval(timer);
-    over();
+    over(hit);
   }, CPU_POLL_MS);
   timer.unref();
   return () => clearInterval(timer);
 }
 
-/** The kernel's word on the cgroup's limits (read before it is removed). */
-export { cgroupHit };
+/** The kernel's word on the command's cgroups (read once it has exited, before they are removed). */
+export function kernelHit(limits: Limits, setup: LimitSetup, cgroup: string | undefined): LimitHit | undefined {
+  const hit = cgroup ? cgroupHit(cgroup, limits, setup.held) : undefined;
+  if (hit || !setup.v1Pids || limits.pids === null) return hit;
+  const refused = v1PidsRefused(setup.v1Pids);
+  if (refused === 0) return undefined;
+  return { limit: 'pids', value: limits.pids, by: 'cgroup-v1', certain: true, effect: 'fork failed', times: refused };
+}
 
 interface Ended {
   exitCode: number | null;

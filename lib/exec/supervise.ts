@@ -21,9 +21,10 @@ import {
   signalAll,
 } from './cgroup.ts';
 import { type Containment, type ContainmentKind, containment } from './containment.ts';
-import { cgroupHit, type Held, type LimitSetup, setUpLimits, watchCpu } from './limits.ts';
+import { type Held, kernelHit, type LimitSetup, setUpLimits, watchLimits } from './limits.ts';
 import { track } from './live.ts';
 import type { OutputCollector } from './output.ts';
+import { removeV1Pids } from './pids_v1.ts';
 import { childrenOf, signalEach, withDescendants } from './proctree.ts';
 
 /** Between SIGTERM and SIGKILL. */
@@ -120,12 +121,12 @@ export async function supervise(s: Supervised, out: OutputCollector): Promise<Ou
   });
   const timer = setTimeout(() => terminate('timeout'), s.timeoutMs);
   let limitHit: LimitHit | undefined;
-  const cpu = s.limits?.cpu;
-  const stopCpu =
-    cgroup && cpu && budget?.held.cpu === 'cgroup'
-      ? watchCpu(cgroup, cpu, () => {
-          limitHit = { limit: 'cpu', value: cpu, by: 'cgroup', certain: true, effect: 'killed' };
+  const stopWatch =
+    s.limits && budget
+      ? watchLimits(s.limits, budget, cgroup, (hit) => {
+          limitHit = hit;
           terminate('limit');
+          if (hit.limit === 'pids') hardKill(); // a fork bomb answers SIGTERM with more forks
         })
       : undefined;
   const onAbort = () => terminate('cancelled');
@@ -134,7 +135,7 @@ export async function supervise(s: Supervised, out: OutputCollector): Promise<Ou
 
   // The kernel's counters are read once the command has exited, before its cgroup is removed.
   const readHit = () => {
-    if (cgroup && s.limits && budget) limitHit ??= cgroupHit(cgroup, s.limits, budget.held);
+    if (s.limits && budget) limitHit ??= kernelHit(s.limits, budget, cgroup);
   };
   const ended = waitForEnd(child, cgroup, readHit);
   const killNowAndWait = () => {
@@ -143,9 +144,10 @@ export async function supervise(s: Supervised, out: OutputCollector): Promise<Ou
   };
   const forget = track({ terminate: onAbort, killNow: killNowAndWait, ended });
   const end = await ended;
+  if (budget?.v1Pids) await removeV1Pids(budget.v1Pids);
   forget();
   clearTimeout(timer);
-  stopCpu?.();
+  stopWatch?.();
   if (grace) clearTimeout(grace);
   s.signal.removeEventListener('abort', onAbort);
   const ms = Date.now() - started;
