@@ -8,7 +8,7 @@
  */
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Cgroup, createCommandCgroup, signalAll } from './cgroup.ts';
+import { type Cgroup, createCommandCgroup, signalAll, sweepStaleCgroups } from './cgroup.ts';
 
 let base: Cgroup | null | undefined;
 
@@ -64,6 +64,12 @@ export function v1PidsRefused(dir: string): number {
   } catch {
     return 0;
   }
+}
+
+/** Removes the v1 pids cgroups of runtimes that are gone (one that exited mid-command leaves its own). */
+export async function sweepStaleV1Pids(): Promise<void> {
+  const parent = v1PidsBase();
+  if (parent) await sweepStaleCgroups(parent);
 }
 
 /** Kills what is left in it (the containment normally has) and removes it; at most 5 s of retries. */

@@ -17,6 +17,7 @@ import type { ToolResult } from '../core/tool.ts';
 import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { sweepStaleCgroups } from '../exec/cgroup.ts';
 import { childEnv } from '../exec/env.ts';
+import { sweepStaleV1Pids } from '../exec/pids_v1.ts';
 import { sweepJournals } from '../files/journal.ts';
 import { Ledger } from '../files/ledger.ts';
 import { createLanes } from '../lanes/dispatch.ts';
@@ -182,6 +183,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   const skills = new SkillCatalog(gate.root, home, readDenyOf(flags, settings.value.rules, gate));
   sweepJournals(); // temp files of writers that died mid-write
   void sweepStaleCgroups(); // commands of runtimes that were SIGKILLed
+  if (limits.value.pids !== null) void sweepStaleV1Pids();
   const rules = settings.value.rules;
   const gitUser = gitUserOf(options, home);
   const started = startLanes(options, {
