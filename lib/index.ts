@@ -9,6 +9,6 @@ export type { AnswerForm, GlobData, GrepData, GrepLine, ReadFileData, ToolData }
 export type { ResultMeta, ToolResult } from './core/tool.ts';
 export { MODEL_WORDING, type Wording } from './core/wording.ts';
 export { makeProvider } from './llm/providers.ts';
-export type { BatchCall, CallOptions, Runtime, RuntimeOptions } from './runtime/runtime.ts';
+export type { BatchCall, CallOptions, LimitsOption, Runtime, RuntimeOptions } from './runtime/runtime.ts';
 export { createRuntime } from './runtime/runtime.ts';
 export { inspectTrust, type TrustView } from './settings/trust.ts';

@@ -51,6 +51,9 @@ export const FLAGS = {
     help: "trust this folder's .mewcode settings (hooks, allow rules, modes, MCP servers) until they change",
   },
   verbose: { type: 'boolean', help: 'print every permission decision on stderr' },
+  'limit-memory': { type: 'string', arg: 'SIZE', help: 'memory per bash command: 512M, 4G (default), none' },
+  'limit-pids': { type: 'string', arg: 'N', help: 'processes per bash command (default 1024), none' },
+  'limit-cpu': { type: 'string', arg: 'TIME', help: 'CPU time per bash command: 60s, 5m, none (the default)' },
   'no-index': { type: 'boolean', help: 'grep scans every file, even where a search index exists' },
   color: { type: 'string', arg: 'WHEN', help: 'auto (default: on a terminal, unless NO_COLOR) | always | never' },
   // agent

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { IN_BUNDLE, version } from '../core/build_info.ts';
+import { LIMIT_NAMES, parseLimit } from '../core/limits.ts';
 import { isMode, MODES } from '../core/modes.ts';
 import type { ToolResult } from '../core/tool.ts';
 import { cliWorkers } from '../lanes/pool.ts';
@@ -13,6 +14,7 @@ import {
   createRuntime,
   DEFINITION_FORMATS,
   type DefinitionFormat,
+  type LimitsOption,
   type Runtime,
   type RuntimeOptions,
 } from '../runtime/runtime.ts';
@@ -135,11 +137,25 @@ export function runtimeOptions(args: ParsedArgs): RuntimeOptions {
     index: indexUseOf(args),
     ...(f.mode !== undefined ? { mode: f.mode as RuntimeOptions['mode'] & string } : {}),
     ...(f.sandbox ? { sandbox: true } : {}),
+    ...limitFlags(args),
     ...(f.trust ? { trust: true as const } : {}),
     prompt: 'terminal',
     wording: CLI_MODEL_WORDING,
     ...(f.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
   };
+}
+
+/** --limit-memory, --limit-pids, --limit-cpu, checked strictly here so a bad value is a usage error. */
+function limitFlags(args: ParsedArgs): { limits?: LimitsOption } {
+  const limits: LimitsOption = {};
+  for (const name of LIMIT_NAMES) {
+    const text = args.values[`limit-${name}`];
+    if (text === undefined) continue;
+    const r = parseLimit(name, text);
+    if (!r.ok) throw new UsageError(`--limit-${name}: ${r.error}.`);
+    limits[name] = r.value;
+  }
+  return Object.keys(limits).length ? { limits } : {};
 }
 
 /** --workers N, or rg's -j N (0: the default, as rg's automatic choice). */

@@ -3,6 +3,7 @@
  * a result crosses the worker boundary intact.
  */
 import type { ToolData } from './answers.ts';
+import type { Enforcer, LimitHit, LimitName } from './limits.ts';
 import type { ReadRecord } from './read_record.ts';
 
 /**
@@ -106,6 +107,10 @@ interface CommandMeta {
   contained?: string;
   /** What was still running when the command ended, and was killed. */
   leftover?: string;
+  /** How each limit held the command: its cgroup, a resource limit, or nothing here (lib/exec/limits.ts). */
+  limits?: Partial<Record<LimitName, Enforcer>>;
+  /** The limit that ended the command, when one did. */
+  limitHit?: LimitHit;
 }
 
 /** write_file, edit_file, multi_edit (and apply_patch's `diff`). */

@@ -204,8 +204,8 @@ export function removeTree(dir: string): boolean {
  * Kills and removes the command cgroups under our own cgroup whose runtime is gone (SIGKILLed, or
  * crashed before it could clean up). A live runtime's cgroups are never touched.
  */
-export async function sweepStaleCgroups(): Promise<number> {
-  const own = ownCgroup();
+export async function sweepStaleCgroups(parent?: Cgroup): Promise<number> {
+  const own = parent ? okValue(parent) : ownCgroup();
   if (!own.ok) return 0;
   let names: string[];
   try {

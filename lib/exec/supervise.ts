@@ -9,10 +9,22 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { createCommandCgroup, ENTER_SCRIPT, killAndRemove, killAndRemoveSync, killNow, signalAll } from './cgroup.ts';
+import type { LimitHit, Limits } from '../core/limits.ts';
+import { errValue, okValue, type Result } from '../core/result.ts';
+import {
+  type Cgroup,
+  createCommandCgroup,
+  ENTER_SCRIPT,
+  killAndRemove,
+  killAndRemoveSync,
+  killNow,
+  signalAll,
+} from './cgroup.ts';
 import { type Containment, type ContainmentKind, containment } from './containment.ts';
+import { type Held, kernelHit, type LimitSetup, setUpLimits, watchLimits } from './limits.ts';
 import { track } from './live.ts';
 import type { OutputCollector } from './output.ts';
+import { removeV1Pids } from './pids_v1.ts';
 import { childrenOf, signalEach, withDescendants } from './proctree.ts';
 
 /** Between SIGTERM and SIGKILL. */
@@ -33,9 +45,11 @@ interface Supervised {
   ownPidNamespace?: boolean;
   /** Overrides the probed containment (tests of the weaker kinds). */
   containment?: Containment;
+  /** Memory, processes and CPU time (lib/exec/limits.ts); absent: none. */
+  limits?: Limits;
 }
 
-type Ending = 'exit' | 'timeout' | 'cancelled' | 'spawn_error';
+type Ending = 'exit' | 'timeout' | 'cancelled' | 'spawn_error' | 'limit';
 
 export interface Outcome {
   ending: Ending;
@@ -47,25 +61,19 @@ export interface Outcome {
   contained: ContainmentKind;
   /** Set when processes of the command could not be confirmed gone (stuck in the kernel). */
   leftover?: string;
+  /** How each limit was held, and why one could not be. */
+  limits?: { held: Held; notes: string[] };
+  /** A limit the kernel reports hit (a cgroup's counters), or the CPU time the runtime stopped it at. */
+  limitHit?: LimitHit;
 }
 
 export async function supervise(s: Supervised, out: OutputCollector): Promise<Outcome> {
   const started = Date.now();
   const how = s.containment ?? containment();
   const base = { exitCode: null, signal: null, contained: how.kind } as const;
-  let argv = [...s.argv];
-  let cgroup: string | undefined;
-  if (how.kind === 'cgroup' && how.parent) {
-    const made = createCommandCgroup(how.parent);
-    if (!made.ok) return { ...base, ending: 'spawn_error', error: `it could not be contained: ${made.error}`, ms: 0 };
-    cgroup = made.value.dir;
-    argv = ['/bin/sh', '-c', ENTER_SCRIPT, 'sh', made.value.dir, made.value.path, ...argv];
-  } else if (how.kind === 'pidns' && how.prefix) {
-    // Around bwrap too: bwrap reports the command's exit before its own namespace is empty, unshare
-    // only after (its init's exit waits for the namespace, nested ones included).
-    argv = [...how.prefix, ...argv];
-  }
-
+  const prepared = prepare(s, how);
+  if (!prepared.ok) return { ...base, ending: 'spawn_error', error: prepared.error, ms: 0 };
+  const { argv, cgroup, budget } = prepared.value;
   const [cmd, ...args] = argv;
   const child = spawn(cmd as string, args, {
     cwd: s.cwd,
@@ -112,28 +120,71 @@ export async function supervise(s: Supervised, out: OutputCollector): Promise<Ou
     exited = true; // from here on, a timeout or cancel has nothing left to stop but leftovers, killed anyway
   });
   const timer = setTimeout(() => terminate('timeout'), s.timeoutMs);
+  let limitHit: LimitHit | undefined;
+  const stopWatch =
+    s.limits && budget
+      ? watchLimits(s.limits, budget, cgroup, (hit) => {
+          limitHit = hit;
+          terminate('limit');
+          if (hit.limit === 'pids') hardKill(); // a fork bomb answers SIGTERM with more forks
+        })
+      : undefined;
   const onAbort = () => terminate('cancelled');
   if (s.signal.aborted) onAbort();
   else s.signal.addEventListener('abort', onAbort, { once: true });
 
-  const ended = waitForEnd(child, cgroup);
+  // The kernel's counters are read once the command has exited, before its cgroup is removed.
+  const readHit = () => {
+    if (s.limits && budget) limitHit ??= kernelHit(s.limits, budget, cgroup);
+  };
+  const ended = waitForEnd(child, cgroup, readHit);
   const killNowAndWait = () => {
     hardKill();
     if (cgroup) killAndRemoveSync(cgroup);
   };
   const forget = track({ terminate: onAbort, killNow: killNowAndWait, ended });
   const end = await ended;
+  if (budget?.v1Pids) await removeV1Pids(budget.v1Pids);
   forget();
   clearTimeout(timer);
+  stopWatch?.();
   if (grace) clearTimeout(grace);
   s.signal.removeEventListener('abort', onAbort);
   const ms = Date.now() - started;
-  const leftover = end.leftover ? { leftover: end.leftover } : {};
+  const leftover = {
+    ...(end.leftover ? { leftover: end.leftover } : {}),
+    ...(budget ? { limits: { held: budget.held, notes: budget.notes } } : {}),
+    ...(limitHit ? { limitHit } : {}),
+  };
   if (end.error !== undefined) return { ...base, ending: 'spawn_error', error: end.error, ms, ...leftover };
   // Stopped before it got in, it never ran the command: that is the timeout or cancel, not a failure.
   if (!entered && ending === 'exit')
     return { ...base, ending: 'spawn_error', error: 'it could not be placed in its own cgroup', ms, ...leftover };
   return { ...base, ending, exitCode: end.exitCode, signal: end.signal, ms, ...leftover };
+}
+
+/**
+ * The argv that runs the command in its containment and within its limits: its cgroup made and its
+ * limit files written, resource limits as a prefix every process inherits — all before anything runs.
+ */
+function prepare(
+  s: Supervised,
+  how: Containment,
+): Result<{ argv: string[]; cgroup: string | undefined; budget: LimitSetup | undefined }, string> {
+  let made: Cgroup | undefined;
+  if (how.kind === 'cgroup' && how.parent) {
+    const m = createCommandCgroup(how.parent);
+    if (!m.ok) return errValue(`it could not be contained: ${m.error}`);
+    made = m.value;
+  }
+  const where = made && how.parent ? { dir: made.dir, parentDir: how.parent.dir } : undefined;
+  const budget = s.limits ? setUpLimits(s.limits, where) : undefined;
+  let argv = [...(budget?.prefix ?? []), ...s.argv];
+  if (made) argv = ['/bin/sh', '-c', ENTER_SCRIPT, 'sh', made.dir, made.path, ...argv];
+  // Around bwrap too: bwrap reports the command's exit before its own namespace is empty, unshare
+  // only after (its init's exit waits for the namespace, nested ones included).
+  else if (how.kind === 'pidns' && how.prefix) argv = [...how.prefix, ...argv];
+  return okValue({ argv, cgroup: made?.dir, budget });
 }
 
 interface End {
@@ -148,7 +199,7 @@ interface End {
  * once), or the process group killed and the pipes drained for at most DRAIN_MS — an escaped process
  * may hold them for hours.
  */
-function waitForEnd(child: ChildProcess, cgroup: string | undefined): Promise<End> {
+function waitForEnd(child: ChildProcess, cgroup: string | undefined, beforeKill: () => void): Promise<End> {
   return new Promise((resolve) => {
     let settled = false;
     const settle = (e: End) => {
@@ -161,6 +212,7 @@ function waitForEnd(child: ChildProcess, cgroup: string | undefined): Promise<En
       settle({ exitCode: null, signal: null, error: e.message });
     });
     child.on('exit', async (exitCode, signal) => {
+      beforeKill();
       let leftover: string | undefined;
       if (cgroup && !(await killAndRemove(cgroup)))
         leftover = `processes in ${cgroup} did not exit after SIGKILL; they are left to the kernel`;

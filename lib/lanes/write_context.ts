@@ -2,6 +2,7 @@
  * The write lane's context: what a tool that changes files or runs commands needs besides its
  * checked paths. Everything here lives on the main thread, where the write lane runs.
  */
+import type { Limits } from '../core/limits.ts';
 import type { ToolContext } from '../core/tool.ts';
 import type { Ledger } from '../files/ledger.ts';
 import type { SandboxConfig } from '../sandbox/bwrap.ts';
@@ -12,6 +13,8 @@ import type { SkillSources } from '../skills/fetch.ts';
 export interface ExecConfig {
   env: Record<string, string>;
   sandbox?: SandboxConfig;
+  /** Each command's memory, processes and CPU time (lib/exec/limits.ts); absent: none. */
+  limits?: Limits;
 }
 
 export interface WriteContext extends ToolContext {

@@ -10,9 +10,11 @@
  * settings_file.ts; what a project's files may widen is decided by folder trust (trust.ts).
  */
 import picomatch from 'picomatch';
+import type { Limits } from '../core/limits.ts';
 import type { Mode } from '../core/modes.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import type { CheckedAccess } from '../core/tool.ts';
+import { limitsOf } from '../settings/limits_setting.ts';
 import { type Level, type McpServerConfig, readSettingsFiles, type SettingsFile } from '../settings/settings_file.ts';
 import { settleTrust, type TrustOption } from '../settings/trust.ts';
 import { runRuleTest, SEVERAL } from './run_match.ts';
@@ -46,6 +48,8 @@ export interface LoadedSettings {
   mode?: Mode;
   /** The closest file's `model`. */
   model?: string;
+  /** Command limits: the user file's, tightened by the project and local files' (lib/settings/limits_setting.ts). */
+  limits: Limits;
   files: string[];
   /** One line naming what an untrusted project's settings would have widened, and was ignored. */
   notice?: string;
@@ -75,7 +79,7 @@ export function loadSettings(
 }
 
 function compile(files: readonly SettingsFile[], toolNames: readonly string[]): Result<LoadedSettings, string> {
-  const out: LoadedSettings = { rules: [], hooks: [], mcpServers: {}, files: [] };
+  const out: LoadedSettings = { rules: [], hooks: [], mcpServers: {}, files: [], limits: limitsOf(files) };
   for (const { level, file, settings: s } of files) {
     out.files.push(file);
     // The closest file's mode wins (local > project > user).

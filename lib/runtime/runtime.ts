@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import type { AnswerForm } from '../core/answers.ts';
 import { runInGroups } from '../core/call_groups.ts';
+import { checkLimit, LIMIT_NAMES, type LimitName, type Limits, parseLimit } from '../core/limits.ts';
 import type { Mode } from '../core/modes.ts';
 import { type LaneRunner, Registry, type ToolDefinition } from '../core/registry.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
@@ -16,6 +17,7 @@ import type { ToolResult } from '../core/tool.ts';
 import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { sweepStaleCgroups } from '../exec/cgroup.ts';
 import { childEnv } from '../exec/env.ts';
+import { sweepStaleV1Pids } from '../exec/pids_v1.ts';
 import { sweepJournals } from '../files/journal.ts';
 import { Ledger } from '../files/ledger.ts';
 import { createLanes } from '../lanes/dispatch.ts';
@@ -92,7 +94,15 @@ export interface RuntimeOptions {
    */
   index?: IndexUse;
   indexCacheDir?: string;
+  /**
+   * Each bash command's budget, over the settings files' and the defaults (memory 4 GiB, 1,024
+   * processes, no CPU-time limit): bytes, processes and CPU seconds as numbers, or as the CLI spells
+   * them (`'1G'`, `'256'`, `'60s'`); null or `'none'` lifts one. How each is enforced: docs/sandbox.md.
+   */
+  limits?: LimitsOption;
 }
+
+export type LimitsOption = Partial<Record<LimitName, number | string | null>>;
 
 const DEFAULT_READ_TIMEOUT_MS = 60_000;
 
@@ -167,6 +177,8 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   const policy = policyOf(options, gate, settings.value, { flags, mode, home, warn });
   const sandbox = sandboxOf(options, gate, flags, settings.value.rules);
   if (!sandbox.ok) return sandbox;
+  const limits = limitsOf(options.limits, settings.value.limits);
+  if (!limits.ok) return limits;
   const registry = new Registry(TOOLS);
   const ledger = new Ledger();
   // Read rules reach every read tool: the skill catalog leaves out the skill files they deny, and a
@@ -174,9 +186,13 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   const skills = new SkillCatalog(gate.root, home, readDenyOf(flags, settings.value.rules, gate));
   sweepJournals(); // temp files of writers that died mid-write
   void sweepStaleCgroups(); // commands of runtimes that were SIGKILLed
+  if (limits.value.pids !== null) void sweepStaleV1Pids();
   const rules = settings.value.rules;
   const gitUser = gitUserOf(options, home);
-  const started = startLanes(options, { gate, flags, rules, mode, sandbox: sandbox.value, ledger, skills, gitUser });
+  const started = startLanes(options, {
+    ...{ gate, flags, rules, mode, sandbox: sandbox.value, ledger, skills, gitUser },
+    limits: limits.value,
+  });
   const wording = options.wording ?? MODEL_WORDING;
   return okValue(assemble({ gate, registry, ledger, policy, settings: settings.value, skills, wording, ...started }));
 }
@@ -241,6 +257,7 @@ function startLanes(
     rules: readonly Rule[];
     mode: Mode;
     sandbox: SandboxConfig | undefined;
+    limits: Limits;
     ledger: Ledger;
     skills: SkillCatalog;
     gitUser: GitUser | undefined;
@@ -264,6 +281,7 @@ function startLanes(
     exec: {
       env: childEnv(process.env, o.flags.allow.env ?? false, { allowLoader: o.mode === 'bypass' }),
       ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+      limits: o.limits,
     },
     skills,
     skillSources: {
@@ -330,6 +348,20 @@ function assemble(p: {
     },
   };
   return runtime;
+}
+
+/** The settings' limits with the option's over them; a bad option value says which and why. */
+function limitsOf(option: LimitsOption | undefined, fromSettings: Limits): Result<Limits, string> {
+  const out = { ...fromSettings };
+  for (const [name, given] of Object.entries(option ?? {})) {
+    if (!(LIMIT_NAMES as readonly string[]).includes(name))
+      return errValue(`limits.${name} is not a limit; the limits are ${LIMIT_NAMES.join(', ')}`);
+    if (given === undefined) continue;
+    const r = typeof given === 'string' ? parseLimit(name as LimitName, given) : checkLimit(name as LimitName, given);
+    if (!r.ok) return errValue(`limits.${name}: ${r.error}`);
+    out[name as LimitName] = r.value;
+  }
+  return okValue(out);
 }
 
 /** What is wrong with the grant options, if anything: `permissions`, and its shorthands `allowWrite` and `deny`. */

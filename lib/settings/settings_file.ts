@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as v from 'valibot';
+import { type LimitName, parseLimit } from '../core/limits.ts';
 import { MODES } from '../core/modes.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 
@@ -27,6 +28,17 @@ const HookEntry = v.strictObject({
   timeout: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 });
 
+/** One limit as the flags spell it (`4G`, `1024`, `60s`, `none`); pids may be a number too. */
+const limit = (name: LimitName) =>
+  v.pipe(
+    name === 'pids' ? v.union([v.string(), v.number()]) : v.string(),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const r = parseLimit(name, String(dataset.value));
+      if (!r.ok) addIssue({ message: r.error });
+    }),
+  );
+
 const Settings = v.strictObject({
   permissions: v.optional(
     v.strictObject({
@@ -38,6 +50,14 @@ const Settings = v.strictObject({
   mode: v.optional(v.picklist(MODES)),
   /** The agent's model (MEWCODE_MODEL and --model come first). */
   model: v.optional(v.pipe(v.string(), v.minLength(1))),
+  /** Each bash command's budget (lib/core/limits.ts); a project's or local file may only tighten it. */
+  limits: v.optional(
+    v.strictObject({
+      memory: v.optional(limit('memory')),
+      pids: v.optional(limit('pids')),
+      cpu: v.optional(limit('cpu')),
+    }),
+  ),
   hooks: v.optional(v.strictObject({ PreToolUse: v.optional(v.array(HookEntry)) })),
   mcpServers: v.optional(
     v.record(

@@ -14,10 +14,12 @@ import { quote } from '../core/text.ts';
 import { defineTool, fail, ok, type ToolResult } from '../core/tool.ts';
 import type { ContainmentKind } from '../exec/containment.ts';
 import { ENV_PASSED_SHOWN } from '../exec/env.ts';
+import { limitHitOf } from '../exec/limits.ts';
 import { OutputCollector } from '../exec/output.ts';
 import { supervise } from '../exec/supervise.ts';
 import type { WriteContext } from '../lanes/write_context.ts';
 import { sandboxCommand } from '../sandbox/bwrap.ts';
+import { limitLine } from './_limit_text.ts';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -127,10 +129,12 @@ export const bash = defineTool({
         timeoutMs,
         signal: ctx.signal,
         ownPidNamespace: Boolean(exec.sandbox), // bwrap --unshare-pid --die-with-parent
+        ...(exec.limits ? { limits: exec.limits } : {}),
       },
       out,
     );
     const { text, spillPath, total } = out.finish();
+    const hit = limitHitOf(o, exec.limits, text);
     const meta = {
       exitCode: o.exitCode,
       ms: o.ms,
@@ -140,6 +144,8 @@ export const bash = defineTool({
       sandboxed: Boolean(exec.sandbox),
       contained: o.contained,
       ...(o.leftover ? { leftover: o.leftover } : {}),
+      ...(o.limits ? { limits: o.limits.held } : {}),
+      ...(hit ? { limitHit: hit } : {}),
     };
     if (o.ending === 'spawn_error') return fail('io', `Cannot start ${SHELL}: ${o.error}`, meta);
     if (o.ending === 'timeout') {
@@ -151,7 +157,8 @@ export const bash = defineTool({
     }
     if (o.ending === 'cancelled')
       return fail('cancelled', `The command was cancelled (${stopped(o.contained)}). Output so far:\n${text}`, meta);
-    const status = o.exitCode !== null ? `exit_code: ${o.exitCode}` : `exit_code: killed by ${o.signal}`;
+    const exit = o.exitCode !== null ? `exit_code: ${o.exitCode}` : `exit_code: killed by ${o.signal}`;
+    const status = hit ? `${exit}\n${limitLine(hit)}` : exit;
     return ok(text === '' ? `${status}\n(no output)` : `${status}\n${text}`, meta);
   },
 });
