@@ -106,6 +106,12 @@ interface CommandMeta {
   contained?: string;
   /** What was still running when the command ended, and was killed. */
   leftover?: string;
+  /** A background job (bash run_in_background, bash_output, kill_bash, write_stdin): its id. */
+  bashId?: string;
+  /** The job's state: `running`, `exited N`, `killed by SIGNAL`, `stopped by kill_bash`, `timed out`… */
+  jobState?: string;
+  /** bash_output: bytes of the output this read covered but did not show (they are in `spillPath`). */
+  skipped?: number;
 }
 
 /** write_file, edit_file, multi_edit (and apply_patch's `diff`). */

@@ -8,7 +8,7 @@
  * Write lane, main thread.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { createCommandCgroup, ENTER_SCRIPT, killAndRemove, killAndRemoveSync, killNow, signalAll } from './cgroup.ts';
 import { type Containment, type ContainmentKind, containment } from './containment.ts';
 import { track } from './live.ts';
@@ -33,6 +33,11 @@ interface Supervised {
   ownPidNamespace?: boolean;
   /** Overrides the probed containment (tests of the weaker kinds). */
   containment?: Containment;
+  /**
+   * Given: the command's stdin is a pipe handed to it once spawned (a background job's write_stdin);
+   * otherwise stdin is closed.
+   */
+  onStdin?: (stdin: Writable) => void;
 }
 
 type Ending = 'exit' | 'timeout' | 'cancelled' | 'spawn_error';
@@ -49,7 +54,10 @@ export interface Outcome {
   leftover?: string;
 }
 
-export async function supervise(s: Supervised, out: OutputCollector): Promise<Outcome> {
+/** Where the output goes: the call's bounded collector, or a background job's file (lib/exec/job_output.ts). */
+export type OutputSink = Pick<OutputCollector, 'push'>;
+
+export async function supervise(s: Supervised, out: OutputSink): Promise<Outcome> {
   const started = Date.now();
   const how = s.containment ?? containment();
   const base = { exitCode: null, signal: null, contained: how.kind } as const;
@@ -71,8 +79,14 @@ export async function supervise(s: Supervised, out: OutputCollector): Promise<Ou
     cwd: s.cwd,
     env: s.env,
     detached: true, // its own process group, which a terminal's Ctrl-C does not reach: we decide
-    stdio: cgroup ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+    stdio: cgroup ? [stdinOf(s), 'pipe', 'pipe', 'pipe'] : [stdinOf(s), 'pipe', 'pipe'],
   });
+  if (s.onStdin && child.stdin) {
+    // Writing to a command that has exited or closed its stdin fails with EPIPE: the writer learns it
+    // from the write's callback, and the process must not crash on the stream's 'error' event.
+    child.stdin.on('error', () => {});
+    s.onStdin(child.stdin);
+  }
   let entered = cgroup === undefined;
   (child.stdio[3] as Readable | undefined)?.on('data', () => {
     entered = true;
@@ -111,7 +125,8 @@ export async function supervise(s: Supervised, out: OutputCollector): Promise<Ou
   child.once('exit', () => {
     exited = true; // from here on, a timeout or cancel has nothing left to stop but leftovers, killed anyway
   });
-  const timer = setTimeout(() => terminate('timeout'), s.timeoutMs);
+  // A background job may run without a wall-time limit (Infinity): a dev server runs until stopped.
+  const timer = Number.isFinite(s.timeoutMs) ? setTimeout(() => terminate('timeout'), s.timeoutMs) : undefined;
   const onAbort = () => terminate('cancelled');
   if (s.signal.aborted) onAbort();
   else s.signal.addEventListener('abort', onAbort, { once: true });
@@ -135,6 +150,8 @@ export async function supervise(s: Supervised, out: OutputCollector): Promise<Ou
     return { ...base, ending: 'spawn_error', error: 'it could not be placed in its own cgroup', ms, ...leftover };
   return { ...base, ending, exitCode: end.exitCode, signal: end.signal, ms, ...leftover };
 }
+
+const stdinOf = (s: Supervised) => (s.onStdin ? 'pipe' : 'ignore');
 
 interface End {
   exitCode: number | null;
@@ -176,6 +193,7 @@ function waitForEnd(child: ChildProcess, cgroup: string | undefined): Promise<En
           }
         }
         for (const p of pipes) p.destroy();
+        child.stdin?.destroy();
         settle({ exitCode, signal, ...(leftover ? { leftover } : {}) });
       };
       let open = pipes.length;

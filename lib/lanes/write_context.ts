@@ -3,6 +3,7 @@
  * checked paths. Everything here lives on the main thread, where the write lane runs.
  */
 import type { ToolContext } from '../core/tool.ts';
+import type { JobTable } from '../exec/jobs.ts';
 import type { Ledger } from '../files/ledger.ts';
 import type { SandboxConfig } from '../sandbox/bwrap.ts';
 import type { SkillCatalog } from '../skills/catalog.ts';
@@ -12,6 +13,8 @@ import type { SkillSources } from '../skills/fetch.ts';
 export interface ExecConfig {
   env: Record<string, string>;
   sandbox?: SandboxConfig;
+  /** The runtime's background jobs; absent where nothing outlives a call (a one-shot `mewcode call`). */
+  jobs?: JobTable;
 }
 
 export interface WriteContext extends ToolContext {

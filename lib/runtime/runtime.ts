@@ -16,6 +16,7 @@ import type { ToolResult } from '../core/tool.ts';
 import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { sweepStaleCgroups } from '../exec/cgroup.ts';
 import { childEnv } from '../exec/env.ts';
+import { JobTable } from '../exec/jobs.ts';
 import { sweepJournals } from '../files/journal.ts';
 import { Ledger } from '../files/ledger.ts';
 import { createLanes } from '../lanes/dispatch.ts';
@@ -128,6 +129,8 @@ export interface Runtime {
   readonly skills: SkillCatalog;
   /** The root's n-gram index (absent when `index` is 'off'). */
   readonly searchIndex?: SearchIndex;
+  /** Background jobs (bash with run_in_background): `onEnded` tells when one ends; `close()` stops them all. */
+  readonly jobs: JobTable;
   /** Whether a tool is read-only (an unknown name is not): read-only calls may run together. */
   isReadOnly(name: string): boolean;
   /** Runs one tool call; never throws. Write tools queue in the write lane. */
@@ -242,7 +245,13 @@ function startLanes(
     skills: SkillCatalog;
     gitUser: GitUser | undefined;
   },
-): { lanes: LaneRunner; index: SearchIndex | undefined; pool: ReadPool | undefined; standby: ReadPool | undefined } {
+): {
+  lanes: LaneRunner;
+  index: SearchIndex | undefined;
+  pool: ReadPool | undefined;
+  standby: ReadPool | undefined;
+  jobs: JobTable;
+} {
   const { gate, ledger, skills } = o;
   const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
   // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
@@ -250,6 +259,7 @@ function startLanes(
   const searchSkip = searchSkipOf(o.flags, o.rules, gate, o.mode);
   const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root), o.gitUser);
   if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
+  const jobs = new JobTable();
   const lanes = createLanes({
     ...(pool ? { pool } : {}),
     ...(standby ? { standby } : {}),
@@ -261,6 +271,7 @@ function startLanes(
     exec: {
       env: childEnv(process.env, o.flags.allow.env ?? false, { allowLoader: o.mode === 'bypass' }),
       ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+      jobs,
     },
     skills,
     skillSources: {
@@ -269,7 +280,7 @@ function startLanes(
       ...options.skillSources,
     },
   });
-  return { lanes, index, pool, standby };
+  return { lanes, index, pool, standby, jobs };
 }
 
 /** The runtime built from its parts: a call is authorized by the gate and the policy, then run in its lane. */
@@ -285,8 +296,9 @@ function assemble(p: {
   index: SearchIndex | undefined;
   pool: ReadPool | undefined;
   standby: ReadPool | undefined;
+  jobs: JobTable;
 }): Runtime {
-  const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby } = p;
+  const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby, jobs } = p;
   const authorize = createAuthorize(gate, policy, ledger);
   const isReadOnly = (name: string) => registry.get(name)?.readOnly === true;
 
@@ -300,6 +312,7 @@ function assemble(p: {
     model: settings.model,
     skills,
     ...(index ? { searchIndex: index } : {}),
+    jobs,
     isReadOnly,
     call: (name, input, callOptions = {}) =>
       registry.execute(name, input, {
@@ -321,6 +334,7 @@ function assemble(p: {
     definitions: ((format: DefinitionFormat = 'anthropic') =>
       definitionsAs(registry.definitions(), format)) as Runtime['definitions'],
     async close() {
+      await jobs.close();
       index?.close();
       await pool?.close();
       await standby?.close();
