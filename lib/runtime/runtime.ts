@@ -82,6 +82,11 @@ export interface RuntimeOptions {
   log?: (line: string) => void;
   /** Worker threads of the read lane (default: available cores); 0 runs every read tool inline. */
   workers?: number;
+  /**
+   * false: `bash` refuses run_in_background (a one-shot process, which nothing outlives). Default
+   * true: jobs live with the runtime and `close()` stops them.
+   */
+  backgroundJobs?: boolean;
   /** Deadline of one read-lane call, in ms (default 60 s). */
   readTimeoutMs?: number;
   /** Where install_skill fetches from (default: GitHub and skills.sh; env MEWCODE_GITHUB_API, MEWCODE_SKILLS_SH). */
@@ -271,7 +276,7 @@ function startLanes(
     exec: {
       env: childEnv(process.env, o.flags.allow.env ?? false, { allowLoader: o.mode === 'bypass' }),
       ...(o.sandbox ? { sandbox: o.sandbox } : {}),
-      jobs,
+      ...(options.backgroundJobs === false ? {} : { jobs }),
     },
     skills,
     skillSources: {

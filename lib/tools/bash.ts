@@ -204,7 +204,7 @@ function startJob(
 
 /** Why a runtime without a job table (a one-shot `mewcode call`) cannot start a background job. */
 export const BACKGROUND_REFUSED =
-  'run_in_background needs a runtime that outlives the call (the agent, the MCP server, the library): nothing would be left to read or stop the job';
+  'run_in_background needs a runtime that outlives the call (the agent, the MCP server, the library); this one ends with the call, so nothing would be left to read or stop the job: run the command in the foreground';
 
 /** What the kill reached, as the containment guarantees it. */
 const stopped = (kind: ContainmentKind) =>

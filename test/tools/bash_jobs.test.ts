@@ -6,6 +6,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
 import type { ToolResult } from '../../lib/core/tool.ts';
+import { runCli } from '../helpers/cli.ts';
 import { killAfter, noSurvivors, processesWith } from '../helpers/processes.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { tempDir } from '../helpers/temp.ts';
@@ -177,3 +178,17 @@ function freePort(want = 0): Promise<number> {
     });
   });
 }
+
+test('a one-shot `mewcode call` refuses run_in_background, saying why and what to do', async () => {
+  const r = await runCli([
+    'call',
+    'bash',
+    JSON.stringify({ command: 'echo hi', run_in_background: true }),
+    '--root',
+    root,
+    '--allow-run',
+  ]);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /run_in_background needs a runtime that outlives the call/);
+  assert.match(r.err, /run the command in the foreground/);
+});
