@@ -93,7 +93,12 @@ export class JobTable {
       ended: Promise.resolve(),
       wake: new Set(),
     };
-    const sink = { push: (c: Buffer) => (output.push(c), this.#wakeAll(job)) };
+    const sink = {
+      push: (c: Buffer) => {
+        output.push(c);
+        this.#wakeAll(job);
+      },
+    };
     const supervised = supervise(
       {
         argv: spec.argv,
