@@ -95,11 +95,14 @@ test('architecture: a tool is read-only exactly when its lane is not the write l
     glob: 'search',
     grep: 'search',
     load_skill: 'main',
+    bash_output: 'main',
     write_file: 'write',
     edit_file: 'write',
     multi_edit: 'write',
     apply_patch: 'write',
     bash: 'write',
+    kill_bash: 'write',
+    write_stdin: 'write',
     install_skill: 'write',
   });
 });

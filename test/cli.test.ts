@@ -90,11 +90,14 @@ test('cli: tools lists the tools and prints each provider format', () => {
     'glob read',
     'grep read',
     'load_skill read',
+    'bash_output read',
     'write_file write',
     'edit_file write',
     'multi_edit write',
     'apply_patch write',
     'bash write',
+    'kill_bash write',
+    'write_stdin write',
     'install_skill write',
   ]);
   for (const format of ['anthropic', 'openai', 'openai-strict']) {
@@ -133,7 +136,7 @@ const usageErrors: [string[], RegExp][] = [
   [['read'], /^mewcode: read needs a file path\.\n$/],
   [
     ['call'],
-    /^mewcode: call needs a tool name\. Tools: read_file, glob, grep, load_skill, write_file, edit_file, multi_edit, apply_patch, bash, install_skill\.\n$/,
+    /^mewcode: call needs a tool name\. Tools: read_file, glob, grep, load_skill, bash_output, write_file, edit_file, multi_edit, apply_patch, bash, kill_bash, write_stdin, install_skill\.\n$/,
   ],
   [['call', 'read_file', '{nope'], /^mewcode: The arguments for read_file are not valid JSON: /],
   [['call', 'read_file', '{}', 'extra'], /^mewcode: call takes a tool name and one JSON argument; unexpected "extra"/],
@@ -156,7 +159,7 @@ test('cli: an unknown tool is an error result listing the tools, on stderr, exit
   assert.deepEqual(cli(['call', 'nope', '{}']), {
     code: 1,
     out: '',
-    err: 'There is no tool named "nope". Available tools: read_file, glob, grep, load_skill, write_file, edit_file, multi_edit, apply_patch, bash, install_skill.\n',
+    err: 'There is no tool named "nope". Available tools: read_file, glob, grep, load_skill, bash_output, write_file, edit_file, multi_edit, apply_patch, bash, kill_bash, write_stdin, install_skill.\n',
   });
 });
 

@@ -21,7 +21,15 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     provider = made.value;
   } else provider = options.provider;
   const run = startRun({ ...options, provider, model: options.model ?? DEFAULT_MODELS[provider.name] }, usage);
+  try {
+    return await runTurns(run);
+  } finally {
+    await run.jobs.stop();
+  }
+}
 
+/** The run's turns, until one ends it. */
+async function runTurns(run: Run): Promise<AgentResult> {
   // The task, the system prompt and the tools must fit on their own: nothing could be trimmed from them.
   if (requestTokens(run.prompt(), run.tools, run.transcript) > run.limit)
     return finish(
@@ -179,12 +187,15 @@ async function runAndRecordCalls(run: Run, calls: ToolCall[], turn: number): Pro
     // A sub-agent's tokens count toward the run's totals.
     count(run, r?.meta?.usage, turn);
   }
+  run.jobs.started(results);
+  // Jobs that ended meanwhile are told after the last result: both wires carry it, in the next request.
+  const ended = run.jobs.endedLines();
   run.transcript.push({
     role: 'tool_results',
     results: calls.map((c, i) => ({
       id: c.id,
       name: c.name,
-      content: results[i]?.content ?? '',
+      content: `${results[i]?.content ?? ''}${i === calls.length - 1 && ended.length ? `\n${ended.join('\n')}` : ''}`,
       isError: results[i]?.isError ?? true,
     })),
   });

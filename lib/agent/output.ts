@@ -105,6 +105,9 @@ export function activityLog(out: (s: string) => void, err: (s: string) => void, 
       } else if (e.type === 'notice') {
         breakText();
         line(`${indent}mewcode: ${e.message}`);
+      } else if (e.type === 'job') {
+        breakText();
+        line(`${indent}mewcode: background job ${e.id} (${oneLine(e.command, 60)}): ${e.state}`);
       }
     },
     end: breakText,
@@ -207,6 +210,8 @@ export function streamJsonEvent(e: AgentEvent): Record<string, unknown> {
       };
     case 'notice':
       return { type: 'notice', message: e.message, depth };
+    case 'job':
+      return { type: 'job', id: e.id, command: e.command, state: e.state, depth };
     case 'done':
       return {
         type: depth === 0 ? 'result' : 'subagent_result',

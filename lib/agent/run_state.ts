@@ -10,6 +10,7 @@ import type { RetryNotice } from '../llm/retry.ts';
 import { agentTool } from './agent_tool.ts';
 import { contextBudget } from './context_budget.ts';
 import { subAgentTools } from './filter.ts';
+import { type JobWatch, watchJobs } from './job_watch.ts';
 import { toDef } from './run_calls.ts';
 import { systemPrompt } from './system_prompt.ts';
 import type { AgentEvent, AgentOptions, AgentResult, StopReason } from './types.ts';
@@ -43,6 +44,8 @@ export interface Run {
   /** The run's totals, the same object the result carries. */
   usage: Usage;
   onRetry: (notice: RetryNotice) => void;
+  /** Background jobs: ends told to the model, the run's own stopped at its end. */
+  jobs: JobWatch;
 }
 
 export function startRun(o: ResolvedOptions, usage: Usage): Run {
@@ -64,6 +67,7 @@ export function startRun(o: ResolvedOptions, usage: Usage): Run {
     o,
     depth,
     emit,
+    jobs: watchJobs(rt, emit, depth),
     signal,
     maxTurns,
     breakerAt,

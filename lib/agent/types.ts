@@ -20,6 +20,8 @@ export type AgentEvent =
   | { type: 'usage'; turn: number; usage: Usage; total: Usage; depth: number }
   /** Something the user should know that is not an error: a cut turn, context trimmed or compacted. */
   | { type: 'notice'; message: string; depth: number }
+  /** A background job started (`running`) or ended (its state: `exited 0`, `stopped by kill_bash`…). */
+  | { type: 'job'; id: string; command: string; state: string; depth: number }
   | { type: 'done'; reason: StopReason; answer: string; error?: string; usage: Usage; turns: number; depth: number };
 
 export interface AgentOptions {

@@ -35,6 +35,8 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
   const options: RuntimeOptions = {
     ...runtimeOptions(args),
     ...(args.command === 'mcp' ? { prompt: 'none' as const } : {}),
+    // A one-shot command ends with its process: a background job would die unread.
+    ...(args.command === 'mcp' || args.command === 'agent' ? {} : { backgroundJobs: false }),
   };
   if (args.command !== 'mcp' && options.trust === undefined) {
     const digest = await askTrust(options);

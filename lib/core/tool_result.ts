@@ -111,6 +111,12 @@ interface CommandMeta {
   limits?: Partial<Record<LimitName, Enforcer>>;
   /** The limit that ended the command, when one did. */
   limitHit?: LimitHit;
+  /** A background job (bash run_in_background, bash_output, kill_bash, write_stdin): its id. */
+  bashId?: string;
+  /** The job's state: `running`, `exited N`, `killed by SIGNAL`, `stopped by kill_bash`, `timed out`… */
+  jobState?: string;
+  /** bash_output: bytes of the output this read covered but did not show (they are in `spillPath`). */
+  skipped?: number;
 }
 
 /** write_file, edit_file, multi_edit (and apply_patch's `diff`). */

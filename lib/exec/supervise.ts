@@ -8,7 +8,7 @@
  * Write lane, main thread.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { LimitHit, Limits } from '../core/limits.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import {
@@ -47,6 +47,11 @@ interface Supervised {
   containment?: Containment;
   /** Memory, processes and CPU time (lib/exec/limits.ts); absent: none. */
   limits?: Limits;
+  /**
+   * Given: the command's stdin is a pipe handed to it once spawned (a background job's write_stdin);
+   * otherwise stdin is closed.
+   */
+  onStdin?: (stdin: Writable) => void;
 }
 
 type Ending = 'exit' | 'timeout' | 'cancelled' | 'spawn_error' | 'limit';
@@ -67,20 +72,17 @@ export interface Outcome {
   limitHit?: LimitHit;
 }
 
-export async function supervise(s: Supervised, out: OutputCollector): Promise<Outcome> {
+/** Where the output goes: the call's bounded collector, or a background job's file (lib/exec/job_output.ts). */
+export type OutputSink = Pick<OutputCollector, 'push'>;
+
+export async function supervise(s: Supervised, out: OutputSink): Promise<Outcome> {
   const started = Date.now();
   const how = s.containment ?? containment();
   const base = { exitCode: null, signal: null, contained: how.kind } as const;
   const prepared = prepare(s, how);
   if (!prepared.ok) return { ...base, ending: 'spawn_error', error: prepared.error, ms: 0 };
   const { argv, cgroup, budget } = prepared.value;
-  const [cmd, ...args] = argv;
-  const child = spawn(cmd as string, args, {
-    cwd: s.cwd,
-    env: s.env,
-    detached: true, // its own process group, which a terminal's Ctrl-C does not reach: we decide
-    stdio: cgroup ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
-  });
+  const child = start(s, argv, cgroup !== undefined);
   let entered = cgroup === undefined;
   (child.stdio[3] as Readable | undefined)?.on('data', () => {
     entered = true;
@@ -119,7 +121,8 @@ export async function supervise(s: Supervised, out: OutputCollector): Promise<Ou
   child.once('exit', () => {
     exited = true; // from here on, a timeout or cancel has nothing left to stop but leftovers, killed anyway
   });
-  const timer = setTimeout(() => terminate('timeout'), s.timeoutMs);
+  // A background job may run without a wall-time limit (Infinity): a dev server runs until stopped.
+  const timer = Number.isFinite(s.timeoutMs) ? setTimeout(() => terminate('timeout'), s.timeoutMs) : undefined;
   let limitHit: LimitHit | undefined;
   const stopWatch =
     s.limits && budget
@@ -187,6 +190,25 @@ function prepare(
   return okValue({ argv, cgroup: made?.dir, budget });
 }
 
+/** Spawns the prepared argv in a process group of its own; stdin a pipe for a background job, else closed. */
+function start(s: Supervised, argv: readonly string[], cgroup: boolean): ChildProcess {
+  const [cmd, ...args] = argv;
+  const stdin = s.onStdin ? 'pipe' : 'ignore';
+  const child = spawn(cmd as string, args, {
+    cwd: s.cwd,
+    env: s.env,
+    detached: true, // its own process group, which a terminal's Ctrl-C does not reach: we decide
+    stdio: cgroup ? [stdin, 'pipe', 'pipe', 'pipe'] : [stdin, 'pipe', 'pipe'],
+  });
+  if (s.onStdin && child.stdin) {
+    // Writing to a command that has exited or closed its stdin fails with EPIPE: the writer learns it
+    // from the write's callback, and the process must not crash on the stream's 'error' event.
+    child.stdin.on('error', () => {});
+    s.onStdin(child.stdin);
+  }
+  return child;
+}
+
 interface End {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
@@ -228,6 +250,7 @@ function waitForEnd(child: ChildProcess, cgroup: string | undefined, beforeKill:
           }
         }
         for (const p of pipes) p.destroy();
+        child.stdin?.destroy();
         settle({ exitCode, signal, ...(leftover ? { leftover } : {}) });
       };
       let open = pipes.length;

@@ -5,7 +5,7 @@
  * - `pool`: a worker of the read pool under the read deadline (inline when there is no pool);
  * - `search`: here, fanning shards out to the pool under the same deadline, skipping denied paths;
  *   without a pool, inline, but what must be stoppable runs on the standby worker under that deadline;
- * - `main`: here, with the skill catalog;
+ * - `main`: here, with the skill catalog and the background jobs;
  * - `write`: here, inside the write lane, with the ledger and the command environment.
  * Every read record a result carries goes into the ledger. Main thread.
  */
@@ -110,7 +110,12 @@ export function createLanes(c: LaneConfig): LaneRunner {
         return tool.invoke(args, search);
       });
     },
-    main: (tool, args, ctx) => tool.invoke(args, { ...ctx, skills: c.skills } satisfies LaneContexts['main']),
+    main: (tool, args, ctx) =>
+      tool.invoke(args, {
+        ...ctx,
+        skills: c.skills,
+        ...(c.exec.jobs ? { jobs: c.exec.jobs } : {}),
+      } satisfies LaneContexts['main']),
     write: (tool, args, ctx) =>
       tool.invoke(args, {
         ...ctx,

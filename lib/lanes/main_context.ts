@@ -3,8 +3,11 @@
  * tool's connection, which it holds itself) run there rather than in a worker.
  */
 import type { ToolContext } from '../core/tool.ts';
+import type { JobTable } from '../exec/jobs.ts';
 import type { SkillCatalog } from '../skills/catalog.ts';
 
 export interface MainContext extends ToolContext {
   skills: SkillCatalog;
+  /** The runtime's background jobs (bash_output reads them); absent for a one-shot call. */
+  jobs?: JobTable;
 }

@@ -4,6 +4,7 @@
  */
 import type { Limits } from '../core/limits.ts';
 import type { ToolContext } from '../core/tool.ts';
+import type { JobTable } from '../exec/jobs.ts';
 import type { Ledger } from '../files/ledger.ts';
 import type { SandboxConfig } from '../sandbox/bwrap.ts';
 import type { SkillCatalog } from '../skills/catalog.ts';
@@ -15,6 +16,8 @@ export interface ExecConfig {
   sandbox?: SandboxConfig;
   /** Each command's memory, processes and CPU time (lib/exec/limits.ts); absent: none. */
   limits?: Limits;
+  /** The runtime's background jobs; absent where nothing outlives a call (a one-shot `mewcode call`). */
+  jobs?: JobTable;
 }
 
 export interface WriteContext extends ToolContext {

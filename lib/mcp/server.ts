@@ -22,7 +22,7 @@ export async function serveMcp(
   version: string,
   io: { stdin: Readable; stdout: Writable } = { stdin: process.stdin, stdout: process.stdout },
 ): Promise<void> {
-  const server = new Server({ name: 'mewcode', version }, { capabilities: { tools: {} } });
+  const server = new Server({ name: 'mewcode', version }, { capabilities: { tools: {}, logging: {} } });
   const inflight = new Map<Promise<ToolResult>, AbortController>();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: runtime.registry.definitions().map((d) => ({
@@ -60,7 +60,18 @@ export async function serveMcp(
     io.stdin.once('close', () => resolve());
   });
   await server.connect(transport);
+  // A background job's end, as MCP's log notification: a client shows it or tells its model.
+  const forgetJobs = runtime.jobs.onEnded((j) => {
+    void server
+      .sendLoggingMessage({
+        level: 'info',
+        logger: 'mewcode.jobs',
+        data: { event: 'job_ended', bash_id: j.id, command: j.command, state: j.state, exit_code: j.exitCode },
+      })
+      .catch(() => {}); // the client is gone: nothing to tell
+  });
   await closed;
+  forgetJobs();
   // Nobody can read an answer any more: stop every call (bash's process group dies) and wait for them.
   for (const controller of inflight.values()) controller.abort(new Error('the MCP client closed the connection'));
   await Promise.allSettled([...inflight.keys()]);

@@ -17,6 +17,7 @@ import type { ToolResult } from '../core/tool.ts';
 import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { sweepStaleCgroups } from '../exec/cgroup.ts';
 import { childEnv } from '../exec/env.ts';
+import { JobTable } from '../exec/jobs.ts';
 import { sweepStaleV1Pids } from '../exec/pids_v1.ts';
 import { sweepJournals } from '../files/journal.ts';
 import { Ledger } from '../files/ledger.ts';
@@ -83,6 +84,11 @@ export interface RuntimeOptions {
   log?: (line: string) => void;
   /** Worker threads of the read lane (default: available cores); 0 runs every read tool inline. */
   workers?: number;
+  /**
+   * false: `bash` refuses run_in_background (a one-shot process, which nothing outlives). Default
+   * true: jobs live with the runtime and `close()` stops them.
+   */
+  backgroundJobs?: boolean;
   /** Deadline of one read-lane call, in ms (default 60 s). */
   readTimeoutMs?: number;
   /** Where install_skill fetches from (default: GitHub and skills.sh; env MEWCODE_GITHUB_API, MEWCODE_SKILLS_SH). */
@@ -141,6 +147,8 @@ export interface Runtime {
   readonly skills: SkillCatalog;
   /** The root's n-gram index (absent when `index` is 'off'). */
   readonly searchIndex?: SearchIndex;
+  /** Background jobs (bash with run_in_background): `onEnded` tells when one ends; `close()` stops them all. */
+  readonly jobs: JobTable;
   /** Whether a tool is read-only (an unknown name is not): read-only calls may run together. */
   isReadOnly(name: string): boolean;
   /** Runs one tool call; never throws. Write tools queue in the write lane. */
@@ -262,7 +270,13 @@ function startLanes(
     skills: SkillCatalog;
     gitUser: GitUser | undefined;
   },
-): { lanes: LaneRunner; index: SearchIndex | undefined; pool: ReadPool | undefined; standby: ReadPool | undefined } {
+): {
+  lanes: LaneRunner;
+  index: SearchIndex | undefined;
+  pool: ReadPool | undefined;
+  standby: ReadPool | undefined;
+  jobs: JobTable;
+} {
   const { gate, ledger, skills } = o;
   const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
   // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
@@ -270,6 +284,7 @@ function startLanes(
   const searchSkip = searchSkipOf(o.flags, o.rules, gate, o.mode);
   const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root), o.gitUser);
   if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
+  const jobs = new JobTable();
   const lanes = createLanes({
     ...(pool ? { pool } : {}),
     ...(standby ? { standby } : {}),
@@ -282,6 +297,7 @@ function startLanes(
       env: childEnv(process.env, o.flags.allow.env ?? false, { allowLoader: o.mode === 'bypass' }),
       ...(o.sandbox ? { sandbox: o.sandbox } : {}),
       limits: o.limits,
+      ...(options.backgroundJobs === false ? {} : { jobs }),
     },
     skills,
     skillSources: {
@@ -290,7 +306,7 @@ function startLanes(
       ...options.skillSources,
     },
   });
-  return { lanes, index, pool, standby };
+  return { lanes, index, pool, standby, jobs };
 }
 
 /** The runtime built from its parts: a call is authorized by the gate and the policy, then run in its lane. */
@@ -306,8 +322,9 @@ function assemble(p: {
   index: SearchIndex | undefined;
   pool: ReadPool | undefined;
   standby: ReadPool | undefined;
+  jobs: JobTable;
 }): Runtime {
-  const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby } = p;
+  const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby, jobs } = p;
   const authorize = createAuthorize(gate, policy, ledger);
   const isReadOnly = (name: string) => registry.get(name)?.readOnly === true;
 
@@ -321,6 +338,7 @@ function assemble(p: {
     model: settings.model,
     skills,
     ...(index ? { searchIndex: index } : {}),
+    jobs,
     isReadOnly,
     call: (name, input, callOptions = {}) =>
       registry.execute(name, input, {
@@ -342,6 +360,7 @@ function assemble(p: {
     definitions: ((format: DefinitionFormat = 'anthropic') =>
       definitionsAs(registry.definitions(), format)) as Runtime['definitions'],
     async close() {
+      await jobs.close();
       index?.close();
       await pool?.close();
       await standby?.close();

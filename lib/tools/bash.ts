@@ -5,7 +5,9 @@
  * spill directory when it is long). Optionally inside the bubblewrap sandbox. Write lane (main thread,
  * one call at a time).
  */
+import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
+import path from 'node:path';
 import * as v from 'valibot';
 import { fmtInt } from '../core/budget.ts';
 import { displayPath } from '../core/paths.ts';
@@ -77,6 +79,14 @@ const params = v.strictObject({
       v.description('A few words on what the command does, shown in the activity log'),
     ),
   ),
+  run_in_background: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        'Start the command as a background job and answer at once with its id (a dev server, a watcher, a long test run); read its output with bash_output, send it input with write_stdin, stop it with kill_bash. No timeout unless `timeout` is given.',
+      ),
+    ),
+  ),
 });
 
 export const bash = defineTool({
@@ -89,8 +99,8 @@ export const bash = defineTool({
     `Runs \`command\` with bash -c in \`workdir\` (default: the root) and returns "exit_code: N" followed by stdout and stderr ` +
     `merged in order. A non-zero exit is not an error. \`timeout\` is in ms (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}) and ` +
     `is exactly the limit: past it every process the command started gets SIGTERM, then SIGKILL, and the answer is a timeout error with the ` +
-    `output so far. The call ends when the command exits; background jobs (cmd &) are killed then, so start servers elsewhere. ` +
-    `stdin is closed and there is no terminal: interactive programs get EOF. Long output keeps its first and last 16 KiB and the ` +
+    `output so far. The call ends when the command exits; processes it left running (cmd &) are killed then: start servers and watchers ` +
+    `with run_in_background: true instead. stdin is closed (a background job's is a pipe, see write_stdin) and there is no terminal: interactive programs get EOF. Long output keeps its first and last 16 KiB and the ` +
     `whole output goes to a file the answer names. Only harmless environment variables pass (${ENV_PASSED_SHOWN}) ` +
     `plus those granted to the runtime; PAGER=cat.`,
   access: (a) => [
@@ -120,12 +130,14 @@ export const bash = defineTool({
       if (!boxed.ok) return fail('permission_denied', `The sandbox refused the command: ${boxed.error}.`);
       argv = boxed.value;
     }
+    const env = exec.sandbox ? { PATH: process.env.PATH ?? '/usr/bin:/bin' } : exec.env;
+    if (a.run_in_background) return startJob(a, ctx, { argv, cwd, env, shownDir });
     const out = new OutputCollector(() => spillDirFor(ctx.root));
     const o = await supervise(
       {
         argv,
         cwd,
-        env: exec.sandbox ? { PATH: process.env.PATH ?? '/usr/bin:/bin' } : exec.env,
+        env,
         timeoutMs,
         signal: ctx.signal,
         ownPidNamespace: Boolean(exec.sandbox), // bwrap --unshare-pid --die-with-parent
@@ -162,6 +174,45 @@ export const bash = defineTool({
     return ok(text === '' ? `${status}\n(no output)` : `${status}\n${text}`, meta);
   },
 });
+
+/** Starts the command as a background job of the runtime (lib/exec/jobs.ts) and answers with its id. */
+function startJob(
+  a: v.InferOutput<typeof params>,
+  ctx: WriteContext,
+  run: { argv: string[]; cwd: string; env: Record<string, string>; shownDir: string },
+): ToolResult {
+  const jobs = ctx.exec.jobs;
+  if (!jobs) return fail('invalid_args', BACKGROUND_REFUSED);
+  const dir = spillDirFor(ctx.root);
+  if (!dir.ok) return fail('io', `A background job needs a file for its output and there is none: ${dir.error}.`);
+  let started: ReturnType<typeof jobs.start>;
+  try {
+    started = jobs.start({
+      command: a.command,
+      ...(a.description ? { description: a.description } : {}),
+      argv: run.argv,
+      cwd: run.cwd,
+      env: run.env,
+      timeoutMs: a.timeout ?? Number.POSITIVE_INFINITY,
+      ownPidNamespace: Boolean(ctx.exec.sandbox),
+      outputFile: path.join(dir.value, `job-${Date.now()}-${randomBytes(4).toString('hex')}.txt`),
+      ...(ctx.exec.limits ? { limits: ctx.exec.limits } : {}),
+    });
+  } catch (e) {
+    return fail('io', `The job's output file cannot be created: ${(e as Error).message}.`);
+  }
+  if ('refused' in started) return fail('invalid_args', `Not started: ${started.refused}.`);
+  const limit = a.timeout ? ` It is stopped after ${fmtInt(a.timeout)} ms.` : '';
+  return ok(
+    `Started background job ${started.id} in ${quote(run.shownDir)}.${limit} Read its output with bash_output {"bash_id": "${started.id}"} ` +
+      `(add "wait_ms" to wait for output), send input with write_stdin, stop it with kill_bash. Its whole output goes to ${quote(started.outputFile)}.`,
+    { bashId: started.id, spillPath: started.outputFile, sandboxed: Boolean(ctx.exec.sandbox) },
+  );
+}
+
+/** Why a runtime without a job table (a one-shot `mewcode call`) cannot start a background job. */
+export const BACKGROUND_REFUSED =
+  'run_in_background needs a runtime that outlives the call (the agent, the MCP server, the library); this one ends with the call, so nothing would be left to read or stop the job: run the command in the foreground';
 
 /** What the kill reached, as the containment guarantees it. */
 const stopped = (kind: ContainmentKind) =>

@@ -3,6 +3,7 @@
  * so a write tool's module is never loaded in a worker.
  */
 import type { Lane, Tool } from '../core/tool.ts';
+import { bashOutput } from './bash_output.ts';
 import { glob } from './glob.ts';
 import { grep } from './grep.ts';
 import { loadSkill } from './load_skill.ts';
@@ -11,4 +12,4 @@ import { readFile } from './read_file.ts';
 // biome-ignore lint/suspicious/noExplicitAny: a tool's schema and context are its own; only the lane is checked here
 type ReadTool = Tool<string, any, Exclude<Lane, 'write'>, any>;
 
-export const READ_TOOLS = [readFile, glob, grep, loadSkill] as const satisfies readonly ReadTool[];
+export const READ_TOOLS = [readFile, glob, grep, loadSkill, bashOutput] as const satisfies readonly ReadTool[];
