@@ -123,7 +123,10 @@ export const bash = defineTool({
     const timeoutMs = a.timeout ?? DEFAULT_TIMEOUT_MS;
     // stderr joins stdout inside the shell, so the two arrive in the order they were written.
     const script = `${SCRIPT_HEAD}${a.command}`;
-    const shellArgv = [SHELL, '-c', script];
+    // --norc: a job's stdin is a socket pair (how Node makes pipes), which bash takes for a remote
+    // shell's connection and then runs ~/.bashrc first (measured here: a pyenv init in it blocked a
+    // job for a minute). A command runs the same with any stdin, with no startup file of the user's.
+    const shellArgv = SHELL.endsWith('bash') ? [SHELL, '--norc', '-c', script] : [SHELL, '-c', script];
     let argv = shellArgv;
     if (exec.sandbox) {
       const boxed = sandboxCommand(exec.sandbox, cwd, exec.env, shellArgv);

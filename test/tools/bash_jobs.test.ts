@@ -6,9 +6,11 @@ import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
 import type { ToolResult } from '../../lib/core/tool.ts';
+import { sandboxAt } from '../exec/_sandbox.ts';
 import { runCli } from '../helpers/cli.ts';
 import { killAfter, noSurvivors, processesWith } from '../helpers/processes.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
+import { requireTool } from '../helpers/system_tools.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -191,4 +193,29 @@ test('a one-shot `mewcode call` refuses run_in_background, saying why and what t
   assert.equal(r.code, 1);
   assert.match(r.err, /run_in_background needs a runtime that outlives the call/);
   assert.match(r.err, /run the command in the foreground/);
+});
+
+test('under --sandbox a job runs boxed, takes stdin, and kill_bash leaves nothing behind', async () => {
+  requireTool('bwrap');
+  const boxed = sandboxAt(root);
+  const marker = `3604.${process.pid}`;
+  killAfter(marker);
+  const r = await boxed.call('bash', {
+    command: `touch /etc/mewcode-escape 2>&1 || echo refused; read x; echo "got $x"; sleep ${marker}`,
+    run_in_background: true,
+  });
+  assert.equal(r.isError, false, r.content);
+  assert.equal(r.meta?.sandboxed, true);
+  files.push(String(r.meta?.spillPath));
+  const id = String(r.meta?.bashId);
+  const sent = await boxed.call('write_stdin', { bash_id: id, chars: 'boxed\n', wait_ms: 30_000 });
+  let seen = body(sent);
+  await waitFor(async () => {
+    seen += body(await boxed.call('bash_output', { bash_id: id, wait_ms: 1000 }));
+    return seen.includes('got boxed');
+  }, 'the job to answer');
+  assert.match(seen, /refused|Read-only file system|Permission denied/);
+  await waitFor(() => processesWith(marker).length >= 1, 'the job to reach its sleep');
+  await boxed.call('kill_bash', { bash_id: id });
+  await noSurvivors(marker);
 });
