@@ -132,7 +132,7 @@ test('bundle: serves MCP over stdio', async () => {
     cwd: dir,
   });
   const { tools } = await client.listTools();
-  assert.equal(tools.length, 10);
+  assert.equal(tools.length, 13);
   const r = await client.callTool({ name: 'glob', arguments: { pattern: 'src/*' } });
   assert.equal((r.content as { text: string }[])[0]?.text, 'src/a.ts');
 });
@@ -157,7 +157,7 @@ await made.value.close();
   assert.deepEqual(JSON.parse(out), {
     grep: 'src/a.ts:1:export const a = 1; // TODO',
     batch: ['src/a.ts', '     1\t# hello'],
-    defs: 10,
+    defs: 13,
     names: [...libNames, 'runCli'].sort(),
   });
 });
