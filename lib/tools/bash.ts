@@ -102,7 +102,8 @@ export const bash = defineTool({
     `output so far. The call ends when the command exits; processes it left running (cmd &) are killed then: start servers and watchers ` +
     `with run_in_background: true instead. stdin is closed (a background job's is a pipe, see write_stdin) and there is no terminal: interactive programs get EOF. Long output keeps its first and last 16 KiB and the ` +
     `whole output goes to a file the answer names. Only harmless environment variables pass (${ENV_PASSED_SHOWN}) ` +
-    `plus those granted to the runtime; PAGER=cat.`,
+    `plus those granted to the runtime; PAGER=cat. Each command runs within memory, process-count and CPU-time budgets set by the ` +
+    `user; a command a budget stopped says which limit it reached.`,
   access: (a) => [
     { kind: 'run', command: a.command },
     { kind: 'read', path: a.workdir ?? '.' },
