@@ -47,7 +47,10 @@ const search = async () => {
   const cpuMs = (used.user + used.system) / 1000;
   searches.push({ ms: performance.now() - t, cpuMs, index: String(r.meta?.index ?? 'off') });
   if (r.isError) throw new Error(r.content);
-  lines = r.content.split('\n').filter((l) => l !== '' && !l.startsWith('['));
+  // An answer with no match is a sentence ("No matches for …"), where rg prints nothing.
+  lines = r.content.startsWith('No matches for ')
+    ? []
+    : r.content.split('\n').filter((l) => l !== '' && !l.startsWith('['));
 };
 const started = performance.now();
 await search();
