@@ -280,6 +280,16 @@ test('agent filter: system tools survive every filter; read-only agents get read
     subAgentTools(all, { disallowed: ['read_file', 'mcp__gh__issues', 'mcp__gh__comment'] }).map((t) => t.name),
     ['bash', 'load_skill'],
   );
+  // The job tools go and come with bash: write_stdin to a shell job would run commands.
+  const withJobs = [...all, d('bash_output', true), d('kill_bash', false), d('write_stdin', false)];
+  assert.deepEqual(
+    subAgentTools(withJobs, { disallowed: ['bash'] }).map((t) => t.name),
+    ['read_file', 'load_skill', 'mcp__gh__issues', 'mcp__gh__comment'],
+  );
+  assert.deepEqual(
+    subAgentTools(withJobs, { allowed: ['bash'] }).map((t) => t.name),
+    ['bash', 'load_skill', 'bash_output', 'kill_bash', 'write_stdin'],
+  );
 });
 
 test('agent CLI: the answer streams to stdout, activity to stderr; a local OpenAI-compatible server needs no key', async () => {
