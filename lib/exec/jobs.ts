@@ -15,6 +15,8 @@ import { type Outcome, supervise } from './supervise.ts';
 export const MAX_RUNNING_JOBS = 64;
 /** Ended jobs remembered (their state and unread output), oldest forgotten first. */
 const MAX_ENDED_JOBS = 256;
+/** Input a job has not read yet, per job, beyond which write_stdin refuses more. */
+export const MAX_QUEUED_INPUT = 1024 * 1024;
 
 export interface JobSpec {
   command: string;
@@ -211,17 +213,51 @@ export class JobTable {
     return true;
   }
 
-  /** Writes to a job's stdin: why it could not, or undefined when the bytes were taken. */
-  write(id: string, chars: string): Promise<string | undefined> {
+  /**
+   * Writes to a job's stdin, waiting up to `waitMs` for the job to take the bytes: a job that does not
+   * read its stdin leaves them queued here once its pipe is full, and waiting for it would hold the
+   * write lane (kill_bash included) until the job ends. `queued`: bytes it has not taken yet.
+   */
+  write(
+    id: string,
+    chars: string,
+    waitMs: number,
+    signal: AbortSignal,
+  ): Promise<{ refused: string } | { queued: number }> {
     const job = this.#jobs.get(id);
-    if (!job) return Promise.resolve(`no job ${id}`);
-    if (job.outcome) return Promise.resolve(`job ${id} has ended (${this.#info(job).state})`);
+    if (!job) return Promise.resolve({ refused: `no job ${id}` });
+    if (job.outcome) return Promise.resolve({ refused: `job ${id} has ended (${this.#info(job).state})` });
     const stdin = job.stdin;
-    if (!stdin || stdin.destroyed || stdin.writableEnded) return Promise.resolve(`job ${id} has closed its stdin`);
-    if (chars === '') return Promise.resolve(undefined);
-    return new Promise((resolve) =>
-      stdin.write(chars, (e) => resolve(e ? `job ${id} did not take the input: ${e.message}` : undefined)),
-    );
+    if (!stdin || stdin.destroyed || stdin.writableEnded)
+      return Promise.resolve({ refused: `job ${id} has closed its stdin` });
+    // What the job has not read stays in the runtime's memory: bounded, so a job that never reads
+    // cannot make it grow with every call.
+    if (stdin.writableLength >= MAX_QUEUED_INPUT)
+      return Promise.resolve({
+        refused: `job ${id} has not read the ${stdin.writableLength} bytes sent to it before; it may not read its stdin`,
+      });
+    if (chars === '') return Promise.resolve({ queued: stdin.writableLength });
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (r: { refused: string } | { queued: number }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        job.wake.delete(onEnd);
+        signal.removeEventListener('abort', onWait);
+        resolve(r);
+      };
+      const onWait = () => settle({ queued: stdin.writableLength });
+      const onEnd = () => {
+        if (job.outcome) onWait();
+      };
+      const timer = setTimeout(onWait, waitMs);
+      job.wake.add(onEnd);
+      signal.addEventListener('abort', onWait, { once: true });
+      stdin.write(chars, (e) =>
+        settle(e ? { refused: `job ${id} did not take the input: ${e.message}` } : { queued: 0 }),
+      );
+    });
   }
 
   /** Stops every job and waits for them all; later starts are refused. */

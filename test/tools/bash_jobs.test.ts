@@ -219,3 +219,25 @@ test('under --sandbox a job runs boxed, takes stdin, and kill_bash leaves nothin
   await boxed.call('kill_bash', { bash_id: id });
   await noSurvivors(marker);
 });
+
+test('write_stdin to a job that never reads answers, and kill_bash queued behind it still runs', async () => {
+  const marker = `3605.${process.pid}`;
+  killAfter(marker);
+  const id = await start(`exec sleep ${marker}`);
+  // More than a pipe holds (64 KiB): the job never takes it, so the write cannot complete.
+  const sent = await rt.call('write_stdin', { bash_id: id, chars: 'x'.repeat(300_000), wait_ms: 200 });
+  assert.equal(sent.isError, false, sent.content);
+  assert.ok(Number(sent.meta?.queued) > 0, sent.content);
+  assert.match(sent.content, /not read by the job yet/);
+  // What stays queued is bounded: past it, more input is refused instead of piling up in memory.
+  let refused: ToolResult | undefined;
+  for (let i = 0; i < 10 && !refused; i++) {
+    const more = await rt.call('write_stdin', { bash_id: id, chars: 'y'.repeat(300_000), wait_ms: 0 });
+    if (more.isError) refused = more;
+  }
+  assert.equal(refused?.code, 'invalid_args');
+  assert.match(String(refused?.content), /has not read the \d+ bytes sent to it before/);
+  const killed = await rt.call('kill_bash', { bash_id: id });
+  assert.equal(killed.meta?.jobState, 'stopped by kill_bash');
+  await noSurvivors(marker);
+});
