@@ -30,6 +30,7 @@ export class JobOutput {
   #fd: number;
   #written = 0;
   #total = 0;
+  #failure: string | undefined;
 
   /** Creates the file (0600, never an existing one): throws the system's error when it cannot. */
   constructor(file: string) {
@@ -46,12 +47,24 @@ export class JobOutput {
     return this.#written;
   }
 
+  /** Why the file stopped before the output ended: a write failed (ENOSPC…); the count goes on. */
+  get failure(): string | undefined {
+    return this.#failure;
+  }
+
   push(chunk: Buffer): void {
     this.#total += chunk.length;
     if (this.#fd < 0 || this.#written + chunk.length > MAX_FILE_BYTES) return;
     let off = 0;
-    while (off < chunk.length) off += writeSync(this.#fd, chunk, off);
-    this.#written += chunk.length;
+    try {
+      while (off < chunk.length) off += writeSync(this.#fd, chunk, off);
+    } catch (e) {
+      // A full disk or a file size limit: thrown here, in the pipe's data event, it would crash the
+      // runtime and every job with it. The file keeps what it has; the job runs on.
+      this.#failure = (e as NodeJS.ErrnoException).code ?? String(e);
+      this.close();
+    }
+    this.#written += off;
   }
 
   /** No more output comes; reads go on. */

@@ -45,6 +45,8 @@ export interface JobInfo {
   outputFile: string;
   /** Bytes the command wrote so far. */
   bytes: number;
+  /** Set when writing the output file failed (a full disk): what it holds, and why no more. */
+  outputFailure?: string;
   startedAt: number;
   ms: number;
 }
@@ -277,6 +279,11 @@ export class JobTable {
       running: o === undefined,
       exitCode: o?.exitCode ?? null,
       bytes: job.output.total,
+      ...(job.output.failure
+        ? {
+            outputFailure: `writing its file failed (${job.output.failure}) after ${job.output.written} bytes`,
+          }
+        : {}),
       ms: (o ? job.info.startedAt + o.ms : Date.now()) - job.info.startedAt,
     };
   }

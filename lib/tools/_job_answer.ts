@@ -14,7 +14,8 @@ export function jobAnswer(job: JobInfo, read: OutputRead, filtered?: string): To
   const state = job.running ? `running for ${fmtInt(Math.round(job.ms / 1000))} s` : job.state;
   const head = `${job.id} (${job.command.length > 80 ? `${job.command.slice(0, 77)}...` : job.command}): ${state}`;
   const body = read.text === '' ? '(no new output)' : read.text.endsWith('\n') ? read.text.slice(0, -1) : read.text;
-  return ok(`${head}${filtered ? `; ${filtered}` : ''}\n${body}`, {
+  const lost = job.outputFailure ? `\n[${job.outputFailure}: what the job wrote past them is lost]` : '';
+  return ok(`${head}${filtered ? `; ${filtered}` : ''}\n${body}${lost}`, {
     bashId: job.id,
     jobState: job.state,
     exitCode: job.exitCode,

@@ -2,6 +2,7 @@
 // cursors that show nothing twice and lose nothing, waiting for output or the end, filters, stdin,
 // whole process trees stopped, ends reported, the runtime's close stopping every job.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
@@ -240,4 +241,37 @@ test('write_stdin to a job that never reads answers, and kill_bash queued behind
   const killed = await rt.call('kill_bash', { bash_id: id });
   assert.equal(killed.meta?.jobState, 'stopped by kill_bash');
   await noSurvivors(marker);
+});
+
+test('a full disk stops the output file, not the runtime: the job runs on and the answers say so', async (t) => {
+  if (process.getuid?.() !== 0) return t.skip('needs root to mount a small tmpfs');
+  const mnt = tempDir();
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mnt]);
+  } catch (e) {
+    return t.skip(`cannot mount a tmpfs here: ${(e as Error).message.split('\n')[0]}`);
+  }
+  // The spill directory is under the OS temp dir, read at each use: here, the full tmpfs.
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = mnt;
+  try {
+    const write = `head -c 1000000 /dev/zero | tr '\\0' x; echo; echo done`;
+    const id = await start(write);
+    const { text, last } = await readToEnd(id);
+    assert.equal(last.meta?.jobState, 'exited 0');
+    assert.equal(last.meta?.bytes, 1_000_006);
+    assert.match(
+      last.content,
+      /writing its file failed \(ENOSPC\) after [\d,]+ bytes: what the job wrote past them is lost/,
+    );
+    assert.doesNotMatch(text, /done/);
+    const fg = await rt.call('bash', { command: write });
+    assert.equal(fg.isError, false, fg.content);
+    assert.match(fg.content, /its first [\d,]+ bytes: writing more failed, ENOSPC/);
+    assert.match(fg.content, /\ndone\n?$/);
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+    execFileSync('umount', [mnt]);
+  }
 });
