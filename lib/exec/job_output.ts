@@ -113,6 +113,11 @@ export class JobOutput {
     return { text: clean(body.toString('utf8')), from: cursor, to: from + keep, skipped };
   }
 
+  /** The last `n` bytes of what the file holds, as text. */
+  tail(n: number): string {
+    return this.#bytes(Math.max(0, this.#written - n), this.#written).toString('utf8');
+  }
+
   /** Bytes [from, to) of the file, read through a descriptor of its own (the writer's is append-only). */
   #bytes(from: number, to: number): Buffer {
     const b = Buffer.allocUnsafe(Math.max(0, to - from));

@@ -275,3 +275,19 @@ test('a full disk stops the output file, not the runtime: the job runs on and th
     execFileSync('umount', [mnt]);
   }
 });
+
+test("a job's state names the memory limit that ended it, as a foreground answer does", async (t) => {
+  const limited = runtimeAt(root, { workers: 0, permissions: { allow: { run: true } }, limits: { memory: '256M' } });
+  const probe = await limited.call('bash', { command: 'true' });
+  if (probe.meta?.limits?.memory === 'none') return t.skip('no memory limit can be held here');
+  const r = await limited.call('bash', {
+    command: 'node -e "const a=[];for(;;)a.push(Buffer.alloc(1e7,1))"',
+    run_in_background: true,
+  });
+  files.push(String(r.meta?.spillPath));
+  let last: ToolResult | undefined;
+  while (!last || last.meta?.jobState === 'running')
+    last = await limited.call('bash_output', { bash_id: String(r.meta?.bashId), wait_ms: 60_000 });
+  assert.match(String(last.meta?.jobState), /memory limit \(256 MiB\) (probably )?reached/);
+  assert.equal(last.meta?.limitHit?.limit, 'memory');
+});
