@@ -117,6 +117,8 @@ interface CommandMeta {
   jobState?: string;
   /** bash_output: bytes of the output this read covered but did not show (they are in `spillPath`). */
   skipped?: number;
+  /** write_stdin: bytes of the input the job has not read yet (queued for it). */
+  queued?: number;
 }
 
 /** write_file, edit_file, multi_edit (and apply_patch's `diff`). */

@@ -30,6 +30,7 @@ export class JobOutput {
   #fd: number;
   #written = 0;
   #total = 0;
+  #failure: string | undefined;
 
   /** Creates the file (0600, never an existing one): throws the system's error when it cannot. */
   constructor(file: string) {
@@ -46,12 +47,24 @@ export class JobOutput {
     return this.#written;
   }
 
+  /** Why the file stopped before the output ended: a write failed (ENOSPC…); the count goes on. */
+  get failure(): string | undefined {
+    return this.#failure;
+  }
+
   push(chunk: Buffer): void {
     this.#total += chunk.length;
     if (this.#fd < 0 || this.#written + chunk.length > MAX_FILE_BYTES) return;
     let off = 0;
-    while (off < chunk.length) off += writeSync(this.#fd, chunk, off);
-    this.#written += chunk.length;
+    try {
+      while (off < chunk.length) off += writeSync(this.#fd, chunk, off);
+    } catch (e) {
+      // A full disk or a file size limit: thrown here, in the pipe's data event, it would crash the
+      // runtime and every job with it. The file keeps what it has; the job runs on.
+      this.#failure = (e as NodeJS.ErrnoException).code ?? String(e);
+      this.close();
+    }
+    this.#written += off;
   }
 
   /** No more output comes; reads go on. */
@@ -98,6 +111,11 @@ export class JobOutput {
     const body = start > 0 && start <= keep ? raw.subarray(start, keep) : raw.subarray(0, keep);
     const skipped = from - cursor + (start > 0 && start <= keep ? start : 0);
     return { text: clean(body.toString('utf8')), from: cursor, to: from + keep, skipped };
+  }
+
+  /** The last `n` bytes of what the file holds, as text. */
+  tail(n: number): string {
+    return this.#bytes(Math.max(0, this.#written - n), this.#written).toString('utf8');
   }
 
   /** Bytes [from, to) of the file, read through a descriptor of its own (the writer's is append-only). */

@@ -7,14 +7,19 @@
  * another's. Main thread.
  */
 import type { Writable } from 'node:stream';
-import { type Limits, showLimit } from '../core/limits.ts';
+import { type LimitHit, type Limits, showLimit } from '../core/limits.ts';
 import { JobOutput, type OutputRead } from './job_output.ts';
+import { limitHitOf } from './limits.ts';
 import { type Outcome, supervise } from './supervise.ts';
 
 /** Jobs running at once, per runtime: beyond it `bash` refuses to start another. */
 export const MAX_RUNNING_JOBS = 64;
 /** Ended jobs remembered (their state and unread output), oldest forgotten first. */
 const MAX_ENDED_JOBS = 256;
+/** The end of a job's output read to guess a resource limit's hit (a failed allocation's message). */
+const TAIL_FOR_GUESS = 16 * 1024;
+/** Input a job has not read yet, per job, beyond which write_stdin refuses more. */
+export const MAX_QUEUED_INPUT = 1024 * 1024;
 
 export interface JobSpec {
   command: string;
@@ -43,6 +48,10 @@ export interface JobInfo {
   outputFile: string;
   /** Bytes the command wrote so far. */
   bytes: number;
+  /** The limit that ended it, as a foreground command's answer names it (lib/exec/limits.ts). */
+  limitHit?: LimitHit;
+  /** Set when writing the output file failed (a full disk): what it holds, and why no more. */
+  outputFailure?: string;
   startedAt: number;
   ms: number;
 }
@@ -53,6 +62,9 @@ interface Job {
   cursor: number;
   outcome?: Outcome;
   killedByTool: boolean;
+  limits?: Limits;
+  /** The limit that ended it: the kernel's word, else a guess from its exit and last output. */
+  hit?: LimitHit;
   abort: AbortController;
   stdin?: Writable;
   ended: Promise<void>;
@@ -92,6 +104,7 @@ export class JobTable {
       output,
       cursor: 0,
       killedByTool: false,
+      ...(spec.limits ? { limits: spec.limits } : {}),
       abort,
       ended: Promise.resolve(),
       wake: new Set(),
@@ -126,6 +139,9 @@ export class JobTable {
   #end(job: Job, o: Outcome): void {
     job.outcome = o;
     job.output.close();
+    // Where only a resource limit held (no cgroup counts), the guess reads the output's end, as bash's does.
+    const hit = limitHitOf(o, job.limits, job.output.tail(TAIL_FOR_GUESS));
+    if (hit) job.hit = hit;
     this.#wakeAll(job);
     const info = this.#info(job);
     for (const f of this.#ended) f(info);
@@ -211,17 +227,51 @@ export class JobTable {
     return true;
   }
 
-  /** Writes to a job's stdin: why it could not, or undefined when the bytes were taken. */
-  write(id: string, chars: string): Promise<string | undefined> {
+  /**
+   * Writes to a job's stdin, waiting up to `waitMs` for the job to take the bytes: a job that does not
+   * read its stdin leaves them queued here once its pipe is full, and waiting for it would hold the
+   * write lane (kill_bash included) until the job ends. `queued`: bytes it has not taken yet.
+   */
+  write(
+    id: string,
+    chars: string,
+    waitMs: number,
+    signal: AbortSignal,
+  ): Promise<{ refused: string } | { queued: number }> {
     const job = this.#jobs.get(id);
-    if (!job) return Promise.resolve(`no job ${id}`);
-    if (job.outcome) return Promise.resolve(`job ${id} has ended (${this.#info(job).state})`);
+    if (!job) return Promise.resolve({ refused: `no job ${id}` });
+    if (job.outcome) return Promise.resolve({ refused: `job ${id} has ended (${this.#info(job).state})` });
     const stdin = job.stdin;
-    if (!stdin || stdin.destroyed || stdin.writableEnded) return Promise.resolve(`job ${id} has closed its stdin`);
-    if (chars === '') return Promise.resolve(undefined);
-    return new Promise((resolve) =>
-      stdin.write(chars, (e) => resolve(e ? `job ${id} did not take the input: ${e.message}` : undefined)),
-    );
+    if (!stdin || stdin.destroyed || stdin.writableEnded)
+      return Promise.resolve({ refused: `job ${id} has closed its stdin` });
+    // What the job has not read stays in the runtime's memory: bounded, so a job that never reads
+    // cannot make it grow with every call.
+    if (stdin.writableLength >= MAX_QUEUED_INPUT)
+      return Promise.resolve({
+        refused: `job ${id} has not read the ${stdin.writableLength} bytes sent to it before; it may not read its stdin`,
+      });
+    if (chars === '') return Promise.resolve({ queued: stdin.writableLength });
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (r: { refused: string } | { queued: number }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        job.wake.delete(onEnd);
+        signal.removeEventListener('abort', onWait);
+        resolve(r);
+      };
+      const onWait = () => settle({ queued: stdin.writableLength });
+      const onEnd = () => {
+        if (job.outcome) onWait();
+      };
+      const timer = setTimeout(onWait, waitMs);
+      job.wake.add(onEnd);
+      signal.addEventListener('abort', onWait, { once: true });
+      stdin.write(chars, (e) =>
+        settle(e ? { refused: `job ${id} did not take the input: ${e.message}` } : { queued: 0 }),
+      );
+    });
   }
 
   /** Stops every job and waits for them all; later starts are refused. */
@@ -237,23 +287,31 @@ export class JobTable {
     const o = job.outcome;
     return {
       ...job.info,
-      state: stateOf(o, job.killedByTool),
+      state: stateOf(o, job.killedByTool, job.hit),
       running: o === undefined,
       exitCode: o?.exitCode ?? null,
       bytes: job.output.total,
+      ...(job.hit ? { limitHit: job.hit } : {}),
+      ...(job.output.failure
+        ? {
+            outputFailure: `writing its file failed (${job.output.failure}) after ${job.output.written} bytes`,
+          }
+        : {}),
       ms: (o ? job.info.startedAt + o.ms : Date.now()) - job.info.startedAt,
     };
   }
 }
 
 /** A job's state in words. */
-function stateOf(o: Outcome | undefined, killedByTool: boolean): string {
+function stateOf(o: Outcome | undefined, killedByTool: boolean, hit: LimitHit | undefined): string {
   if (!o) return 'running';
   if (o.ending === 'spawn_error') return `failed to start: ${o.error}`;
   if (o.ending === 'timeout') return 'timed out';
-  if (o.ending === 'limit' && o.limitHit)
-    return `killed: ${o.limitHit.limit === 'cpu' ? 'CPU time' : o.limitHit.limit} limit (${showLimit(o.limitHit.limit, o.limitHit.value)}) reached`;
   if (o.ending === 'cancelled') return killedByTool ? 'stopped by kill_bash' : 'stopped when the runtime closed';
-  if (o.exitCode !== null) return `exited ${o.exitCode}`;
-  return `killed by ${o.signal}`;
+  const exit = o.exitCode !== null ? `exited ${o.exitCode}` : `killed by ${o.signal}`;
+  if (!hit) return exit;
+  // As bash's answer says it (tools/_limit_text.ts); a resource limit's hit is a guess: "probably".
+  const what = `${hit.limit === 'cpu' ? 'CPU time' : hit.limit} limit (${showLimit(hit.limit, hit.value)}) ${hit.certain ? 'reached' : 'probably reached'}`;
+  const words = hit.effect === 'killed' ? `killed: ${what}` : `${what}: ${hit.effect}`;
+  return o.ending === 'limit' ? words : `${exit}; ${words}`;
 }

@@ -28,6 +28,8 @@ export class OutputCollector {
   #spillBytes = 0;
   #pending: Buffer[] = []; // everything, until the output outgrows head + tail
   #spillRefused: string | undefined;
+  /** Why the spill file stopped growing before the output ended (a write failed). */
+  #spillStopped: string | undefined;
   readonly #spillDir: () => Result<string, string>;
 
   /** `spillDir` is asked only when the output outgrows head + tail (lib/core/spill_dir.ts `spillDirFor`). */
@@ -91,8 +93,16 @@ export class OutputCollector {
   #spill(c: Buffer): void {
     if (this.#spillFd === undefined || this.#spillFd < 0 || this.#spillBytes + c.length > MAX_SPILL_BYTES) return;
     let off = 0;
-    while (off < c.length) off += writeSync(this.#spillFd, c, off);
-    this.#spillBytes += c.length;
+    try {
+      while (off < c.length) off += writeSync(this.#spillFd, c, off);
+    } catch (e) {
+      // A full disk (ENOSPC) or a file size limit: thrown here, in the pipe's data event, it would
+      // crash the whole runtime. The spill stops; the answer says how much of the output it holds.
+      this.#spillStopped = (e as NodeJS.ErrnoException).code ?? String(e);
+      closeSync(this.#spillFd);
+      this.#spillFd = -1;
+    }
+    this.#spillBytes += off;
   }
 
   /** The text for the model, and where the whole output is when it was cut. */
@@ -105,7 +115,7 @@ export class OutputCollector {
     const tailRaw = Buffer.concat([this.#tail.subarray(this.#tailPos), this.#tail.subarray(0, this.#tailPos)]);
     const tail = tailRaw.subarray(tailStart(tailRaw));
     const where = this.#spillPath
-      ? `the whole output is in "${this.#spillPath}"${this.#spillBytes < this.#total ? ` (its first ${fmtInt(this.#spillBytes)} bytes)` : ''}; read it with read_file or search it with grep`
+      ? `the whole output is in "${this.#spillPath}"${this.#spillBytes < this.#total ? ` (its first ${fmtInt(this.#spillBytes)} bytes${this.#spillStopped ? `: writing more failed, ${this.#spillStopped}` : ''})` : ''}; read it with read_file or search it with grep`
       : `the middle could not be saved (${this.#spillRefused})`;
     const marker = truncationMarker(
       `${fmtInt(this.#total)} bytes of output, showing the first ${fmtInt(head.length)} and the last ${fmtInt(tail.length)}`,

@@ -12,14 +12,18 @@ export const BASH_ID_HELP = 'The job id that bash with run_in_background answere
 /** A job's state line and its new output; `kept` is a filter's count line when one applied. */
 export function jobAnswer(job: JobInfo, read: OutputRead, filtered?: string): ToolResult {
   const state = job.running ? `running for ${fmtInt(Math.round(job.ms / 1000))} s` : job.state;
-  const head = `${job.id} (${job.command.length > 80 ? `${job.command.slice(0, 77)}...` : job.command}): ${state}`;
+  // One line: a command of several lines would make its later lines look like the job's output.
+  const command = job.command.replace(/\s+/g, ' ');
+  const head = `${job.id} (${command.length > 80 ? `${command.slice(0, 77)}...` : command}): ${state}`;
   const body = read.text === '' ? '(no new output)' : read.text.endsWith('\n') ? read.text.slice(0, -1) : read.text;
-  return ok(`${head}${filtered ? `; ${filtered}` : ''}\n${body}`, {
+  const lost = job.outputFailure ? `\n[${job.outputFailure}: what the job wrote past them is lost]` : '';
+  return ok(`${head}${filtered ? `; ${filtered}` : ''}\n${body}${lost}`, {
     bashId: job.id,
     jobState: job.state,
     exitCode: job.exitCode,
     bytes: job.bytes,
     spillPath: job.outputFile,
+    ...(job.limitHit ? { limitHit: job.limitHit } : {}),
     ...(read.skipped > 0 ? { skipped: read.skipped } : {}),
   });
 }

@@ -5,6 +5,7 @@
  * the policy decides (an interpreter reading its stdin runs whatever it is sent).
  */
 import * as v from 'valibot';
+import { fmtInt } from '../core/budget.ts';
 import { defineTool, fail, type ToolResult } from '../core/tool.ts';
 import { jobCommand } from '../exec/jobs.ts';
 import type { WriteContext } from '../lanes/write_context.ts';
@@ -42,10 +43,15 @@ export const writeStdin = defineTool({
   async run(a, ctx: WriteContext): Promise<ToolResult> {
     const jobs = ctx.exec.jobs;
     if (!jobs?.get(a.bash_id)) return unknownJob(a.bash_id, jobs);
-    const refused = await jobs.write(a.bash_id, a.chars);
-    if (refused) return fail('invalid_args', `Nothing was sent: ${refused}.`);
-    const got = await jobs.read(a.bash_id, a.wait_ms ?? DEFAULT_WAIT_MS, ctx.signal);
+    const waitMs = a.wait_ms ?? DEFAULT_WAIT_MS;
+    const sent = await jobs.write(a.bash_id, a.chars, waitMs, ctx.signal);
+    if ('refused' in sent) return fail('invalid_args', `Nothing was sent: ${sent.refused}.`);
+    // Input still queued: the job is not reading, so waiting again for its answer would only add wait_ms.
+    const got = await jobs.read(a.bash_id, sent.queued > 0 ? 0 : waitMs, ctx.signal);
     if (!got) return unknownJob(a.bash_id, jobs);
-    return jobAnswer(got.job, got.read);
+    const answer = jobAnswer(got.job, got.read);
+    if (sent.queued === 0) return answer;
+    const note = `[${fmtInt(sent.queued)} bytes of the input are not read by the job yet; they stay queued for it]`;
+    return { ...answer, content: `${answer.content}\n${note}`, meta: { ...answer.meta, queued: sent.queued } };
   },
 });

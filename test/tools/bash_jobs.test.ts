@@ -2,6 +2,7 @@
 // cursors that show nothing twice and lose nothing, waiting for output or the end, filters, stdin,
 // whole process trees stopped, ends reported, the runtime's close stopping every job.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
@@ -218,4 +219,75 @@ test('under --sandbox a job runs boxed, takes stdin, and kill_bash leaves nothin
   await waitFor(() => processesWith(marker).length >= 1, 'the job to reach its sleep');
   await boxed.call('kill_bash', { bash_id: id });
   await noSurvivors(marker);
+});
+
+test('write_stdin to a job that never reads answers, and kill_bash queued behind it still runs', async () => {
+  const marker = `3605.${process.pid}`;
+  killAfter(marker);
+  const id = await start(`exec sleep ${marker}`);
+  // More than a pipe holds (64 KiB): the job never takes it, so the write cannot complete.
+  const sent = await rt.call('write_stdin', { bash_id: id, chars: 'x'.repeat(300_000), wait_ms: 200 });
+  assert.equal(sent.isError, false, sent.content);
+  assert.ok(Number(sent.meta?.queued) > 0, sent.content);
+  assert.match(sent.content, /not read by the job yet/);
+  // What stays queued is bounded: past it, more input is refused instead of piling up in memory.
+  let refused: ToolResult | undefined;
+  for (let i = 0; i < 10 && !refused; i++) {
+    const more = await rt.call('write_stdin', { bash_id: id, chars: 'y'.repeat(300_000), wait_ms: 0 });
+    if (more.isError) refused = more;
+  }
+  assert.equal(refused?.code, 'invalid_args');
+  assert.match(String(refused?.content), /has not read the \d+ bytes sent to it before/);
+  const killed = await rt.call('kill_bash', { bash_id: id });
+  assert.equal(killed.meta?.jobState, 'stopped by kill_bash');
+  await noSurvivors(marker);
+});
+
+test('a full disk stops the output file, not the runtime: the job runs on and the answers say so', async (t) => {
+  if (process.getuid?.() !== 0) return t.skip('needs root to mount a small tmpfs');
+  const mnt = tempDir();
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mnt]);
+  } catch (e) {
+    return t.skip(`cannot mount a tmpfs here: ${(e as Error).message.split('\n')[0]}`);
+  }
+  // The spill directory is under the OS temp dir, read at each use: here, the full tmpfs.
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = mnt;
+  try {
+    const write = `head -c 1000000 /dev/zero | tr '\\0' x; echo; echo done`;
+    const id = await start(write);
+    const { text, last } = await readToEnd(id);
+    assert.equal(last.meta?.jobState, 'exited 0');
+    assert.equal(last.meta?.bytes, 1_000_006);
+    assert.match(
+      last.content,
+      /writing its file failed \(ENOSPC\) after [\d,]+ bytes: what the job wrote past them is lost/,
+    );
+    assert.doesNotMatch(text, /done/);
+    const fg = await rt.call('bash', { command: write });
+    assert.equal(fg.isError, false, fg.content);
+    assert.match(fg.content, /its first [\d,]+ bytes: writing more failed, ENOSPC/);
+    assert.match(fg.content, /\ndone\n?$/);
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+    execFileSync('umount', [mnt]);
+  }
+});
+
+test("a job's state names the memory limit that ended it, as a foreground answer does", async (t) => {
+  const limited = runtimeAt(root, { workers: 0, permissions: { allow: { run: true } }, limits: { memory: '256M' } });
+  const probe = await limited.call('bash', { command: 'true' });
+  if (probe.meta?.limits?.memory === 'none') return t.skip('no memory limit can be held here');
+  const r = await limited.call('bash', {
+    command: 'node -e "const a=[];for(;;)a.push(Buffer.alloc(1e7,1))"',
+    run_in_background: true,
+  });
+  files.push(String(r.meta?.spillPath));
+  let last: ToolResult | undefined;
+  while (!last || last.meta?.jobState === 'running')
+    last = await limited.call('bash_output', { bash_id: String(r.meta?.bashId), wait_ms: 60_000 });
+  assert.match(String(last.meta?.jobState), /memory limit \(256 MiB\) (probably )?reached/);
+  assert.equal(last.meta?.limitHit?.limit, 'memory');
 });
