@@ -53,6 +53,8 @@ makeDistCurrent();
 // Search indexes that runtimes under test build go to a temporary cache, never the user's.
 const cache = mkdtempSync(path.join(tmpdir(), 'mewcode-test-cache-'));
 process.env.XDG_CACHE_HOME = cache;
+// So is the undo journal of every write they make (lib/history/journal_dir.ts).
+process.env.XDG_DATA_HOME = path.join(cache, 'data');
 const tally: Tally = { passed: 0, failed: 0, todo: 0, skipped: 0 };
 const clock = timings ? new FileClock(Number(timings.split('=')[1] ?? 15)) : null;
 run({ files, concurrency: FILES_AT_ONCE, timeout: FILE_TIMEOUT_MS })

@@ -18,6 +18,9 @@ export const COMMANDS = [
   'mcp',
   'bench',
   'index',
+  'history',
+  'undo',
+  'redo',
 ] as const;
 /** `agent` runs a task (`run`, `-p`, a quoted task with spaces, or stdin); `help` prints help. */
 export type Command = Exclude<(typeof COMMANDS)[number], 'run'> | 'agent';
@@ -210,6 +213,18 @@ export const FLAGS = {
     help: 'path (default) | mtime, newest first (glob) | none (grep: any order, so path order)',
     commands: ['grep', 'glob'],
   },
+  // history, undo, redo
+  to: {
+    type: 'string',
+    arg: 'ID',
+    help: 'take back every change after entry ID (the tree as right after it)',
+    commands: ['undo'],
+  },
+  force: {
+    type: 'boolean',
+    help: 'restore files changed since the agent too (their current content is lost)',
+    commands: ['undo', 'redo'],
+  },
   // bench
   quick: { type: 'boolean', help: 'a short run', commands: ['bench'] },
   reps: { type: 'string', arg: 'N', help: 'repetitions per case', commands: ['bench'] },
@@ -259,6 +274,9 @@ export const COMMAND_SHORTS: Readonly<Record<Command, Readonly<Record<string, Fl
   mcp: {},
   bench: {},
   index: {},
+  history: {},
+  undo: {},
+  redo: {},
   grep: {
     e: 'regexp',
     i: 'ignore-case',

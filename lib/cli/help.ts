@@ -52,6 +52,22 @@ const USAGE: Record<Command, { usage: string; about: string; notes?: string }> =
     usage: 'mewcode index [path]',
     about: 'build or refresh the search index of a root (under the user cache directory)',
   },
+  history: {
+    usage: 'mewcode history [--json]',
+    about: 'the journal of the write tools’ changes: id, time, tool, files (docs/undo.md)',
+  },
+  undo: {
+    usage: 'mewcode undo [--to ID] [--force]',
+    about: 'take back the last change in effect, or every change after entry ID',
+    notes:
+      'A file changed since the agent wrote it is left as it is and listed on stderr with a diff, unless\n' +
+      '--force. Exit 0 done, 1 a file left as it was (a conflict) or not restored, 2 nothing to undo.',
+  },
+  redo: {
+    usage: 'mewcode redo [--force]',
+    about: 'take back the last undo (while no change came after it)',
+    notes: 'Exit 0 done, 1 a conflict, 2 nothing to redo.',
+  },
   bench: { usage: 'mewcode bench [path]', about: 'grep/glob throughput against rg, fd, grep, find and JS libraries' },
 };
 

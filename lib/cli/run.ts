@@ -32,6 +32,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (args.command === 'index') return (await import('./index_command.ts')).runIndex(args);
+  if (args.command === 'history' || args.command === 'undo' || args.command === 'redo')
+    return (await import('./history_command.ts')).runHistory(args);
   const { runCommand } = await import('./main.ts');
   return runCommand(args);
 }

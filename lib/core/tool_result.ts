@@ -132,6 +132,8 @@ interface ChangeMeta {
   diff?: string;
   /** write_file: the file already held exactly this content; nothing was written. */
   unchanged?: boolean;
+  /** The journal entry that recorded the change (every write tool; `mewcode undo --to`, docs/undo.md). */
+  journal?: number;
   replacements?: number;
 }
 

@@ -30,13 +30,19 @@ const DIR = constants.O_RDONLY | constants.O_DIRECTORY;
 /**
  * Opens `dir` (a real path inside `root`) one component at a time from the root, creating the
  * missing ones when `create` is set; every component must be a real directory, never a symlink.
+ * Each directory this call created is pushed on `made` (parents first), for the journal to remove on undo.
  */
-export function openDirFrom(root: string, dir: string, create: boolean): Result<DirHandle, WriteError> {
+export function openDirFrom(
+  root: string,
+  dir: string,
+  create: boolean,
+  made?: string[],
+): Result<DirHandle, WriteError> {
   if (!inside(dir, root))
     return errValue({ code: 'outside_root', message: `${JSON.stringify(dir)} is outside the root` });
   const top = openExactDir(root);
   if (!top.ok) return errValue({ code: 'io', message: `cannot open the root (${top.error.errno})` });
-  return descend(top.value, root, dir, create);
+  return descend(top.value, root, dir, create, made);
 }
 
 /** Makes the directory `rel` (`/`-separated, checked names) inside `base`, and its missing parents. */
@@ -49,10 +55,17 @@ export function makeDirs(base: DirHandle, rel: string): Result<DirHandle, WriteE
 }
 
 /** From the directory open as `fd` (whose real path is `from`, and which it closes) down to `dir`. */
-function descend(fd: number, from: string, dir: string, create: boolean): Result<DirHandle, WriteError> {
+function descend(
+  fd: number,
+  from: string,
+  dir: string,
+  create: boolean,
+  made?: string[],
+): Result<DirHandle, WriteError> {
   const names = dir === from ? [] : path.relative(from, dir).split(path.sep);
   for (const [i, name] of names.entries()) {
-    const next = create ? openOrMake(fd, name) : openIn(fd, name, DIR);
+    const onMade = made && (() => made.push(path.join(from, ...names.slice(0, i + 1))));
+    const next = create ? openOrMake(fd, name, onMade) : openIn(fd, name, DIR);
     // O_DIRECTORY|O_NOFOLLOW on a symlink fails with ENOTDIR: tell a symlink from a file.
     const link = !next.ok && next.error.errno === 'ENOTDIR' && isLink(fdPath(fd, name));
     closeSync(fd);
@@ -86,11 +99,12 @@ function descend(fd: number, from: string, dir: string, create: boolean): Result
 }
 
 /** Opens the directory `name` in `parentFd`, creating it first when it does not exist. */
-function openOrMake(parentFd: number, name: string) {
+function openOrMake(parentFd: number, name: string, onMade?: () => void) {
   const opened = openIn(parentFd, name, DIR);
   if (opened.ok || opened.error.errno !== 'ENOENT') return opened;
   try {
     mkdirSync(fdPath(parentFd, name));
+    onMade?.();
   } catch (e) {
     // EEXIST: made by someone else meanwhile (or a symlink planted there): the open decides.
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return errValue({ errno: errnoOf(e) });
@@ -153,3 +167,20 @@ function isLink(p: string): boolean {
 }
 
 const errnoOf = (e: unknown) => (e as NodeJS.ErrnoException).code ?? String(e);
+
+/**
+ * Removes the directory `dir` (a real path inside `root`) if it is empty, through its parent's
+ * descriptor; whether it is gone (false: not empty, or not there, or not a directory).
+ */
+export function removeEmptyDir(root: string, dir: string): boolean {
+  const parent = openDirFrom(root, path.dirname(dir), false);
+  if (!parent.ok) return false;
+  try {
+    rmdirSync(parent.value.at(path.basename(dir)));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    parent.value.close();
+  }
+}

@@ -12,6 +12,7 @@ import { quote } from '../core/text.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
 import type { Wording } from '../core/wording.ts';
 import { atomicWrite, type DirHandle, openDir, type WriteError } from './atomic.ts';
+import type { ChangeSink, FileImage } from './changes.ts';
 import { openDirFrom } from './dir_tree.ts';
 import type { Ledger } from './ledger.ts';
 import { acquireFileLock, withPathLock } from './locks.ts';
@@ -23,6 +24,8 @@ interface HeldFileContext {
   ledger: Ledger;
   /** How a refusal says what to do (the ledger's "read it first"). */
   wording?: Wording;
+  /** Told of every file written or deleted and every directory made (the journal's recorder). */
+  changes?: ChangeSink;
 }
 
 export interface HeldFile {
@@ -38,11 +41,45 @@ export interface HeldFile {
   remove(): ToolResult | undefined;
   /** Puts bytes back (rollback): whatever is there now is replaced, or the file re-created. */
   restore(bytes: Buffer | undefined, mode?: number): void;
+  /** What the last commit left on disk (bytes and mode), for the journal. */
+  readonly written: FileImage | undefined;
 }
 
 interface HoldOptions {
   /** Create missing parent directories (write_file, apply_patch's Add File). */
   createParents?: boolean;
+  /** Receives the directories created for it. */
+  made?: string[];
+}
+
+const imageOf = (bytes: Buffer, mode: bigint | number): FileImage => ({ bytes, mode: Number(mode) & 0o7777 });
+
+/**
+ * The held file with every change it makes told to `sink` as it happens, so a rollback is told too
+ * (the recorder keeps each file's first before-image and last after-image).
+ */
+function reported(t: HeldFile, sink: ChangeSink): HeldFile {
+  const before = t.current ? imageOf(t.current.bytes, t.current.stat.mode) : undefined;
+  return {
+    ...t,
+    get written() {
+      return t.written;
+    },
+    commit(text, style) {
+      const err = t.commit(text, style);
+      if (!err) sink.file(t.real, before, t.written);
+      return err;
+    },
+    remove() {
+      const err = t.remove();
+      if (!err) sink.file(t.real, before, undefined);
+      return err;
+    },
+    restore(bytes, mode) {
+      t.restore(bytes, mode);
+      sink.file(t.real, before, bytes === undefined ? undefined : imageOf(bytes, mode ?? before?.mode ?? 0o644));
+    },
+  };
 }
 
 /** Holds every file of one change and runs `fn` with them; releases everything afterwards. */
@@ -70,9 +107,11 @@ export async function withHeldFiles(
     }
     const targets: HeldFile[] = [];
     for (const real of files) {
-      const t = open(ctx.root, real, ledger, options, dirs, ctx.wording?.readFirst);
+      const made: string[] = [];
+      const t = open(ctx.root, real, ledger, { ...options, made }, dirs, ctx.wording?.readFirst);
+      for (const d of made) ctx.changes?.dir(d);
       if (!t.ok) return t.error;
-      targets.push(t.value);
+      targets.push(ctx.changes ? reported(t.value, ctx.changes) : t.value);
     }
     return fn(targets);
   };
@@ -100,7 +139,7 @@ function open(
   const name = path.basename(real);
   // Missing parents are made one component at a time through descriptors from the root (mkdir -p
   // by path would follow a directory swapped for a symlink meanwhile, and create them wherever it points).
-  const opened = options.createParents ? openDirFrom(root, parent, true) : openDir(parent, root);
+  const opened = options.createParents ? openDirFrom(root, parent, true, options.made) : openDir(parent, root);
   if (!opened.ok) return errValue(fail(opened.error.code, `Cannot write ${quote(shown)}: ${opened.error.message}`));
   const dir = opened.value;
   dirs.push(dir);
@@ -110,40 +149,16 @@ function open(
   const toResult = (e: WriteError | undefined) =>
     e ? fail(e.code, `Cannot write ${quote(shown)}: ${e.message}`) : undefined;
 
-  // The compare-and-swap: the file must still be the one loaded (or still absent), checked with the
-  // new bytes already on disk and nothing else running on this thread until the rename.
-  const unchanged = (): WriteError | undefined => {
-    let now: BigIntStats | undefined;
-    try {
-      now = lstatSync(dir.at(name), { bigint: true });
-    } catch {
-      now = undefined;
-    }
-    if (!current)
-      return now
-        ? {
-            code: 'stale',
-            message: 'a file appeared there while the change was being made; nothing was written. Read it and retry.',
-          }
-        : undefined;
-    const same =
-      now?.isFile() &&
-      now.ino === current.stat.ino &&
-      now.size === current.stat.size &&
-      now.mtimeNs === current.stat.mtimeNs &&
-      now.ctimeNs === current.stat.ctimeNs;
-    return same
-      ? undefined
-      : {
-          code: 'stale',
-          message: 'it changed while the change was being made; nothing was written. Read it again and retry.',
-        };
-  };
+  const unchanged = () => stillLoaded(dir, name, current);
 
+  let written: FileImage | undefined;
   return okValue({
     real,
     shown,
     current,
+    get written() {
+      return written;
+    },
     fresh() {
       if (!current) return undefined;
       const f = ledger.verify(real, shown, current.stat, current.bytes, readFirst);
@@ -162,7 +177,9 @@ function open(
         beforeRename: unchanged,
       });
       if (err) return toResult(err);
-      ledger.recordWrite(real, lstatSync(dir.at(name), { bigint: true }), data, style);
+      const st = lstatSync(dir.at(name), { bigint: true });
+      ledger.recordWrite(real, st, data, style);
+      written = imageOf(data, st.mode);
       return undefined;
     },
     remove() {
@@ -189,4 +206,36 @@ function open(
       ledger.forget(real);
     },
   });
+}
+
+/**
+ * The compare-and-swap: the file must still be the one loaded (or still absent), checked with the
+ * new bytes already on disk and nothing else running on this thread until the rename.
+ */
+function stillLoaded(dir: DirHandle, name: string, current: TextFile | undefined): WriteError | undefined {
+  let now: BigIntStats | undefined;
+  try {
+    now = lstatSync(dir.at(name), { bigint: true });
+  } catch {
+    now = undefined;
+  }
+  if (!current)
+    return now
+      ? {
+          code: 'stale',
+          message: 'a file appeared there while the change was being made; nothing was written. Read it and retry.',
+        }
+      : undefined;
+  const same =
+    now?.isFile() &&
+    now.ino === current.stat.ino &&
+    now.size === current.stat.size &&
+    now.mtimeNs === current.stat.mtimeNs &&
+    now.ctimeNs === current.stat.ctimeNs;
+  return same
+    ? undefined
+    : {
+        code: 'stale',
+        message: 'it changed while the change was being made; nothing was written. Read it again and retry.',
+      };
 }

@@ -13,6 +13,7 @@
 import { callDeadline } from '../core/deadline.ts';
 import type { LaneRunner } from '../core/registry.ts';
 import { type AnyTool, fail, type Lane, type ToolContext, type ToolResult } from '../core/tool.ts';
+import type { ChangeRecorder, RecordNote } from '../files/changes.ts';
 import type { Ledger } from '../files/ledger.ts';
 import type { SearchSkip } from '../policy/read_deny.ts';
 import type { GitUser } from '../search/ignore.ts';
@@ -46,6 +47,10 @@ interface LaneConfig {
   exec: ExecConfig;
   skills: SkillCatalog;
   skillSources: SkillSources;
+  /** Records what each write-lane call changed (the journal); absent: nothing is recorded. */
+  recorder?: ChangeRecorder;
+  /** The write lane's queue, when the runtime shares it (its restores queue there too). */
+  writeLane?: WriteLane;
 }
 
 /** Each lane's context, for the tools that run there. */
@@ -57,7 +62,7 @@ interface LaneContexts {
 }
 
 export function createLanes(c: LaneConfig): LaneRunner {
-  const writeLane = new WriteLane();
+  const writeLane = c.writeLane ?? new WriteLane();
   const { pool } = c;
   // Each call's deadline ends with the call (lib/core/deadline.ts says why not AbortSignal.timeout).
   const withDeadline = async <T>(ctx: ToolContext, run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
@@ -116,14 +121,19 @@ export function createLanes(c: LaneConfig): LaneRunner {
         skills: c.skills,
         ...(c.exec.jobs ? { jobs: c.exec.jobs } : {}),
       } satisfies LaneContexts['main']),
-    write: (tool, args, ctx) =>
-      tool.invoke(args, {
+    async write(tool, args, ctx) {
+      const changes = c.recorder?.begin(tool.name);
+      const result = await tool.invoke(args, {
         ...ctx,
         ledger: c.ledger,
         exec: c.exec,
         skills: c.skills,
         skillSources: c.skillSources,
-      } satisfies LaneContexts['write']),
+        ...(changes ? { changes } : {}),
+      } satisfies LaneContexts['write']);
+      // Recorded before the answer returns: once the caller sees the change, undo can take it back.
+      return changes ? noted(result, await changes.finish()) : result;
+    },
   };
 
   return {
@@ -133,5 +143,15 @@ export function createLanes(c: LaneConfig): LaneRunner {
       if (result.meta?.read) c.ledger.record(result.meta.read);
       return result;
     },
+  };
+}
+
+/** The answer with its journal entry (meta.journal), or a note that the change could not be recorded. */
+function noted(result: ToolResult, note: RecordNote): ToolResult {
+  if (note === undefined) return result;
+  if ('id' in note) return { ...result, meta: { ...result.meta, journal: note.id } };
+  return {
+    ...result,
+    content: `${result.content}\n(Not recorded in the journal: ${note.error}. mewcode undo cannot take this change back.)`,
   };
 }

@@ -5,6 +5,7 @@
 import type { Limits } from '../core/limits.ts';
 import type { ToolContext } from '../core/tool.ts';
 import type { JobTable } from '../exec/jobs.ts';
+import type { ChangeSink } from '../files/changes.ts';
 import type { Ledger } from '../files/ledger.ts';
 import type { SandboxConfig } from '../sandbox/bwrap.ts';
 import type { SkillCatalog } from '../skills/catalog.ts';
@@ -28,4 +29,6 @@ export interface WriteContext extends ToolContext {
   skills: SkillCatalog;
   /** Where install_skill fetches from (configurable, so tests use a local server). */
   skillSources: SkillSources;
+  /** This call's recorder in the journal (absent when the journal is off). */
+  changes?: ChangeSink;
 }

@@ -21,8 +21,12 @@ import { JobTable } from '../exec/jobs.ts';
 import { sweepStaleV1Pids } from '../exec/pids_v1.ts';
 import { sweepJournals } from '../files/journal.ts';
 import { Ledger } from '../files/ledger.ts';
+import { DEFAULT_BOUNDS } from '../history/collect.ts';
+import { Journal } from '../history/journal.ts';
+import { journalBase, journalDirFor } from '../history/journal_dir.ts';
 import { createLanes } from '../lanes/dispatch.ts';
 import { createReadPool, defaultWorkers, type ReadPool } from '../lanes/pool.ts';
+import { WriteLane } from '../lanes/write_lane.ts';
 import { type AnthropicTool, toAnthropicTools } from '../llm/anthropic.ts';
 import { type OpenAITool, toOpenAITools } from '../llm/openai.ts';
 import { createAuthorize } from '../policy/authorize.ts';
@@ -106,6 +110,19 @@ export interface RuntimeOptions {
    * them (`'1G'`, `'256'`, `'60s'`); null or `'none'` lifts one. How each is enforced: docs/sandbox.md.
    */
   limits?: LimitsOption;
+  /**
+   * The journal of every write tool's changes, for undo (docs/undo.md): on by default, under
+   * `$XDG_DATA_HOME/mewcode/journal` (else ~/.local/share/mewcode/journal), one directory per root.
+   * `dir` puts the per-root directories elsewhere; `maxBytes` (default 1 GiB) and `maxAgeDays`
+   * (default 30) bound it, oldest entries collected first. false: nothing is recorded.
+   */
+  journal?: false | JournalOption;
+}
+
+export interface JournalOption {
+  dir?: string;
+  maxBytes?: number;
+  maxAgeDays?: number;
 }
 
 export type LimitsOption = Partial<Record<LimitName, number | string | null>>;
@@ -149,6 +166,8 @@ export interface Runtime {
   readonly searchIndex?: SearchIndex;
   /** Background jobs (bash with run_in_background): `onEnded` tells when one ends; `close()` stops them all. */
   readonly jobs: JobTable;
+  /** The journal of the write tools' changes: `list()`, `undo()`, `redo()`, `rewind(id)` (absent with `journal: false`). */
+  readonly journal?: Journal;
   /** Whether a tool is read-only (an unknown name is not): read-only calls may run together. */
   isReadOnly(name: string): boolean;
   /** Runs one tool call; never throws. Write tools queue in the write lane. */
@@ -197,12 +216,38 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   if (limits.value.pids !== null) void sweepStaleV1Pids();
   const rules = settings.value.rules;
   const gitUser = gitUserOf(options, home);
+  const writeLane = new WriteLane();
+  const journal = journalOf(options.journal, gate.root, writeLane, ledger);
   const started = startLanes(options, {
-    ...{ gate, flags, rules, mode, sandbox: sandbox.value, ledger, skills, gitUser },
+    ...{ gate, flags, rules, mode, sandbox: sandbox.value, ledger, skills, gitUser, writeLane, journal },
     limits: limits.value,
   });
   const wording = options.wording ?? MODEL_WORDING;
-  return okValue(assemble({ gate, registry, ledger, policy, settings: settings.value, skills, wording, ...started }));
+  return okValue(
+    assemble({ gate, registry, ledger, policy, settings: settings.value, skills, wording, journal, ...started }),
+  );
+}
+
+/** The root's journal, restoring through the write lane's queue; none when turned off. */
+function journalOf(
+  option: RuntimeOptions['journal'],
+  root: string,
+  writeLane: WriteLane,
+  ledger: Ledger,
+): Journal | undefined {
+  if (option === false) return undefined;
+  const o = option ?? {};
+  return new Journal({
+    root,
+    dir: journalDirFor(o.dir !== undefined ? path.resolve(o.dir) : journalBase(), root),
+    bounds: {
+      maxBytes: o.maxBytes ?? DEFAULT_BOUNDS.maxBytes,
+      maxAgeMs: o.maxAgeDays !== undefined ? o.maxAgeDays * 86_400_000 : DEFAULT_BOUNDS.maxAgeMs,
+    },
+    queue: (fn) => writeLane.run(fn),
+    // The agent's reads of a restored file are stale, and the search index must see the change.
+    onChange: (real) => ledger.forget(real),
+  });
 }
 
 /** The policy: the settings' mode, rules and hooks, the flags, and how to ask (or not) and remember answers. */
@@ -269,6 +314,8 @@ function startLanes(
     ledger: Ledger;
     skills: SkillCatalog;
     gitUser: GitUser | undefined;
+    writeLane: WriteLane;
+    journal: Journal | undefined;
   },
 ): {
   lanes: LaneRunner;
@@ -293,6 +340,8 @@ function startLanes(
     ...(index ? { index } : {}),
     ...(o.gitUser ? { gitUser: o.gitUser } : {}),
     ledger,
+    writeLane: o.writeLane,
+    ...(o.journal ? { recorder: o.journal } : {}),
     exec: {
       env: childEnv(process.env, o.flags.allow.env ?? false, { allowLoader: o.mode === 'bypass' }),
       ...(o.sandbox ? { sandbox: o.sandbox } : {}),
@@ -323,6 +372,7 @@ function assemble(p: {
   pool: ReadPool | undefined;
   standby: ReadPool | undefined;
   jobs: JobTable;
+  journal: Journal | undefined;
 }): Runtime {
   const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby, jobs } = p;
   const authorize = createAuthorize(gate, policy, ledger);
@@ -339,6 +389,7 @@ function assemble(p: {
     skills,
     ...(index ? { searchIndex: index } : {}),
     jobs,
+    ...(p.journal ? { journal: p.journal } : {}),
     isReadOnly,
     call: (name, input, callOptions = {}) =>
       registry.execute(name, input, {

@@ -1,0 +1,33 @@
+/**
+ * What a change did to the tree, as the write lane reports it to whoever records changes (the
+ * journal, lib/history/): each file's state before and after as bytes and mode, and the directories
+ * the change created. Types only: lib/files reports, it never depends on who listens. Main thread.
+ */
+
+/** A file's state as bytes and permission bits; `undefined` where an image is expected means "absent". */
+export interface FileImage {
+  bytes: Buffer;
+  /** Permission bits (mode & 0o7777). */
+  mode: number;
+}
+
+/** Told of every change one call makes, as it is made (before the call's answer returns). */
+export interface ChangeSink {
+  /** `real` went from `before` to `after` (undefined: absent). A file changed twice is told twice. */
+  file(real: string, before: FileImage | undefined, after: FileImage | undefined): void;
+  /** A directory the call created (a missing parent made for a new file). */
+  dir(real: string): void;
+}
+
+/** What recording one call's changes came to: the entry that holds them, or why none could be written. */
+export type RecordNote = { id: number } | { error: string } | undefined;
+
+/** One call's recorder: a sink, then `finish` once the call is done, which writes what was told. */
+export interface CallChanges extends ChangeSink {
+  finish(): Promise<RecordNote>;
+}
+
+/** Gives each write-lane call its recorder. */
+export interface ChangeRecorder {
+  begin(tool: string): CallChanges;
+}
