@@ -9,7 +9,9 @@
  * Atomics.waitAsync so an idle one can answer (PISCINA_ENABLE_ASYNC_ATOMICS), which is not how they
  * run otherwise. Never a threshold: figures only.
  *
- * Usage: node --import tsx bench/memory.bench.ts [tree] [--workers N] [--rounds N] [--baseline DIR] [--heaps] [--idle-ms N]
+ * With --malloc-tuned, this checkout also runs with glibc's allocator tuned (GLIBC_TUNED), alternating.
+ *
+ * Usage: node --import tsx bench/memory.bench.ts [tree] [--workers N] [--rounds N] [--baseline DIR] [--heaps] [--idle-ms N] [--malloc-tuned]
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -47,7 +49,7 @@ export interface MemoryRun {
 export function probeMemory(
   checkout: string,
   tree: string,
-  o: { workers: number; index: 'off' | 'build'; heaps?: boolean; idleMs?: number },
+  o: { workers: number; index: 'off' | 'build'; heaps?: boolean; idleMs?: number; env?: Record<string, string> },
 ): MemoryRun['phases'] {
   const cache = mkdtempSync(path.join(tmpdir(), 'mewcode-memory-cache-'));
   try {
@@ -67,7 +69,7 @@ export function probeMemory(
       {
         encoding: 'utf8',
         maxBuffer: 1 << 26,
-        env: { ...process.env, ...(o.heaps ? { PISCINA_ENABLE_ASYNC_ATOMICS: '1' } : {}) },
+        env: { ...process.env, ...o.env, ...(o.heaps ? { PISCINA_ENABLE_ASYNC_ATOMICS: '1' } : {}) },
       },
     );
     if (r.status !== 0) throw new Error(`memory probe failed: ${r.stderr}`);
@@ -76,6 +78,16 @@ export function probeMemory(
     rmSync(cache, { recursive: true, force: true });
   }
 }
+
+/**
+ * glibc's allocator told to serve every allocation of 128 KiB or more with its own mapping, returned
+ * on free, and to share two arenas among all threads: left to itself, glibc raises that threshold to
+ * the largest block freed so far (up to 32 MiB), so the index build's and the searches' large buffers
+ * come from per-thread arenas that fragment and are never given back. Read at process start only.
+ */
+export const GLIBC_TUNED = {
+  GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072:glibc.malloc.arena_max=2',
+};
 
 /** Per side and index use: each phase's peak, and the RSS at the end of serving and after idling. */
 export function formatMemory(runs: readonly MemoryRun[]): string {
@@ -101,18 +113,25 @@ async function main(): Promise<void> {
       baseline: { type: 'string' },
       heaps: { type: 'boolean' },
       'idle-ms': { type: 'string' },
+      'malloc-tuned': { type: 'boolean' },
     },
   });
   const tree = positionals[0] ?? ensureRealTree(path.join(repo, '.bench')).root;
-  const sides = [{ side: 'this', dir: repo }];
+  const sides: { side: string; dir: string; env?: Record<string, string> }[] = [{ side: 'this', dir: repo }];
   if (values.baseline) sides.push({ side: 'baseline', dir: path.resolve(values.baseline) });
+  if (values['malloc-tuned']) sides.push({ side: 'this, glibc tuned', dir: repo, env: GLIBC_TUNED });
   const runs: MemoryRun[] = [];
   const rounds = Number(values.rounds ?? 1);
   for (let round = 0; round < rounds; round++)
     for (const index of ['off', 'build'] as const)
       for (const s of round % 2 === 0 ? sides : [...sides].reverse()) {
         process.stderr.write(`round ${round + 1}: ${s.side}, index ${index} …\n`);
-        const o = { workers: Number(values.workers ?? 2), index, heaps: values.heaps ?? false };
+        const o = {
+          workers: Number(values.workers ?? 2),
+          index,
+          heaps: values.heaps ?? false,
+          ...(s.env ? { env: s.env } : {}),
+        };
         runs.push({
           side: s.side,
           index,

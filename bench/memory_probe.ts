@@ -163,7 +163,8 @@ async function main(): Promise<void> {
     return samples;
   });
   // A heap snapshot of the main thread after idling (where its heap's MiB are), when asked.
-  if (process.env.MEWCODE_PROBE_SNAPSHOT) (await import('node:v8')).writeHeapSnapshot(process.env.MEWCODE_PROBE_SNAPSHOT);
+  if (process.env.MEWCODE_PROBE_SNAPSHOT)
+    (await import('node:v8')).writeHeapSnapshot(process.env.MEWCODE_PROBE_SNAPSHOT);
   await rt.close();
   const report = { root, workers: Number(workers), index: indexUse, bundle: bundle !== undefined, startMiB, phases };
   process.stdout.write(`${JSON.stringify(report)}\n`);
