@@ -144,7 +144,13 @@ export class JobTable {
     if (hit) job.hit = hit;
     this.#wakeAll(job);
     const info = this.#info(job);
-    for (const f of this.#ended) f(info);
+    for (const f of this.#ended) {
+      try {
+        f(info);
+      } catch {
+        // A listener's failure is its own: the job has ended all the same, for every other listener too.
+      }
+    }
     this.#forgetOldEnded();
   }
 

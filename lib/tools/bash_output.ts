@@ -11,6 +11,7 @@ import { BASH_ID_HELP, jobAnswer, unknownJob } from './_job_answer.ts';
 import { filterLines } from './_job_filter.ts';
 
 export const MAX_WAIT_MS = 600_000;
+const MAX_FILTER_CHARS = 1000;
 /** Of a long unread stretch, the filter reads the last this many bytes (the rest is in the job's file). */
 const FILTER_SCAN_BYTES = 8 * 1024 * 1024;
 
@@ -32,7 +33,15 @@ export const bashOutput = defineTool({
       ),
     ),
     filter: v.optional(
-      v.pipe(v.string(), v.minLength(1), v.description('Keep only the lines matching this regex (ripgrep syntax)')),
+      v.pipe(
+        v.string(),
+        v.minLength(1),
+        // Compiling is not under the filter's time limit: a pattern of 100,000 alternatives took ~2 s.
+        v.maxLength(MAX_FILTER_CHARS),
+        v.description(
+          `Keep only the lines matching this regex (ripgrep syntax, at most ${MAX_FILTER_CHARS} characters)`,
+        ),
+      ),
     ),
   }),
   description:

@@ -291,3 +291,19 @@ test("a job's state names the memory limit that ended it, as a foreground answer
   assert.match(String(last.meta?.jobState), /memory limit \(256 MiB\) (probably )?reached/);
   assert.equal(last.meta?.limitHit?.limit, 'memory');
 });
+
+test('a listener of job ends that throws does not keep the others from hearing it', async () => {
+  const heard: string[] = [];
+  const stopBad = rt.jobs.onEnded(() => {
+    throw new Error('a broken listener');
+  });
+  const stopGood = rt.jobs.onEnded((j) => heard.push(j.id));
+  try {
+    const id = await start('exit 0');
+    await waitFor(() => heard.includes(id), 'the second listener to hear the end');
+    assert.equal(rt.jobs.get(id)?.state, 'exited 0');
+  } finally {
+    stopBad();
+    stopGood();
+  }
+});
