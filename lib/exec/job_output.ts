@@ -9,6 +9,7 @@
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { fmtInt } from '../core/budget.ts';
 import { clean } from './output.ts';
+import { charStart, wholeChars } from './utf8_edges.ts';
 
 /** Shown from each end of an unread stretch longer than twice this. */
 const READ_PART = 16 * 1024;
@@ -134,22 +135,4 @@ export class JobOutput {
       closeSync(fd);
     }
   }
-}
-
-/** Length of the longest prefix of `b` that ends on a character boundary. */
-export function wholeChars(b: Buffer): number {
-  const len = b.length;
-  if (len === 0) return 0;
-  let j = len - 1;
-  while (j > 0 && ((b[j] ?? 0) & 0xc0) === 0x80 && len - j < 4) j--;
-  const lead = b[j] ?? 0;
-  const size = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-  return j + size <= len ? len : j;
-}
-
-/** Offset of the first character boundary of `b`. */
-function charStart(b: Buffer): number {
-  let i = 0;
-  while (i < b.length && i < 3 && ((b[i] ?? 0) & 0xc0) === 0x80) i++;
-  return i;
 }

@@ -10,6 +10,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fmtInt, truncationMarker } from '../core/budget.ts';
 import type { Result } from '../core/result.ts';
+import { charStart, wholeChars } from './utf8_edges.ts';
 
 const HEAD_BYTES = 16 * 1024;
 const TAIL_BYTES = 16 * 1024;
@@ -110,10 +111,10 @@ export class OutputCollector {
     if (this.#spillFd !== undefined && this.#spillFd >= 0) closeSync(this.#spillFd);
     if (this.#spillFd === undefined)
       return { text: clean(Buffer.concat(this.#pending).toString('utf8')), total: this.#total };
-    const head = this.#head.subarray(0, headCut(this.#head, this.#headLen));
+    const head = this.#head.subarray(0, wholeChars(this.#head, this.#headLen));
     // Spilled output outgrew head + tail, so the ring is full: oldest byte at #tailPos.
     const tailRaw = Buffer.concat([this.#tail.subarray(this.#tailPos), this.#tail.subarray(0, this.#tailPos)]);
-    const tail = tailRaw.subarray(tailStart(tailRaw));
+    const tail = tailRaw.subarray(charStart(tailRaw));
     const where = this.#spillPath
       ? `the whole output is in "${this.#spillPath}"${this.#spillBytes < this.#total ? ` (its first ${fmtInt(this.#spillBytes)} bytes${this.#spillStopped ? `: writing more failed, ${this.#spillStopped}` : ''})` : ''}; read it with read_file or search it with grep`
       : `the middle could not be saved (${this.#spillRefused})`;
@@ -127,23 +128,6 @@ export class OutputCollector {
       total: this.#total,
     };
   }
-}
-
-/** Length of the longest prefix of b[0, len) that ends on a character boundary. */
-function headCut(b: Buffer, len: number): number {
-  if (len === 0) return 0;
-  let j = len - 1; // start of the last character
-  while (j > 0 && ((b[j] ?? 0) & 0xc0) === 0x80 && len - j < 4) j--;
-  const lead = b[j] ?? 0;
-  const size = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-  return j + size <= len ? len : j;
-}
-
-/** Offset of the first character boundary. */
-function tailStart(b: Buffer): number {
-  let i = 0;
-  while (i < b.length && i < 3 && ((b[i] ?? 0) & 0xc0) === 0x80) i++;
-  return i;
 }
 
 // Escape sequences in their 7-bit (ESC …) and 8-bit (C1, U+0080–U+009F) forms, with what they

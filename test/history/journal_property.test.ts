@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { rng } from '../../bench/edits/prng.ts';
 import type { Result } from '../../lib/core/result.ts';
 import type { RewindOutcome } from '../../lib/history/rewind.ts';
 import type { Runtime } from '../../lib/runtime/runtime.ts';
@@ -17,23 +18,6 @@ import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const SEED = Number(process.env.MEWCODE_JOURNAL_SEED ?? 39);
 const CALLS = 100;
-
-/** mulberry32: a small seeded generator, so a failing run can be repeated. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (n: number) => Math.floor(next() * n),
-    pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)] as T,
-  };
-}
 
 /** Every entry under `root`: directories, and files with their bytes and mode. */
 function snapshot(root: string): Map<string, string> {
