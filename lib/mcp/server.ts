@@ -3,7 +3,8 @@
  * same gate and policy as any other (stdin carries the protocol, so nothing is ever asked: what would
  * ask is denied, naming the flag). Tools are annotated read-only or destructive, and open-world when
  * they reach outside the project; an error result is an MCP error result with its code in
- * `structuredContent` (messages quote long inputs clipped: lib/core/clip_inputs.ts). A client's
+ * `structuredContent` (messages quote long inputs clipped: lib/core/clip_inputs.ts). Beside the
+ * registry's tools it serves `history` and `rewind` over the undo journal (journal_tools.ts). A client's
  * notifications/cancelled aborts its call as Ctrl-C does; when stdin closes (the client is gone,
  * even SIGKILLed) every call in flight is aborted — their process groups killed — and the server ends.
  * Main thread.
@@ -13,6 +14,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../core/tool.ts';
 import type { Runtime } from '../runtime/runtime.ts';
+import { callJournalTool, journalToolList } from './journal_tools.ts';
 import { QueuedStdioServerTransport } from './stdio_transport.ts';
 
 /** Tools that reach outside the project: bash runs anything, install_skill fetches from the network. */
@@ -25,14 +27,20 @@ export async function serveMcp(
   const server = new Server({ name: 'mewcode', version }, { capabilities: { tools: {}, logging: {} } });
   const inflight = new Map<Promise<ToolResult>, AbortController>();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: runtime.registry.definitions().map((d) => ({
-      name: d.name,
-      description: d.description,
-      inputSchema: d.inputSchema,
-      annotations: { readOnlyHint: d.readOnly, destructiveHint: !d.readOnly, openWorldHint: d.openWorld ?? false },
-    })),
+    tools: [
+      ...runtime.registry.definitions().map((d) => ({
+        name: d.name,
+        description: d.description,
+        inputSchema: d.inputSchema,
+        annotations: { readOnlyHint: d.readOnly, destructiveHint: !d.readOnly, openWorldHint: d.openWorld ?? false },
+      })),
+      // The journal's history and rewind, for the client only (lib/mcp/journal_tools.ts says why).
+      ...journalToolList(runtime),
+    ],
   }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    const journaled = await callJournalTool(runtime, req.params.name, req.params.arguments);
+    if (journaled) return journaled;
     // Aborted by the client's notifications/cancelled (the request's signal) or by the client going away.
     const controller = new AbortController();
     const cancel = () => controller.abort(extra.signal.reason);

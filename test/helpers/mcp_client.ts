@@ -35,7 +35,7 @@ export async function connectMcp(o: McpOptions): Promise<McpConnection> {
     command: program.command,
     args: [...(program.args ?? []), ...(o.args ?? ['--root', o.root ?? '.', ...(o.flags ?? []), 'mcp'])],
     ...(o.cwd ? { cwd: o.cwd } : {}),
-    ...(o.env ? { env: o.env } : {}),
+    env: { ...testDirs(), ...o.env },
     stderr: o.collectStderr ? 'pipe' : 'ignore',
   });
   let stderr = '';
@@ -45,6 +45,17 @@ export async function connectMcp(o: McpOptions): Promise<McpConnection> {
   const client = new Client({ name: 'test', version: '1' });
   await client.connect(transport);
   return { client, stderr: () => stderr };
+}
+
+/**
+ * The SDK gives the server only a whitelist of the environment (HOME, PATH, …), so without these the
+ * server's index cache and undo journal would land in the user's own directories, not test/run.ts's
+ * temporary ones.
+ */
+function testDirs(): Record<string, string> {
+  const dirs: Record<string, string> = {};
+  for (const k of ['XDG_CACHE_HOME', 'XDG_DATA_HOME']) if (process.env[k]) dirs[k] = process.env[k];
+  return dirs;
 }
 
 /** A client to a server that lives until the test (or, at top level, the test file) ends. */

@@ -35,6 +35,8 @@ test('mcp server: the official client lists the tools with read-only and destruc
       ['kill_bash', false, true],
       ['write_stdin', false, true],
       ['install_skill', false, true],
+      ['history', true, false],
+      ['rewind', false, true],
     ],
   );
   assert.equal((tools[0]?.inputSchema as { required?: string[] } | undefined)?.required?.[0], 'file_path');
