@@ -11,7 +11,7 @@ import { makeProvider } from '../../lib/llm/providers.ts';
 import { startModel } from '../helpers/fake_model.ts';
 import { mcpClient } from '../helpers/mcp_client.ts';
 import { killAfter, noSurvivors, processesWith } from '../helpers/processes.ts';
-import { runtimeAt } from '../helpers/runtime.ts';
+import { removeSpillDir, runtimeAt } from '../helpers/runtime.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -89,4 +89,5 @@ test('mcp: a job that ends is a log notification; the client going away ends the
   await waitFor(() => processesWith(marker).length === 1, 'the sleeper');
   await client.close();
   await noSurvivors(marker);
+  removeSpillDir(root);
 });
