@@ -4,9 +4,10 @@
  * ones the agent used. Exit 0 done, 1 a file left as it was (a conflict) or not restored, 2 a usage
  * error (nothing to undo or redo, an id not in effect). Main thread.
  */
+
+import { historyTable, rewindReport } from '../history/print.ts';
 import { createRuntime } from '../runtime/runtime.ts';
 import { type ParsedArgs, positiveInt, UsageError } from './args.ts';
-import { historyTable, rewindReport } from './history_print.ts';
 import { runtimeOptions } from './main.ts';
 
 export async function runHistory(args: ParsedArgs): Promise<number> {

@@ -2,7 +2,7 @@
  * Carrying out a rewind's plan (entries.ts `planUndo`): each file is swapped only when it is still
  * what the journal last saw (lib/files/swap.ts), otherwise it is left as it is and reported with a
  * short diff; then the directories the undone entries created are removed when empty. The answer is
- * data; lib/cli/history_print.ts makes text of it. Write lane, main thread.
+ * data; lib/history/print.ts makes text of it (for the CLI and the MCP tools). Write lane, main thread.
  */
 import path from 'node:path';
 import { looksBinary } from '../core/encoding.ts';

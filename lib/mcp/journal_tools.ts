@@ -7,9 +7,9 @@
  * `mewcode undo`. Main thread.
  */
 
-import { historyTable, rewindReport } from '../cli/history_print.ts';
 import type { ErrorCode } from '../core/tool.ts';
 import type { Journal } from '../history/journal.ts';
+import { historyTable, rewindReport } from '../history/print.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 
 export interface McpToolResult {

@@ -2,8 +2,8 @@
  * Text of the journal's answers for a person: the history as a table, and what an undo or redo did
  * (stdout) and left as it was (stderr, with each file's diff since the journal saw it).
  */
-import type { HistoryEntry } from '../history/journal.ts';
-import type { FileChange, RewindOutcome } from '../history/rewind.ts';
+import type { HistoryEntry } from './journal.ts';
+import type { FileChange, RewindOutcome } from './rewind.ts';
 
 const LETTER: Record<FileChange, string> = { created: 'A', modified: 'M', deleted: 'D' };
 const MAX_FILES_SHOWN = 4;
