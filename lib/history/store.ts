@@ -61,10 +61,12 @@ export class JournalStore {
   putBlob(bytes: Uint8Array, hash = sha256(bytes)): string {
     const file = this.blobPath(hash);
     if (existsSync(file)) return hash;
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const made = mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    if (made !== undefined) syncDir(path.dirname(made)); // a new objects/ab: its name is durable too
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     writeSynced(temp, bytes, 'wx');
     renameSync(temp, file); // whole or absent under its name: a crash never leaves a short blob
+    syncDir(path.dirname(file)); // the name too, before the index line that names it
     return hash;
   }
 
@@ -155,6 +157,15 @@ function writeSynced(file: string, data: Uint8Array, flag: 'w' | 'wx'): void {
   try {
     let off = 0;
     while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
