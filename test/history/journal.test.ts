@@ -129,6 +129,20 @@ test('journal: over its size cap the oldest entries and the blobs only they held
     keep(old, { maxBytes: 5, maxAgeMs: 30 * day }, 42 * day).kept.map((e) => e.id),
     [3],
   );
+  // An inline image counts in every entry that holds it (each line stores it); a blob once.
+  const inline = (id: number): Entry => ({
+    ...entry(id, 0, 'same', 3),
+    files: [{ p: 'f', b: null, a: { h: 'same', m: 0o644, n: 3, d: 'YWJj' } }],
+  });
+  assert.deepEqual(
+    keep([inline(1), inline(2), inline(3)], { maxBytes: 8, maxAgeMs: 1e15 }, 0).kept.map((e) => e.id),
+    [2, 3],
+  );
+  assert.deepEqual(
+    keep([entry(1, 0, 'same', 4), entry(2, 0, 'same', 4), entry(3, 0, 'same', 4)], { maxBytes: 8, maxAgeMs: 1e15 }, 0)
+      .kept.length,
+    3,
+  );
 });
 
 test('journal: mewcode history, undo and redo; exit 1 on a conflict, 2 when there is nothing to undo', async () => {
