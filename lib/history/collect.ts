@@ -18,21 +18,31 @@ export interface Bounds {
 
 export const DEFAULT_BOUNDS: Bounds = { maxBytes: 1024 ** 3, maxAgeMs: 30 * 24 * 60 * 60 * 1000 };
 
+/** Inline bytes the index keeps at most, whatever the cap: the index is read whole, as one string. */
+const MAX_INLINE = 128 * 1024 ** 2;
+
 const blobsOf = (e: Entry) => e.files.flatMap((f) => [f.b, f.a]).filter((i) => i !== null);
 
 /** The entries to keep (newest first until one is too old or too much) and the bytes their blobs take. */
 export function keep(entries: readonly Entry[], bounds: Bounds, now: number): { kept: Entry[]; bytes: number } {
   const seen = new Set<string>();
   let bytes = 0;
+  let inline = 0;
   let first = entries.length;
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i] as Entry;
     let more = 0;
-    for (const b of blobsOf(e)) if (!seen.has(b.h)) more += b.n;
+    let moreInline = 0;
+    // An inline image is stored in every entry that holds it; a blob once.
+    for (const b of blobsOf(e))
+      if (b.d !== undefined) moreInline += b.d.length;
+      else if (!seen.has(b.h)) more += b.n;
     const newest = i === entries.length - 1;
-    if (!newest && (now - e.t > bounds.maxAgeMs || bytes + more > bounds.maxBytes)) break;
-    for (const b of blobsOf(e)) seen.add(b.h);
-    bytes += more;
+    const tooMuch = bytes + more + moreInline > bounds.maxBytes || inline + moreInline > MAX_INLINE;
+    if (!newest && (now - e.t > bounds.maxAgeMs || tooMuch)) break;
+    for (const b of blobsOf(e)) if (b.d === undefined) seen.add(b.h);
+    bytes += more + moreInline;
+    inline += moreInline;
     first = i;
   }
   return { kept: entries.slice(first), bytes };
@@ -44,7 +54,7 @@ export function collect(store: JournalStore, bounds: Bounds, now = Date.now()): 
   const { kept, bytes } = keep(entries, bounds, now);
   if (kept.length === entries.length) return bytes;
   store.rewrite(kept);
-  const live = new Set(kept.flatMap((e) => blobsOf(e).map((b) => b.h)));
+  const live = new Set(kept.flatMap((e) => blobsOf(e).flatMap((b) => (b.d === undefined ? [b.h] : []))));
   const objects = path.join(store.dir, 'objects');
   for (const sub of list(objects))
     for (const name of list(path.join(objects, sub))) {

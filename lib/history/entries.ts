@@ -4,11 +4,15 @@
  * file. Pure data, no I/O.
  */
 
-/** A file's state in an entry: its blob (sha256 of its bytes), mode and size; null: absent. */
+/**
+ * A file's state in an entry: the sha256 of its bytes, mode and size; null: absent. The bytes are
+ * inline (`d`, base64) when small, else in the blob named by the hash.
+ */
 export interface StoredImage {
   h: string;
   m: number;
   n: number;
+  d?: string;
 }
 
 export interface EntryFile {

@@ -79,7 +79,7 @@ export class Journal implements ChangeRecorder {
     const put = (i: FileImage | undefined): StoredImage | null => {
       if (!i) return null;
       added += i.bytes.length;
-      return { h: this.#store.putBlob(i.bytes), m: i.mode, n: i.bytes.length };
+      return this.#store.putImage(i.bytes, i.mode);
     };
     try {
       const done = await this.#store.locked(() => {

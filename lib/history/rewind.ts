@@ -66,7 +66,7 @@ export async function carryOut(
 
 /** The bytes and mode of a stored image; null when its blob is gone. */
 function image(store: JournalStore, i: StoredImage): FileImage | null {
-  const bytes = store.getBlob(i.h);
+  const bytes = store.getImage(i);
   return bytes ? { bytes, mode: i.m } : null;
 }
 
@@ -82,7 +82,7 @@ const MAX_DIFF_LINES = 40;
 
 /** What changed since the journal's after-image, as a unified diff cut to a few lines. */
 function diffOf(store: JournalStore, f: PlannedFile, current: FileImage | undefined): string {
-  const was = f.expect ? (store.getBlob(f.expect.h) ?? Buffer.alloc(0)) : Buffer.alloc(0);
+  const was = f.expect ? (store.getImage(f.expect) ?? Buffer.alloc(0)) : Buffer.alloc(0);
   const now = current?.bytes ?? Buffer.alloc(0);
   if (looksBinary(was) || looksBinary(now)) return `(binary: ${was.length} → ${now.length} bytes)`;
   const lines = unifiedDiff(f.p, was.toString('utf8'), now.toString('utf8')).split('\n');

@@ -1,15 +1,17 @@
 /**
- * A journal's files: blobs named by the sha256 of their bytes (`objects/ab/cdef…`, written once,
- * shared by every entry that holds those bytes) and the index, `index.jsonl`, one entry per line,
- * appended and fsynced under a cross-process lock (two runtimes on one root number their entries in
- * one sequence). A blob is on disk, fsynced, before the line that names it. A process killed mid-append
- * leaves a torn last line: readers skip it, and the next append starts on a new line. Files 0600.
- * Main thread.
+ * A journal's files: the index, `index.jsonl`, one entry per line, appended and fdatasynced under a
+ * cross-process lock (two runtimes on one root number their entries in one sequence); and blobs,
+ * named by the sha256 of their bytes (`objects/ab/cdef…`, written once, shared by every entry that
+ * holds those bytes). Images up to INLINE_MAX travel in the index line itself, so an entry of small
+ * files costs one fsync; a bigger image's blob is on disk, fsynced, before the line that names it. A
+ * process killed mid-append leaves a torn last line: readers skip it, and the next append starts on a
+ * new line. Files 0600. Main thread.
  */
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
+  fdatasyncSync,
   fstatSync,
   fsyncSync,
   mkdirSync,
@@ -24,8 +26,11 @@ import path from 'node:path';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { acquireFileLock } from '../files/locks.ts';
 import { sha256 } from '../files/swap.ts';
-import { type Entry, parseIndex } from './entries.ts';
+import { type Entry, parseIndex, type StoredImage } from './entries.ts';
 import { ownJournalDir } from './journal_dir.ts';
+
+/** Images up to this size go inline in the index line: one fsync per entry instead of one more per blob. */
+export const INLINE_MAX = 64 * 1024;
 
 export class JournalStore {
   readonly dir: string;
@@ -53,15 +58,28 @@ export class JournalStore {
   }
 
   /** Stores `bytes` unless a blob with their hash is there; their hash. */
-  putBlob(bytes: Uint8Array): string {
-    const hash = sha256(bytes);
+  putBlob(bytes: Uint8Array, hash = sha256(bytes)): string {
     const file = this.blobPath(hash);
     if (existsSync(file)) return hash;
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const made = mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    if (made !== undefined) syncDir(path.dirname(made)); // a new objects/ab: its name is durable too
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     writeSynced(temp, bytes, 'wx');
     renameSync(temp, file); // whole or absent under its name: a crash never leaves a short blob
+    syncDir(path.dirname(file)); // the name too, before the index line that names it
     return hash;
+  }
+
+  /** Stores `bytes` inline when small (they travel in the index line), else as a blob. */
+  putImage(bytes: Uint8Array, mode: number): StoredImage {
+    const h = sha256(bytes);
+    if (bytes.length <= INLINE_MAX) return { h, m: mode, n: bytes.length, d: Buffer.from(bytes).toString('base64') };
+    return { h: this.putBlob(bytes, h), m: mode, n: bytes.length };
+  }
+
+  /** The bytes of a stored image; undefined when its blob is gone. */
+  getImage(i: StoredImage): Buffer | undefined {
+    return i.d !== undefined ? Buffer.from(i.d, 'base64') : this.getBlob(i.h);
   }
 
   getBlob(hash: string): Buffer | undefined {
@@ -103,7 +121,7 @@ export class JournalStore {
       const line = Buffer.from(`${torn ? '\n' : ''}${JSON.stringify({ ...entry, id })}\n`);
       let off = 0;
       while (off < line.length) off += writeSync(fd, line, off, line.length - off);
-      fsyncSync(fd);
+      fdatasyncSync(fd); // the data and the new size; the index's times need no flush
       this.#known = { size: size + line.length, lastId: id };
       return id;
     } finally {
@@ -139,6 +157,15 @@ function writeSynced(file: string, data: Uint8Array, flag: 'w' | 'wx'): void {
   try {
     let off = 0;
     while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
     fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { keep } from '../../lib/history/collect.ts';
 import type { Entry } from '../../lib/history/entries.ts';
 import { journalDirFor } from '../../lib/history/journal_dir.ts';
+import { INLINE_MAX } from '../../lib/history/store.ts';
 import { runCli } from '../helpers/cli.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
@@ -56,11 +57,15 @@ test('journal: a file edited by another process after the agent is left untouche
 test('journal: a new runtime on the same root sees the journal and can undo; the directory is 0700 and its files 0600', async () => {
   const { root, base, rt, at, dir } = setup();
   await rt.call('write_file', { file_path: 'new/deep/f.txt', content: 'x\r\ny\r\n' });
+  await rt.call('write_file', { file_path: 'new/big.txt', content: 'z'.repeat(INLINE_MAX + 1) }); // a blob file
   await rt.close();
   const again = runtimeAt(root, { workers: 0, allowWrite: true, journal: { dir: base } });
   assert.deepEqual(
     again.journal?.list().map((e) => [e.id, e.tool, e.files]),
-    [[1, 'write_file', [{ path: 'new/deep/f.txt', change: 'created' }]]],
+    [
+      [1, 'write_file', [{ path: 'new/deep/f.txt', change: 'created' }]],
+      [2, 'write_file', [{ path: 'new/big.txt', change: 'created' }]],
+    ],
   );
   assert.ok(!dir.startsWith(root), 'never inside the tree');
   assert.equal(statSync(dir).mode & 0o777, 0o700);
@@ -71,6 +76,8 @@ test('journal: a new runtime on the same root sees the journal and can undo; the
     for (const f of readdirSync(path.join(objects, sub)))
       assert.equal(statSync(path.join(objects, sub, f)).mode & 0o777, 0o600);
   }
+  assert.equal(readdirSync(objects).length, 1, 'the small image is inline in the index, the big one a blob');
+  assert.ok((await again.journal?.undo())?.ok);
   const undo = await again.journal?.undo();
   assert.ok(undo?.ok);
   assert.deepEqual(undo.value.dirsRemoved, ['new/deep', 'new']);
@@ -96,9 +103,10 @@ test('journal: a torn last line of the index is skipped, and the next entry star
 });
 
 test('journal: over its size cap the oldest entries and the blobs only they held are collected; the newest always stays', async () => {
-  const { rt, dir } = setup({ maxBytes: 3000 });
+  const size = INLINE_MAX + 1000; // blob files, not inline images
+  const { rt, dir } = setup({ maxBytes: 3 * size });
   for (const n of [1, 2, 3, 4, 5])
-    await rt.call('write_file', { file_path: `f${n}.txt`, content: `${n}`.repeat(1000) });
+    await rt.call('write_file', { file_path: `f${n}.txt`, content: `${n}`.repeat(size) });
   const ids = rt.journal?.list().map((e) => e.id) ?? [];
   assert.ok(ids.length <= 3 && ids.at(-1) === 5, `kept ${ids}`);
   const blobs = readdirSync(path.join(dir, 'objects')).flatMap((s) => readdirSync(path.join(dir, 'objects', s)));
@@ -120,6 +128,20 @@ test('journal: over its size cap the oldest entries and the blobs only they held
   assert.deepEqual(
     keep(old, { maxBytes: 5, maxAgeMs: 30 * day }, 42 * day).kept.map((e) => e.id),
     [3],
+  );
+  // An inline image counts in every entry that holds it (each line stores it); a blob once.
+  const inline = (id: number): Entry => ({
+    ...entry(id, 0, 'same', 3),
+    files: [{ p: 'f', b: null, a: { h: 'same', m: 0o644, n: 3, d: 'YWJj' } }],
+  });
+  assert.deepEqual(
+    keep([inline(1), inline(2), inline(3)], { maxBytes: 8, maxAgeMs: 1e15 }, 0).kept.map((e) => e.id),
+    [2, 3],
+  );
+  assert.deepEqual(
+    keep([entry(1, 0, 'same', 4), entry(2, 0, 'same', 4), entry(3, 0, 'same', 4)], { maxBytes: 8, maxAgeMs: 1e15 }, 0)
+      .kept.length,
+    3,
   );
 });
 
