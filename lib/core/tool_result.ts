@@ -119,6 +119,11 @@ interface CommandMeta {
   skipped?: number;
   /** write_stdin: bytes of the input the job has not read yet (queued for it). */
   queued?: number;
+  /**
+   * What the command changed in the root that its journal entry does not hold (a symlink, an ignored
+   * path, a file whose earlier bytes were not kept…), each with why (docs/undo.md).
+   */
+  notRecorded?: { path: string; why: string }[];
 }
 
 /** write_file, edit_file, multi_edit (and apply_patch's `diff`). */
@@ -132,7 +137,7 @@ interface ChangeMeta {
   diff?: string;
   /** write_file: the file already held exactly this content; nothing was written. */
   unchanged?: boolean;
-  /** The journal entry that recorded the change (every write tool; `mewcode undo --to`, docs/undo.md). */
+  /** The journal entry that recorded the change (every write tool, and bash when it changed files; `mewcode undo --to`, docs/undo.md). */
   journal?: number;
   replacements?: number;
 }

@@ -22,6 +22,7 @@ import { supervise } from '../exec/supervise.ts';
 import type { WriteContext } from '../lanes/write_context.ts';
 import { sandboxCommand } from '../sandbox/bwrap.ts';
 import { limitLine } from './_limit_text.ts';
+import { JOB_NOT_JOURNALED, notRecordedText, startShellJournal } from './_shell_journal.ts';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -136,6 +137,7 @@ export const bash = defineTool({
     }
     const env = exec.sandbox ? { PATH: process.env.PATH ?? '/usr/bin:/bin' } : exec.env;
     if (a.run_in_background) return startJob(a, ctx, { argv, cwd, env, shownDir });
+    const journal = await startShellJournal(ctx.root, ctx.changes);
     const out = new OutputCollector(() => spillDirFor(ctx.root));
     const o = await supervise(
       {
@@ -149,8 +151,12 @@ export const bash = defineTool({
       },
       out,
     );
-    const { text, spillPath, total } = out.finish();
-    const hit = limitHitOf(o, exec.limits, text);
+    const finished = out.finish();
+    const { spillPath, total } = finished;
+    const hit = limitHitOf(o, exec.limits, finished.text);
+    // What the command changed is recorded whatever ended it: a timeout or a cancel may have written too.
+    const missed = journal && o.ending !== 'spawn_error' ? await journal.finish() : [];
+    const text = finished.text + notRecordedText(missed);
     const meta = {
       exitCode: o.exitCode,
       ms: o.ms,
@@ -162,6 +168,7 @@ export const bash = defineTool({
       ...(o.leftover ? { leftover: o.leftover } : {}),
       ...(o.limits ? { limits: o.limits.held } : {}),
       ...(hit ? { limitHit: hit } : {}),
+      ...(missed.length > 0 ? { notRecorded: missed } : {}),
     };
     if (o.ending === 'spawn_error') return fail('io', `Cannot start ${SHELL}: ${o.error}`, meta);
     if (o.ending === 'timeout') {
@@ -175,7 +182,8 @@ export const bash = defineTool({
       return fail('cancelled', `The command was cancelled (${stopped(o.contained)}). Output so far:\n${text}`, meta);
     const exit = o.exitCode !== null ? `exit_code: ${o.exitCode}` : `exit_code: killed by ${o.signal}`;
     const status = hit ? `${exit}\n${limitLine(hit)}` : exit;
-    return ok(text === '' ? `${status}\n(no output)` : `${status}\n${text}`, meta);
+    const shown = finished.text === '' ? `(no output)${notRecordedText(missed)}` : text;
+    return ok(`${status}\n${shown}`, meta);
   },
 });
 
@@ -209,7 +217,7 @@ function startJob(
   const limit = a.timeout ? ` It is stopped after ${fmtInt(a.timeout)} ms.` : '';
   return ok(
     `Started background job ${started.id} in ${quote(run.shownDir)}.${limit} Read its output with bash_output {"bash_id": "${started.id}"} ` +
-      `(add "wait_ms" to wait for output), send input with write_stdin, stop it with kill_bash. Its whole output goes to ${quote(started.outputFile)}.`,
+      `(add "wait_ms" to wait for output), send input with write_stdin, stop it with kill_bash. Its whole output goes to ${quote(started.outputFile)}.${ctx.changes ? JOB_NOT_JOURNALED : ''}`,
     { bashId: started.id, spillPath: started.outputFile, sandboxed: Boolean(ctx.exec.sandbox) },
   );
 }

@@ -1,0 +1,132 @@
+/**
+ * What a shell command changed in the root, told to its journal entry after the command: the root's
+ * entries are stat'ed again and compared with the states taken before (shell_before.ts). A file
+ * created, rewritten, re-moded or deleted is recorded with its before-image (the copy taken before,
+ * or git's blob of a clean file) and its after-image (read now); a directory the command made is
+ * recorded as made. What cannot be recorded is named, with why: a symlink, a file too large, a file
+ * whose earlier bytes were neither copied nor in git, an empty directory removed, and any change
+ * under a path the ignore files exclude. Main thread.
+ */
+import path from 'node:path';
+import type { ChangeSink, FileImage } from '../files/changes.ts';
+import type { GitUser } from '../search/ignore.ts';
+import { fetchBlobs } from './git_repo.ts';
+import { FILE_MAX, isRegular, readAsStated, type ShellBefore } from './shell_before.ts';
+import { type EntryState, sameState, type TreeStates, treeStates } from './tree_states.ts';
+
+/** A change the journal could not record, and why. */
+export interface NotRecorded {
+  /** Relative to the root, `/`-separated; a directory ends with `/`. */
+  path: string;
+  why: string;
+}
+
+export interface ShellChanges {
+  /** Files recorded (created, modified or deleted). */
+  recorded: number;
+  notRecorded: NotRecorded[];
+}
+
+const MIB = 1024 * 1024;
+const TOO_LARGE = (n: bigint) =>
+  `${(Number(n) / MIB).toFixed(1)} MiB, over the ${FILE_MAX / MIB} MiB the journal records of a file a command changes`;
+const NOT_KEPT =
+  'its bytes before the command were not kept (not clean in git, and past the copies taken before each command)';
+
+interface Pending {
+  rel: string;
+  before: EntryState | undefined;
+  after: EntryState | undefined;
+}
+
+export async function afterCommand(b: ShellBefore, sink: ChangeSink, gitUser?: GitUser): Promise<ShellChanges> {
+  const now = treeStates(b.root, gitUser);
+  const notRecorded: NotRecorded[] = [];
+  const changed = changedFiles(b, now);
+  const needBlobs = changed.filter((c) => c.before && !b.copies.has(c.rel) && b.blobs.has(c.rel));
+  const blobs =
+    b.repo && needBlobs.length > 0
+      ? await fetchBlobs(b.repo, [...new Set(needBlobs.map((c) => b.blobs.get(c.rel) as string))])
+      : new Map<string, Buffer>();
+  let recorded = 0;
+  for (const c of changed) {
+    const images = imagesOf(b, c, blobs);
+    if ('why' in images) notRecorded.push({ path: c.rel, why: images.why });
+    else {
+      sink.file(path.join(b.root, c.rel), images.before, images.after);
+      recorded++;
+    }
+  }
+  for (const d of [...now.dirs].filter((d) => !b.states.dirs.has(d)).sort()) sink.dir(path.join(b.root, d));
+  notRecorded.push(...emptyDirsRemoved(b.states, now), ...ignoredChanges(b.states, now));
+  return { recorded, notRecorded };
+}
+
+/** Files whose state differs (or, for a racy one, whose bytes differ), in path order. */
+function changedFiles(b: ShellBefore, now: TreeStates): Pending[] {
+  const out: Pending[] = [];
+  const rels = new Set([...b.states.files.keys(), ...now.files.keys()]);
+  for (const rel of [...rels].sort()) {
+    const before = b.states.files.get(rel);
+    const after = now.files.get(rel);
+    if (before && after && sameState(before, after) && !racyChanged(b, rel, after)) continue;
+    out.push({ rel, before, after });
+  }
+  return out;
+}
+
+/** A racy file with its stat unchanged: changed only if its bytes are not the copy's. */
+function racyChanged(b: ShellBefore, rel: string, after: EntryState): boolean {
+  if (!b.racy.has(rel)) return false;
+  const copy = b.copies.get(rel);
+  const bytes = readAsStated(path.join(b.root, rel), after);
+  return copy === undefined || bytes === undefined || !copy.equals(bytes);
+}
+
+type Images = { before: FileImage | undefined; after: FileImage | undefined } | { why: string };
+
+function imagesOf(b: ShellBefore, c: Pending, blobs: Map<string, Buffer>): Images {
+  if ((c.before && !isRegular(c.before)) || (c.after && !isRegular(c.after)))
+    return { why: 'a symbolic link (or not a regular file): the journal records regular files' };
+  let before: FileImage | undefined;
+  if (c.before) {
+    if (c.before.size > BigInt(FILE_MAX)) return { why: TOO_LARGE(c.before.size) };
+    const bytes = b.copies.get(c.rel) ?? blobs.get(b.blobs.get(c.rel) ?? '');
+    if (!bytes) return { why: b.blobs.has(c.rel) ? 'git could not give its bytes before the command' : NOT_KEPT };
+    before = { bytes, mode: c.before.mode & 0o7777 };
+  }
+  let after: FileImage | undefined;
+  if (c.after) {
+    if (c.after.size > BigInt(FILE_MAX)) return { why: TOO_LARGE(c.after.size) };
+    const bytes = readAsStated(path.join(b.root, c.rel), c.after);
+    if (!bytes) return { why: 'it changed again while the journal read it' };
+    after = { bytes, mode: c.after.mode & 0o7777 };
+  }
+  return { before, after };
+}
+
+/** Directories gone with no file recorded under them: nothing of them can come back. */
+function emptyDirsRemoved(before: TreeStates, now: TreeStates): NotRecorded[] {
+  const gone = [...before.dirs].filter((d) => d !== '' && !now.dirs.has(d));
+  if (gone.length === 0) return [];
+  // A directory that held a file or a directory comes back when what it held is restored.
+  const holders = new Set<string>();
+  for (const p of [...before.files.keys(), ...before.dirs]) {
+    for (let at = p.lastIndexOf('/'); at > 0; at = p.lastIndexOf('/', at - 1)) holders.add(p.slice(0, at));
+  }
+  return gone.filter((d) => !holders.has(d)).map((d) => ({ path: `${d}/`, why: 'an empty directory, removed' }));
+}
+
+/** Ignored entries added, removed or changed (an ignored directory: entries added, removed or renamed in it). */
+function ignoredChanges(before: TreeStates, now: TreeStates): NotRecorded[] {
+  const out: NotRecorded[] = [];
+  const rels = new Set([...before.ignored.keys(), ...now.ignored.keys()]);
+  for (const rel of [...rels].sort()) {
+    const a = before.ignored.get(rel);
+    const c = now.ignored.get(rel);
+    if (a && c && sameState(a, c)) continue;
+    const dir = (((c ?? a)?.mode ?? 0) & 0o170000) === 0o040000 ? '/' : '';
+    out.push({ path: `${rel}${dir}`, why: 'excluded by the ignore files: the journal does not record ignored paths' });
+  }
+  return out;
+}

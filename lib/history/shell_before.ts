@@ -1,0 +1,121 @@
+/**
+ * What a shell command's journal takes before the command runs: the state of every entry of the root
+ * (tree_states.ts), and for each file a way to its bytes should the command change it — the blob of
+ * a file git calls clean (nothing copied), else a copy in memory, most recently modified first, within
+ * a budget. A file with neither is named if the command changes it (shell_after.ts). Main thread.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import path from 'node:path';
+import type { GitUser } from '../search/ignore.ts';
+import { cleanFor } from './git_index.ts';
+import { findRepo, type GitIndexState, type GitRepo, readIndex } from './git_repo.ts';
+import { type EntryState, type TreeStates, treeStates } from './tree_states.ts';
+
+/** Copies taken before a command: at most this many files and bytes, each file at most FILE_MAX. */
+export const COPY_FILES = 2000;
+export const COPY_BYTES = 64 * 1024 * 1024;
+export const FILE_MAX = 16 * 1024 * 1024;
+/**
+ * A file whose ctime is this close to the snapshot may be changed again within the same clock tick
+ * (coarse file-system timestamps), leaving its stat as it was: its bytes are copied and compared.
+ */
+export const RACY_NS = 50_000_000n;
+
+export interface ShellBefore {
+  root: string;
+  states: TreeStates;
+  /** Bytes copied before the command, by path. */
+  copies: Map<string, Buffer>;
+  /** Files git holds clean: their blob ids, by path. */
+  blobs: Map<string, string>;
+  /** Files whose stat alone cannot show a change (changed within the snapshot's clock tick). */
+  racy: Set<string>;
+  repo?: GitRepo;
+  /**
+   * Milliseconds the command must wait before it starts: recently changed files that could not be
+   * copied are then older than any change the command can make (their stat tells).
+   */
+  waitMs: number;
+}
+
+export const isRegular = (s: EntryState) => (s.mode & 0o170000) === 0o100000;
+
+export function beforeCommand(root: string, gitUser?: GitUser): ShellBefore {
+  const racyFrom = BigInt(Date.now()) * 1_000_000n - RACY_NS;
+  const states = treeStates(root, gitUser);
+  const repo = findRepo(root);
+  const index = repo ? readIndex(repo) : undefined;
+  const prefix = repo ? path.relative(repo.top, root).split(path.sep).join('/') : '';
+  const b: ShellBefore = {
+    root,
+    states,
+    copies: new Map(),
+    blobs: new Map(),
+    racy: new Set(),
+    waitMs: 0,
+    ...(repo ? { repo } : {}),
+  };
+  const toCopy: [string, EntryState][] = [];
+  for (const [rel, st] of states.files) {
+    if (!isRegular(st)) continue;
+    if (st.ctimeNs >= racyFrom) b.racy.add(rel);
+    const oid = index && !b.racy.has(rel) ? cleanOid(index, prefix ? `${prefix}/${rel}` : rel, st) : undefined;
+    if (oid) b.blobs.set(rel, oid);
+    else toCopy.push([rel, st]);
+  }
+  b.waitMs = copyWithin(b, toCopy);
+  return b;
+}
+
+function cleanOid(index: GitIndexState, key: string, st: EntryState): string | undefined {
+  const e = index.entries.get(key);
+  return e && cleanFor(e, st, index.mtimeNs) ? e.oid : undefined;
+}
+
+/**
+ * Racy files first (their bytes are the only way to see a change), then the most recently modified,
+ * within the budget. Racy files left uncopied are no longer racy once the clock has moved past the
+ * window: the answer is how long the command must wait to start (0 when none was left).
+ */
+function copyWithin(b: ShellBefore, files: [string, EntryState][]): number {
+  files.sort(([ra, a], [rb, c]) => Number(b.racy.has(rb)) - Number(b.racy.has(ra)) || (c.mtimeNs > a.mtimeNs ? 1 : -1));
+  let bytes = 0;
+  let waitUntilNs = 0n;
+  for (const [rel, st] of files) {
+    const got =
+      st.size <= BigInt(FILE_MAX) && b.copies.size < COPY_FILES && bytes + Number(st.size) <= COPY_BYTES
+        ? readAsStated(path.join(b.root, rel), st)
+        : undefined;
+    if (got) {
+      b.copies.set(rel, got);
+      bytes += got.length;
+    } else if (b.racy.delete(rel) && st.ctimeNs > waitUntilNs) waitUntilNs = st.ctimeNs;
+  }
+  return waitUntilNs === 0n ? 0 : Math.max(0, Number((waitUntilNs + RACY_NS) / 1_000_000n) + 1 - Date.now());
+}
+
+/** The file's bytes, if it is still the very file stat'ed (same inode, size and mtime); never through a symlink. */
+export function readAsStated(abs: string, st: EntryState): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const now = fstatSync(fd, { bigint: true });
+    if (now.ino !== st.ino || now.size !== st.size || now.mtimeNs !== st.mtimeNs) return undefined;
+    const buf = Buffer.allocUnsafe(Number(st.size));
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, got);
+      if (n === 0) return undefined; // shrank while read
+      got += n;
+    }
+    return buf;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}

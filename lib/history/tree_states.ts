@@ -1,0 +1,75 @@
+/**
+ * The state of every entry of a root as a shell command's journal compares it before and after the
+ * command: each file and symlink the search walk yields (hidden ones included, `.git` never) with
+ * its lstat, each directory it enters, and — for what the ignore files exclude — the state of the
+ * excluded entry itself (an ignored directory is not entered: its own stat changes when an entry is
+ * added, removed or renamed in it, not when a file inside is rewritten). Main thread, synchronous.
+ */
+import { type BigIntStats, lstatSync } from 'node:fs';
+import path from 'node:path';
+import type { GitUser } from '../search/ignore.ts';
+import { walk } from '../search/walk.ts';
+
+/** What the comparison keeps of an lstat. */
+export interface EntryState {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  mode: number;
+}
+
+export interface TreeStates {
+  /** Files and symlinks by path relative to the root (`/`-separated). */
+  files: Map<string, EntryState>;
+  /** Directories entered ('' is the root). */
+  dirs: Set<string>;
+  /** Entries the ignore files exclude (not entered), with their own state. */
+  ignored: Map<string, EntryState>;
+}
+
+function stateOf(abs: string): EntryState | undefined {
+  let st: BigIntStats | undefined;
+  try {
+    st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined; // a parent replaced meanwhile: as gone
+  }
+  if (!st) return undefined;
+  return { ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, mode: Number(st.mode) };
+}
+
+export function treeStates(root: string, gitUser?: GitUser): TreeStates {
+  const out: TreeStates = { files: new Map(), dirs: new Set(), ignored: new Map() };
+  const abs = (rel: string) => path.join(root, rel);
+  walk(
+    {
+      root,
+      useIgnore: true,
+      hidden: true,
+      maxDepth: Number.POSITIVE_INFINITY,
+      ignoreBase: root,
+      ...(gitUser ? { gitUser } : {}),
+    },
+    [''],
+    {
+      file(e) {
+        const st = stateOf(abs(e.rel));
+        if (st) out.files.set(e.rel, st);
+        return undefined;
+      },
+      dir(rel) {
+        out.dirs.add(rel);
+      },
+      skipped(rel, _isDir, reason) {
+        if (reason === 'hidden' || reason === 'denied') return;
+        const st = stateOf(abs(rel));
+        if (st) out.ignored.set(rel, st);
+      },
+    },
+  );
+  return out;
+}
+
+export const sameState = (a: EntryState, b: EntryState) =>
+  a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.mode === b.mode;

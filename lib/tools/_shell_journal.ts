@@ -1,0 +1,51 @@
+/**
+ * bash's part in the journal: the root's state taken before the command, what the command changed
+ * told to the call's journal entry after it, and the lines the answer gives for what could not be
+ * recorded (lib/history/shell_after.ts says why each). Nothing is taken when the journal is off.
+ */
+import type { ChangeSink } from '../files/changes.ts';
+import { afterCommand, type NotRecorded } from '../history/shell_after.ts';
+import { beforeCommand, type ShellBefore } from '../history/shell_before.ts';
+
+/** At most this many paths are named in the answer; meta.notRecorded has them all. */
+const SHOWN = 10;
+
+export interface ShellJournal {
+  /** After the command: records what changed; what could not be recorded, for the answer. */
+  finish(): Promise<NotRecorded[]>;
+}
+
+export async function startShellJournal(root: string, sink: ChangeSink | undefined): Promise<ShellJournal | undefined> {
+  if (!sink) return undefined;
+  let before: ShellBefore;
+  try {
+    before = beforeCommand(root);
+  } catch (e) {
+    const why = `the journal could not take the root's state before the command (${(e as Error).message})`;
+    return { finish: () => Promise.resolve([{ path: '.', why }]) };
+  }
+  if (before.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, before.waitMs));
+  return {
+    async finish() {
+      try {
+        return (await afterCommand(before, sink)).notRecorded;
+      } catch (e) {
+        return [
+          { path: '.', why: `the journal could not compare the root after the command (${(e as Error).message})` },
+        ];
+      }
+    },
+  };
+}
+
+/** The answer's line for what the journal could not record; '' when everything was. */
+export function notRecordedText(missed: readonly NotRecorded[]): string {
+  if (missed.length === 0) return '';
+  const shown = missed.slice(0, SHOWN).map((m) => `  ${m.path}: ${m.why}`);
+  const more = missed.length > SHOWN ? [`  … and ${missed.length - SHOWN} more (meta.notRecorded lists them)`] : [];
+  return `\n(Changed by the command but not recorded in the journal, so mewcode undo cannot take these back:\n${[...shown, ...more].join('\n')})`;
+}
+
+/** What a background job's start answer says when the journal is on. */
+export const JOB_NOT_JOURNALED =
+  ' Changes the job makes are not recorded in the journal (mewcode undo cannot take them back): run a command in the foreground to have them recorded.';
