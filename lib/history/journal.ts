@@ -42,13 +42,22 @@ interface JournalConfig {
   queue: <T>(fn: () => Promise<T>) => Promise<T>;
   /** Told of every path a restore wrote or deleted (the ledger). */
   onChange?: (real: string) => void;
+  /** How many files of the root a shell command is compared over (default SHELL_MAX_FILES). */
+  shellMaxFiles?: number;
 }
+
+/**
+ * Past this many files in the root, a shell command's changes are not compared (the comparison stats
+ * every file twice: ~1 s per command on 100k files here, docs/undo.md "Cost").
+ */
+export const SHELL_MAX_FILES = 20_000;
 
 const changeOf = (b: StoredImage | null, a: StoredImage | null): FileChange =>
   b === null ? 'created' : a === null ? 'deleted' : 'modified';
 
 export class Journal implements ChangeRecorder {
   readonly dir: string;
+  readonly shellMaxFiles: number;
   readonly #c: JournalConfig;
   readonly #store: JournalStore;
   /** Blob bytes as of the last collection plus what was added since; unknown until the first. */
@@ -57,6 +66,7 @@ export class Journal implements ChangeRecorder {
   constructor(c: JournalConfig) {
     this.#c = c;
     this.dir = c.dir;
+    this.shellMaxFiles = c.shellMaxFiles ?? SHELL_MAX_FILES;
     this.#store = new JournalStore(c.dir);
   }
 

@@ -9,7 +9,6 @@
  */
 import path from 'node:path';
 import type { ChangeSink, FileImage } from '../files/changes.ts';
-import type { GitUser } from '../search/ignore.ts';
 import { fetchBlobs } from './git_repo.ts';
 import { FILE_MAX, isRegular, readAsStated, type ShellBefore } from './shell_before.ts';
 import { type EntryState, sameState, type TreeStates, treeStates } from './tree_states.ts';
@@ -28,6 +27,11 @@ export interface ShellChanges {
 }
 
 const MIB = 1024 * 1024;
+/** Why a command's changes were not looked for: the root holds more files than the journal compares. */
+export const tooMany = (max: number, when: string) =>
+  max === 0
+    ? 'the journal records no shell command here (journal.shellMaxFiles is 0)'
+    : `the root held more than ${max.toLocaleString('en-US')} files ${when}: a command's changes are recorded only in roots of up to that many (journal.shellMaxFiles; docs/undo.md)`;
 const TOO_LARGE = (n: bigint) =>
   `${(Number(n) / MIB).toFixed(1)} MiB, over the ${FILE_MAX / MIB} MiB the journal records of a file a command changes`;
 const NOT_KEPT =
@@ -39,8 +43,11 @@ interface Pending {
   after: EntryState | undefined;
 }
 
-export async function afterCommand(b: ShellBefore, sink: ChangeSink, gitUser?: GitUser): Promise<ShellChanges> {
-  const now = treeStates(b.root, gitUser);
+export async function afterCommand(b: ShellBefore, sink: ChangeSink): Promise<ShellChanges> {
+  // The command may have added files: compared up to twice the limit, so it is never cut for that alone.
+  const now = treeStates(b.root, { ...b.scope, maxFiles: 2 * b.scope.maxFiles + 1000 });
+  if (now.cut)
+    return { recorded: 0, notRecorded: [{ path: '.', why: tooMany(b.scope.maxFiles, 'after the command') }] };
   const notRecorded: NotRecorded[] = [];
   const changed = changedFiles(b, now);
   const needBlobs = changed.filter((c) => c.before && !b.copies.has(c.rel) && b.blobs.has(c.rel));

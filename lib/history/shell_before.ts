@@ -23,6 +23,7 @@ export const RACY_NS = 50_000_000n;
 
 export interface ShellBefore {
   root: string;
+  scope: { maxFiles: number; gitUser?: GitUser };
   states: TreeStates;
   /** Bytes copied before the command, by path. */
   copies: Map<string, Buffer>;
@@ -40,14 +41,17 @@ export interface ShellBefore {
 
 export const isRegular = (s: EntryState) => (s.mode & 0o170000) === 0o100000;
 
-export function beforeCommand(root: string, gitUser?: GitUser): ShellBefore {
+/** The root's states and the ways to its files' bytes; undefined when the root has more than `maxFiles` files. */
+export function beforeCommand(root: string, scope: { maxFiles: number; gitUser?: GitUser }): ShellBefore | undefined {
   const racyFrom = BigInt(Date.now()) * 1_000_000n - RACY_NS;
-  const states = treeStates(root, gitUser);
+  const states = treeStates(root, scope);
+  if (states.cut) return undefined;
   const repo = findRepo(root);
   const index = repo ? readIndex(repo) : undefined;
   const prefix = repo ? path.relative(repo.top, root).split(path.sep).join('/') : '';
   const b: ShellBefore = {
     root,
+    scope,
     states,
     copies: new Map(),
     blobs: new Map(),

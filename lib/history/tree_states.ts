@@ -26,6 +26,8 @@ export interface TreeStates {
   dirs: Set<string>;
   /** Entries the ignore files exclude (not entered), with their own state. */
   ignored: Map<string, EntryState>;
+  /** The walk stopped at `maxFiles` entries: the states are not the whole root's. */
+  cut: boolean;
 }
 
 function stateOf(abs: string): EntryState | undefined {
@@ -39,9 +41,15 @@ function stateOf(abs: string): EntryState | undefined {
   return { ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, mode: Number(st.mode) };
 }
 
-export function treeStates(root: string, gitUser?: GitUser): TreeStates {
-  const out: TreeStates = { files: new Map(), dirs: new Set(), ignored: new Map() };
+/** The root's states, the walk stopped past `maxFiles` files and ignored entries. */
+export function treeStates(root: string, o: { maxFiles: number; gitUser?: GitUser }): TreeStates {
+  const { gitUser } = o;
+  const out: TreeStates = { files: new Map(), dirs: new Set(), ignored: new Map(), cut: false };
   const abs = (rel: string) => path.join(root, rel);
+  const full = () => {
+    out.cut = out.files.size + out.ignored.size > o.maxFiles;
+    return out.cut;
+  };
   walk(
     {
       root,
@@ -56,7 +64,7 @@ export function treeStates(root: string, gitUser?: GitUser): TreeStates {
       file(e) {
         const st = stateOf(abs(e.rel));
         if (st) out.files.set(e.rel, st);
-        return undefined;
+        return full();
       },
       dir(rel) {
         out.dirs.add(rel);
@@ -65,6 +73,7 @@ export function treeStates(root: string, gitUser?: GitUser): TreeStates {
         if (reason === 'hidden' || reason === 'denied') return;
         const st = stateOf(abs(rel));
         if (st) out.ignored.set(rel, st);
+        full(); // the walk stops at its next file
       },
     },
   );

@@ -129,7 +129,12 @@ export function createLanes(c: LaneConfig): LaneRunner {
         exec: c.exec,
         skills: c.skills,
         skillSources: c.skillSources,
-        ...(changes ? { changes } : {}),
+        ...(changes && c.recorder
+          ? {
+              changes,
+              shellScope: { maxFiles: c.recorder.shellMaxFiles, ...(c.gitUser ? { gitUser: c.gitUser } : {}) },
+            }
+          : {}),
       } satisfies LaneContexts['write']);
       // Recorded before the answer returns: once the caller sees the change, undo can take it back.
       return changes ? noted(result, await changes.finish()) : result;

@@ -8,6 +8,7 @@ import type { JobTable } from '../exec/jobs.ts';
 import type { ChangeSink } from '../files/changes.ts';
 import type { Ledger } from '../files/ledger.ts';
 import type { SandboxConfig } from '../sandbox/bwrap.ts';
+import type { GitUser } from '../search/ignore.ts';
 import type { SkillCatalog } from '../skills/catalog.ts';
 import type { SkillSources } from '../skills/fetch.ts';
 
@@ -31,4 +32,13 @@ export interface WriteContext extends ToolContext {
   skillSources: SkillSources;
   /** This call's recorder in the journal (absent when the journal is off). */
   changes?: ChangeSink;
+  /** How bash compares the root around a command for the journal (with `changes`). */
+  shellScope?: ShellScope;
+}
+
+export interface ShellScope {
+  /** Compare at most this many files (0: record no command's changes). */
+  maxFiles: number;
+  /** For the global excludes file: paths it ignores are not recorded. */
+  gitUser?: GitUser;
 }

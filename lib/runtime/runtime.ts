@@ -123,6 +123,11 @@ export interface JournalOption {
   dir?: string;
   maxBytes?: number;
   maxAgeDays?: number;
+  /**
+   * bash commands' changes are recorded in roots of up to this many files (default 20,000; 0: never):
+   * finding them stats every file before and after each command.
+   */
+  shellMaxFiles?: number;
 }
 
 export type LimitsOption = Partial<Record<LimitName, number | string | null>>;
@@ -182,7 +187,7 @@ export interface Runtime {
 
 /** Builds a runtime, or says why it cannot (a root that does not exist, a bad settings file, no sandbox). */
 export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, string> {
-  const badGrants = grantOptionsError(options);
+  const badGrants = grantOptionsError(options) ?? journalOptionError(options.journal);
   if (badGrants) return errValue(badGrants);
   // read_file may read this root's spill files, and no other root's (lib/core/spill_dir.ts).
   const spillRoots = (root: string) => {
@@ -228,6 +233,19 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   );
 }
 
+/** What is wrong with the journal option, if anything: its numbers must be 0 or more (shellMaxFiles whole). */
+function journalOptionError(o: RuntimeOptions['journal']): string | undefined {
+  if (o === undefined || o === false) return undefined;
+  if (typeof o !== 'object' || o === null) return `journal must be false or an object, not ${JSON.stringify(o)}`;
+  for (const key of ['maxBytes', 'maxAgeDays', 'shellMaxFiles'] as const) {
+    const n = o[key];
+    const whole = key !== 'maxAgeDays';
+    if (n !== undefined && !(typeof n === 'number' && n >= 0 && (whole ? Number.isSafeInteger(n) : Number.isFinite(n))))
+      return `journal.${key} must be ${whole ? 'a whole number' : 'a number'} of 0 or more, not ${JSON.stringify(n)}`;
+  }
+  return undefined;
+}
+
 /** The root's journal, restoring through the write lane's queue; none when turned off. */
 function journalOf(
   option: RuntimeOptions['journal'],
@@ -245,6 +263,7 @@ function journalOf(
       maxAgeMs: o.maxAgeDays !== undefined ? o.maxAgeDays * 86_400_000 : DEFAULT_BOUNDS.maxAgeMs,
     },
     queue: (fn) => writeLane.run(fn),
+    ...(o.shellMaxFiles !== undefined ? { shellMaxFiles: o.shellMaxFiles } : {}),
     // The agent's reads of a restored file are stale, and the search index must see the change.
     onChange: (real) => ledger.forget(real),
   });

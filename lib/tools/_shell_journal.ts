@@ -4,8 +4,9 @@
  * recorded (lib/history/shell_after.ts says why each). Nothing is taken when the journal is off.
  */
 import type { ChangeSink } from '../files/changes.ts';
-import { afterCommand, type NotRecorded } from '../history/shell_after.ts';
+import { afterCommand, type NotRecorded, tooMany } from '../history/shell_after.ts';
 import { beforeCommand, type ShellBefore } from '../history/shell_before.ts';
+import type { ShellScope } from '../lanes/write_context.ts';
 
 /** At most this many paths are named in the answer; meta.notRecorded has them all. */
 const SHOWN = 10;
@@ -15,15 +16,23 @@ export interface ShellJournal {
   finish(): Promise<NotRecorded[]>;
 }
 
-export async function startShellJournal(root: string, sink: ChangeSink | undefined): Promise<ShellJournal | undefined> {
-  if (!sink) return undefined;
-  let before: ShellBefore;
+const missed = (why: string): ShellJournal => ({ finish: () => Promise.resolve([{ path: '.', why }]) });
+
+export async function startShellJournal(
+  root: string,
+  sink: ChangeSink | undefined,
+  scope: ShellScope | undefined,
+): Promise<ShellJournal | undefined> {
+  if (!sink || !scope) return undefined;
+  if (scope.maxFiles === 0) return missed(tooMany(0, ''));
+  let found: ShellBefore | undefined;
   try {
-    before = beforeCommand(root);
+    found = beforeCommand(root, scope);
   } catch (e) {
-    const why = `the journal could not take the root's state before the command (${(e as Error).message})`;
-    return { finish: () => Promise.resolve([{ path: '.', why }]) };
+    return missed(`the journal could not take the root's state before the command (${(e as Error).message})`);
   }
+  if (!found) return missed(tooMany(scope.maxFiles, 'before the command'));
+  const before = found;
   if (before.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, before.waitMs));
   return {
     async finish() {

@@ -137,7 +137,7 @@ export const bash = defineTool({
     }
     const env = exec.sandbox ? { PATH: process.env.PATH ?? '/usr/bin:/bin' } : exec.env;
     if (a.run_in_background) return startJob(a, ctx, { argv, cwd, env, shownDir });
-    const journal = await startShellJournal(ctx.root, ctx.changes);
+    const journal = await startShellJournal(ctx.root, ctx.changes, ctx.shellScope);
     const out = new OutputCollector(() => spillDirFor(ctx.root));
     const o = await supervise(
       {

@@ -116,12 +116,14 @@ test('git index: a linked worktree and a root below the top are found, and blobs
 
 test('git index: before a command, a clean repository is taken from git and nothing is copied; changed files are copied', async () => {
   const root = await repo();
-  const clean = beforeCommand(root);
+  const clean = beforeCommand(root, { maxFiles: 100 });
+  assert.ok(clean);
   assert.equal(clean.copies.size, 0);
   assert.equal(clean.blobs.size, 6);
   writeFileSync(path.join(root, 'dir/deep/b.txt'), 'changed\n');
   writeFileSync(path.join(root, 'new.txt'), 'new\n');
-  const dirty = beforeCommand(path.join(root, 'dir'));
+  const dirty = beforeCommand(path.join(root, 'dir'), { maxFiles: 100 });
+  assert.ok(dirty);
   assert.deepEqual([...dirty.copies.keys()].sort(), ['deep/b.txt']);
   assert.deepEqual([...dirty.blobs.keys()].sort(), ['deep/bb.txt', 'déjà vu.md']);
 });

@@ -203,3 +203,38 @@ test('shell journal: a file made unreadable or replaced by a directory does not 
   const undo = await rt.journal?.undo();
   assert.ok(undo?.ok, JSON.stringify(undo));
 });
+
+test('shell journal: past journal.shellMaxFiles (or with 0) a command runs and its answer says its changes were not looked for', async () => {
+  for (const shellMaxFiles of [3, 0]) {
+    const root = tempDir();
+    writeTree(root, { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n', 'd.txt': 'd\n' });
+    const rt = runtimeAt(root, {
+      workers: 0,
+      permissions: { allow: { run: true } },
+      journal: { dir: tempDir(), shellMaxFiles },
+    });
+    const r = await rt.call('bash', { command: 'echo changed > a.txt' });
+    assert.equal(r.isError, false, r.content);
+    assert.equal(readFileSync(path.join(root, 'a.txt'), 'utf8'), 'changed\n');
+    assert.deepEqual(
+      notRecorded(r).map((m) => m.path),
+      ['.'],
+    );
+    assert.match(r.content, shellMaxFiles === 0 ? /shellMaxFiles is 0/ : /more than 3 files before the command/);
+    assert.deepEqual(rt.journal?.list(), []);
+  }
+});
+
+test('shell journal: a bad journal option is refused with what is wrong', async () => {
+  const { createRuntime } = await import('../../lib/runtime/runtime.ts');
+  for (const [journal, says] of [
+    [{ shellMaxFiles: -1 }, /journal.shellMaxFiles must be a whole number of 0 or more, not -1/],
+    [{ shellMaxFiles: 1.5 }, /shellMaxFiles/],
+    [{ maxBytes: 'big' }, /journal.maxBytes must be a whole number/],
+    [{ maxAgeDays: -2 }, /journal.maxAgeDays must be a number of 0 or more/],
+  ] as const) {
+    const made = createRuntime({ root: tempDir(), home: null, journal: journal as never });
+    assert.equal(made.ok, false);
+    assert.match(made.ok ? '' : made.error, says);
+  }
+});
