@@ -6,8 +6,9 @@
  * file. Nothing is shown twice; nothing is lost (the file holds all of it, up to MAX_FILE_BYTES).
  * Main thread.
  */
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { fmtInt } from '../core/budget.ts';
+import { readFdRange } from '../core/read_fd.ts';
 import { clean } from './output.ts';
 import { charStart, wholeChars } from './utf8_edges.ts';
 
@@ -121,16 +122,9 @@ export class JobOutput {
 
   /** Bytes [from, to) of the file, read through a descriptor of its own (the writer's is append-only). */
   #bytes(from: number, to: number): Buffer {
-    const b = Buffer.allocUnsafe(Math.max(0, to - from));
     const fd = openSync(this.path, 'r');
     try {
-      let got = 0;
-      while (got < b.length) {
-        const n = readSync(fd, b, got, b.length - got, from + got);
-        if (n === 0) break;
-        got += n;
-      }
-      return b.subarray(0, got);
+      return readFdRange(fd, from, to - from);
     } finally {
       closeSync(fd);
     }

@@ -7,8 +7,9 @@
  * main thread.
  */
 import { createHash } from 'node:crypto';
-import { type BigIntStats, closeSync, constants, fstatSync, lstatSync, openSync, readSync, unlinkSync } from 'node:fs';
+import { type BigIntStats, closeSync, constants, fstatSync, lstatSync, openSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
+import { readFdRange } from '../core/read_fd.ts';
 import { atomicWrite, type DirHandle, openDir, type WriteError } from './atomic.ts';
 import type { ChangeSink, FileImage } from './changes.ts';
 import { openDirFrom } from './dir_tree.ts';
@@ -118,14 +119,8 @@ function readRaw(dir: DirHandle, name: string): Raw {
   try {
     const stat = fstatSync(fd, { bigint: true });
     if (!stat.isFile()) return { why: 'it is not a regular file now' };
-    const bytes = Buffer.alloc(Number(stat.size));
-    let off = 0;
-    while (off < bytes.length) {
-      const n = readSync(fd, bytes, off, bytes.length - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return { image: { bytes: bytes.subarray(0, off), mode: Number(stat.mode & 0o7777n) }, stat };
+    const bytes = readFdRange(fd, 0, Number(stat.size));
+    return { image: { bytes, mode: Number(stat.mode & 0o7777n) }, stat };
   } finally {
     closeSync(fd);
   }

@@ -3,9 +3,10 @@
  * that are not valid in its encoding make it `not_text` (refused, never round-tripped through U+FFFD),
  * and valid text re-encodes to the very same bytes, BOM included. Write lane, main thread.
  */
-import { type BigIntStats, closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { type BigIntStats, closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { fmtInt } from '../core/budget.ts';
 import { detectBom, type LineEnding, looksBinary, SNIFF_BYTES, type TextEncoding } from '../core/encoding.ts';
+import { readFdRange } from '../core/read_fd.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
 import { fail, type ToolResult } from '../core/tool.ts';
@@ -56,16 +57,10 @@ export function loadText(dir: DirHandle, name: string, shown: string): Loaded {
         ),
       );
     }
-    const bytes = Buffer.alloc(Number(stat.size));
-    let off = 0;
-    while (off < bytes.length) {
-      const n = readSync(fd, bytes, off, bytes.length - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    const decoded = decode(bytes.subarray(0, off), shown);
+    const bytes = readFdRange(fd, 0, Number(stat.size));
+    const decoded = decode(bytes, shown);
     if (!decoded.ok) return decoded;
-    return okValue({ bytes: bytes.subarray(0, off), stat, ...decoded.value });
+    return okValue({ bytes, stat, ...decoded.value });
   } finally {
     closeSync(fd);
   }

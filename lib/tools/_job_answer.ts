@@ -7,8 +7,6 @@ import { fail, ok, type ToolResult } from '../core/tool.ts';
 import type { OutputRead } from '../exec/job_output.ts';
 import type { JobInfo, JobTable } from '../exec/jobs.ts';
 
-export const BASH_ID_HELP = 'The job id that bash with run_in_background answered with (bash_1, bash_2…)';
-
 /** A job's state line and its new output; `kept` is a filter's count line when one applied. */
 export function jobAnswer(job: JobInfo, read: OutputRead, filtered?: string): ToolResult {
   const state = job.running ? `running for ${fmtInt(Math.round(job.ms / 1000))} s` : job.state;

@@ -7,8 +7,9 @@
 import * as v from 'valibot';
 import { defineTool, fail, type ToolResult } from '../core/tool.ts';
 import type { MainContext } from '../lanes/main_context.ts';
-import { BASH_ID_HELP, jobAnswer, unknownJob } from './_job_answer.ts';
+import { jobAnswer, unknownJob } from './_job_answer.ts';
 import { filterLines } from './_job_filter.ts';
+import { BASH_ID, waitMs } from './_params.ts';
 
 export const MAX_WAIT_MS = 600_000;
 const MAX_FILTER_CHARS = 1000;
@@ -20,17 +21,10 @@ export const bashOutput = defineTool({
   lane: 'main',
   maxOutputBytes: 64 * 1024,
   params: v.strictObject({
-    bash_id: v.pipe(v.string(), v.minLength(1), v.description(BASH_ID_HELP)),
-    wait_ms: v.optional(
-      v.pipe(
-        v.number(),
-        v.integer(),
-        v.minValue(0),
-        v.maxValue(MAX_WAIT_MS),
-        v.description(
-          `Wait up to this many ms for new output or the job's end (default 0: answer at once; at most ${MAX_WAIT_MS})`,
-        ),
-      ),
+    bash_id: BASH_ID,
+    wait_ms: waitMs(
+      MAX_WAIT_MS,
+      `Wait up to this many ms for new output or the job's end (default 0: answer at once; at most ${MAX_WAIT_MS})`,
     ),
     filter: v.optional(
       v.pipe(

@@ -5,13 +5,14 @@
 import * as v from 'valibot';
 import { defineTool, type ToolResult } from '../core/tool.ts';
 import type { WriteContext } from '../lanes/write_context.ts';
-import { BASH_ID_HELP, jobAnswer, unknownJob } from './_job_answer.ts';
+import { jobAnswer, unknownJob } from './_job_answer.ts';
+import { BASH_ID } from './_params.ts';
 
 export const killBash = defineTool({
   name: 'kill_bash',
   lane: 'write',
   maxOutputBytes: 64 * 1024,
-  params: v.strictObject({ bash_id: v.pipe(v.string(), v.minLength(1), v.description(BASH_ID_HELP)) }),
+  params: v.strictObject({ bash_id: BASH_ID }),
   description:
     'Stops background job `bash_id` and every process it started (SIGTERM, then SIGKILL after 2 s), and answers with its output ' +
     'since the last bash_output. A job that has already ended is left as it is.',

@@ -9,7 +9,8 @@ import { fmtInt } from '../core/budget.ts';
 import { defineTool, fail, type ToolResult } from '../core/tool.ts';
 import { jobCommand } from '../exec/jobs.ts';
 import type { WriteContext } from '../lanes/write_context.ts';
-import { BASH_ID_HELP, jobAnswer, unknownJob } from './_job_answer.ts';
+import { jobAnswer, unknownJob } from './_job_answer.ts';
+import { BASH_ID, waitMs } from './_params.ts';
 
 /** Default wait for the job's answer to the input. */
 const DEFAULT_WAIT_MS = 1000;
@@ -21,19 +22,14 @@ export const writeStdin = defineTool({
   lane: 'write',
   maxOutputBytes: 64 * 1024,
   params: v.strictObject({
-    bash_id: v.pipe(v.string(), v.minLength(1), v.description(BASH_ID_HELP)),
+    bash_id: BASH_ID,
     chars: v.pipe(
       v.string(),
       v.description('What to send, "\\n" included where a line must end; "" sends nothing and polls'),
     ),
-    wait_ms: v.optional(
-      v.pipe(
-        v.number(),
-        v.integer(),
-        v.minValue(0),
-        v.maxValue(MAX_WAIT_MS),
-        v.description(`Wait up to this many ms for the job's output after the input (default ${DEFAULT_WAIT_MS})`),
-      ),
+    wait_ms: waitMs(
+      MAX_WAIT_MS,
+      `Wait up to this many ms for the job's output after the input (default ${DEFAULT_WAIT_MS})`,
     ),
   }),
   description:
