@@ -4,8 +4,9 @@
  * a file git calls clean (nothing copied), else a copy in memory, most recently modified first, within
  * a budget. A file with neither is named if the command changes it (shell_after.ts). Main thread.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import path from 'node:path';
+import { readFdRange } from '../core/read_fd.ts';
 import type { GitUser } from '../search/ignore.ts';
 import { cleanFor } from './git_index.ts';
 import { findRepo, type GitIndexState, type GitRepo, readIndex } from './git_repo.ts';
@@ -109,14 +110,8 @@ export function readAsStated(abs: string, st: EntryState): Buffer | undefined {
   try {
     const now = fstatSync(fd, { bigint: true });
     if (now.ino !== st.ino || now.size !== st.size || now.mtimeNs !== st.mtimeNs) return undefined;
-    const buf = Buffer.allocUnsafe(Number(st.size));
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) return undefined; // shrank while read
-      got += n;
-    }
-    return buf;
+    const buf = readFdRange(fd, 0, Number(st.size));
+    return buf.length === Number(st.size) ? buf : undefined; // shrank while read
   } catch {
     return undefined;
   } finally {
