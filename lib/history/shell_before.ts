@@ -24,7 +24,7 @@ export const RACY_NS = 50_000_000n;
 
 export interface ShellBefore {
   root: string;
-  scope: { maxFiles: number; gitUser?: GitUser };
+  scope: { maxFiles: number; gitUser?: GitUser; skipTop?: readonly string[] };
   states: TreeStates;
   /** Bytes copied before the command, by path. */
   copies: Map<string, Buffer>;
@@ -43,7 +43,10 @@ export interface ShellBefore {
 export const isRegular = (s: EntryState) => (s.mode & 0o170000) === 0o100000;
 
 /** The root's states and the ways to its files' bytes; undefined when the root has more than `maxFiles` files. */
-export function beforeCommand(root: string, scope: { maxFiles: number; gitUser?: GitUser }): ShellBefore | undefined {
+export function beforeCommand(
+  root: string,
+  scope: { maxFiles: number; gitUser?: GitUser; skipTop?: readonly string[] },
+): ShellBefore | undefined {
   const racyFrom = BigInt(Date.now()) * 1_000_000n - RACY_NS;
   const states = treeStates(root, scope);
   if (states.cut) return undefined;

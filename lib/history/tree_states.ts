@@ -3,7 +3,9 @@
  * command: each file and symlink the search walk yields (hidden ones included, `.git` never) with
  * its lstat, each directory it enters, and — for what the ignore files exclude — the state of the
  * excluded entry itself (an ignored directory is not entered: its own stat changes when an entry is
- * added, removed or renamed in it, not when a file inside is rewritten). Main thread, synchronous.
+ * added, removed or renamed in it, not when a file inside is rewritten). Entries named in `skipTop`
+ * (the protected locations, git's and MewCode's own: read-only to a sandboxed command, and their empty
+ * placeholders come and go with sandboxes) are left out. Main thread, synchronous.
  */
 import { type BigIntStats, lstatSync } from 'node:fs';
 import path from 'node:path';
@@ -42,8 +44,13 @@ function stateOf(abs: string): EntryState | undefined {
 }
 
 /** The root's states, the walk stopped past `maxFiles` files and ignored entries. */
-export function treeStates(root: string, o: { maxFiles: number; gitUser?: GitUser }): TreeStates {
+export function treeStates(
+  root: string,
+  o: { maxFiles: number; gitUser?: GitUser; skipTop?: readonly string[] },
+): TreeStates {
   const { gitUser } = o;
+  const skip = new Set(o.skipTop ?? []);
+  const skipped = (rel: string) => skip.size > 0 && skip.has(rel.split('/', 1)[0] as string);
   const out: TreeStates = { files: new Map(), dirs: new Set(), ignored: new Map(), cut: false };
   const abs = (rel: string) => path.join(root, rel);
   const full = () => {
@@ -62,15 +69,16 @@ export function treeStates(root: string, o: { maxFiles: number; gitUser?: GitUse
     [''],
     {
       file(e) {
+        if (skipped(e.rel)) return undefined;
         const st = stateOf(abs(e.rel));
         if (st) out.files.set(e.rel, st);
         return full();
       },
       dir(rel) {
-        out.dirs.add(rel);
+        if (!skipped(rel)) out.dirs.add(rel);
       },
       skipped(rel, _isDir, reason) {
-        if (reason === 'hidden' || reason === 'denied') return;
+        if (reason === 'hidden' || reason === 'denied' || skipped(rel)) return;
         const st = stateOf(abs(rel));
         if (st) out.ignored.set(rel, st);
         full(); // the walk stops at its next file

@@ -41,4 +41,6 @@ export interface ShellScope {
   maxFiles: number;
   /** For the global excludes file: paths it ignores are not recorded. */
   gitUser?: GitUser;
+  /** Entries of the root not compared (the protected locations: git's and MewCode's own). */
+  skipTop?: readonly string[];
 }

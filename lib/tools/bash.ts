@@ -20,11 +20,13 @@ import { limitHitOf } from '../exec/limits.ts';
 import { OutputCollector } from '../exec/output.ts';
 import { supervise } from '../exec/supervise.ts';
 import type { WriteContext } from '../lanes/write_context.ts';
+import { PROTECTED_LOCATIONS } from '../policy/protected.ts';
 import { sandboxCommand } from '../sandbox/bwrap.ts';
 import { limitLine } from './_limit_text.ts';
 import { JOB_NOT_JOURNALED, notRecordedText, startShellJournal } from './_shell_journal.ts';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
+const PROTECTED_NAMES = PROTECTED_LOCATIONS.map((l) => l.name);
 const MAX_TIMEOUT_MS = 600_000;
 
 const SHELL = (() => {
@@ -137,7 +139,10 @@ export const bash = defineTool({
     }
     const env = exec.sandbox ? { PATH: process.env.PATH ?? '/usr/bin:/bin' } : exec.env;
     if (a.run_in_background) return startJob(a, ctx, { argv, cwd, env, shownDir });
-    const journal = await startShellJournal(ctx.root, ctx.changes, ctx.shellScope);
+    // The protected locations are not compared: git's and MewCode's own (the walk never enters .git), read-only
+    // in the sandbox, where their empty placeholders come and go with sandboxes — which an undo must never remove.
+    const scope = ctx.shellScope && { ...ctx.shellScope, skipTop: PROTECTED_NAMES };
+    const journal = await startShellJournal(ctx.root, ctx.changes, scope);
     const out = new OutputCollector(() => spillDirFor(ctx.root));
     const o = await supervise(
       {
