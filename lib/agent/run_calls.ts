@@ -5,7 +5,7 @@
  */
 import { runInGroups } from '../core/call_groups.ts';
 import type { ToolDefinition } from '../core/registry.ts';
-import { fail, type ToolResult } from '../core/tool.ts';
+import { type CallOrigin, fail, type ToolResult } from '../core/tool.ts';
 import type { Provider, ToolCall } from '../llm/provider.ts';
 import { agentTool } from './agent_tool.ts';
 import type { AgentToolName } from './filter.ts';
@@ -22,6 +22,8 @@ interface CallEnv extends AgentOptions {
   emit: (e: AgentEvent) => void;
   /** The agent loop, for sub-agents. */
   runAgent: (o: AgentOptions) => Promise<AgentResult>;
+  /** The run and turn the calls belong to (their journal entries record them). */
+  origin: CallOrigin;
 }
 
 /** Runs a turn's calls as the runtime's batch does: consecutive read-only ones together, the rest one by one. */
@@ -51,7 +53,7 @@ async function callTool(c: ToolCall, env: CallEnv): Promise<ToolResult> {
   if (c.badJson !== undefined)
     return fail('invalid_args', `The arguments for ${c.name} are not valid JSON: ${c.badJson.slice(0, 200)}`);
   if (c.name === 'agent') return runSubAgent(c, env);
-  return env.runtime.call(c.name, c.input, { signal: env.signal });
+  return env.runtime.call(c.name, c.input, { signal: env.signal, origin: env.origin });
 }
 
 async function runSubAgent(c: ToolCall, env: CallEnv): Promise<ToolResult> {

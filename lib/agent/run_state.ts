@@ -4,6 +4,7 @@
  * its transcript and token totals; and how it counts tokens and ends. The loop (loop.ts) drives it.
  * Main thread.
  */
+import { randomBytes } from 'node:crypto';
 import type { ToolDefinition } from '../core/registry.ts';
 import type { Message, Provider, Usage } from '../llm/provider.ts';
 import type { RetryNotice } from '../llm/retry.ts';
@@ -22,6 +23,8 @@ export const MAX_TOKENS = 8192;
 type ResolvedOptions = AgentOptions & { provider: Provider; model: string };
 
 export interface Run {
+  /** The run's id, recorded with the journal entries of its calls (with the turn). */
+  id: string;
   o: ResolvedOptions;
   depth: number;
   emit: (e: AgentEvent) => void;
@@ -64,6 +67,7 @@ export function startRun(o: ResolvedOptions, usage: Usage): Run {
   const budget = o.contextTokens ?? contextBudget(o.model);
   const maxTokens = Math.min(MAX_TOKENS, Math.floor(budget / 4));
   return {
+    id: randomBytes(4).toString('hex'),
     o,
     depth,
     emit,

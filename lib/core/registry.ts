@@ -12,6 +12,7 @@ import type { Result } from './result.ts';
 import {
   type Access,
   type AnyTool,
+  type CallOrigin,
   fail,
   type JsonSchemaObject,
   type PolicyDecision,
@@ -69,6 +70,8 @@ interface ExecuteEnv {
   wording?: Wording;
   /** grep's match spans (see ToolContext.spans). */
   spans?: boolean | 'groups';
+  /** The agent run and turn that made the call (see ToolContext.origin). */
+  origin?: CallOrigin;
 }
 
 export class Registry {
@@ -143,6 +146,7 @@ export class Registry {
         ...(env.form ? { form: env.form } : {}),
         ...(env.wording ? { wording: env.wording } : {}),
         ...(env.spans ? { spans: env.spans } : {}),
+        ...(env.origin ? { origin: env.origin } : {}),
       };
       const result = await (env.lanes ? env.lanes.run(tool, parsed.value, ctx) : tool.invoke(parsed.value, ctx));
       // The decision travels with the result (the CLI's --json shows it).

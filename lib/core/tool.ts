@@ -56,9 +56,19 @@ export type CheckedAccess =
 export type Lane = 'pool' | 'search' | 'main' | 'write';
 
 /** What `run` receives besides its arguments, in every lane. */
+/** The agent run and turn that made a call (its journal entry is grouped by them). */
+export interface CallOrigin {
+  /** The run's id, made when the run starts. */
+  run: string;
+  /** The turn of the run, from 1. */
+  turn: number;
+}
+
 export interface ToolContext {
   /** The real path of the root every relative path is resolved against. */
   root: string;
+  /** Who made the call, when an agent run did. */
+  origin?: CallOrigin;
   /** The checked forms of the path accesses `access()` declared, in the same order. */
   paths: readonly CheckedPath[];
   /** Aborted on cancel or deadline; long-running tools must stop promptly. */

@@ -29,7 +29,8 @@ export interface CallChanges extends ChangeSink {
 
 /** Gives each write-lane call its recorder. */
 export interface ChangeRecorder {
-  begin(tool: string): CallChanges;
+  /** `origin`: the agent run and turn that made the call, recorded with it. */
+  begin(tool: string, origin?: { run: string; turn: number }): CallChanges;
   /**
    * A shell command's changes are found by comparing the root's files before and after it, up to
    * this many files (0: never); past it, the answer says they were not recorded.

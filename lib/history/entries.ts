@@ -32,6 +32,9 @@ export interface Entry {
   kind: EntryKind;
   /** The tool of a call entry. */
   tool?: string;
+  /** The agent run and turn that made a call entry (absent for calls no agent run made). */
+  run?: string;
+  turn?: number;
   files: EntryFile[];
   /** Directories the entry's change created, relative to the root (parents first). */
   dirs: string[];

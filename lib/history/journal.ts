@@ -9,7 +9,7 @@ import { errValue, okValue, type Result } from '../core/result.ts';
 import type { CallChanges, ChangeRecorder, FileImage, RecordNote } from '../files/changes.ts';
 import { type Bounds, collect } from './collect.ts';
 import { type Entry, type EntryKind, planUndo, replay, type StoredImage } from './entries.ts';
-import { type Change, Recording } from './recording.ts';
+import { type Change, type EntryWhat, Recording } from './recording.ts';
 import { carryOut, type FileChange, type RewindOutcome } from './rewind.ts';
 import { JournalStore } from './store.ts';
 
@@ -21,6 +21,9 @@ export interface HistoryEntry {
   /** call: a write tool's call; undo, redo: a restore. */
   kind: EntryKind;
   tool?: string;
+  /** The agent run and turn that made a call entry, when an agent run did. */
+  run?: string;
+  turn?: number;
   files: { path: string; change: FileChange }[];
   /** undo: the entries it took back; redo: the undo it reversed. */
   undoes?: number[];
@@ -70,18 +73,12 @@ export class Journal implements ChangeRecorder {
     this.#store = new JournalStore(c.dir);
   }
 
-  begin(tool: string): CallChanges {
-    return new Recording(this, { kind: 'call', tool });
+  begin(tool: string, origin?: { run: string; turn: number }): CallChanges {
+    return new Recording(this, { kind: 'call', tool, ...(origin ? { run: origin.run, turn: origin.turn } : {}) });
   }
 
   /** Writes one entry: its blobs, then its index line, under the journal's lock. */
-  async write(e: {
-    kind: EntryKind;
-    tool?: string;
-    files: Change[];
-    dirs: string[];
-    undoes?: number[];
-  }): Promise<RecordNote> {
+  async write(e: EntryWhat & { files: Change[]; dirs: string[] }): Promise<RecordNote> {
     const ready = this.#store.ensure();
     if (!ready.ok) return { error: ready.error };
     const rel = (p: string) => path.relative(this.#c.root, p).split(path.sep).join('/');
@@ -98,6 +95,7 @@ export class Journal implements ChangeRecorder {
         const id = this.#store.append({
           ...entry,
           ...(e.tool ? { tool: e.tool } : {}),
+          ...(e.run !== undefined ? { run: e.run, turn: e.turn } : {}),
           ...(e.undoes ? { undoes: e.undoes } : {}),
         });
         // The first write of a process, and any that may pass the cap, collects (oldest first).
@@ -120,6 +118,7 @@ export class Journal implements ChangeRecorder {
       time: e.t,
       kind: e.kind,
       ...(e.tool ? { tool: e.tool } : {}),
+      ...(e.run !== undefined ? { run: e.run, turn: e.turn } : {}),
       files: e.files.map((f) => ({ path: f.p, change: changeOf(f.b, f.a) })),
       ...(e.undoes ? { undoes: e.undoes } : {}),
       ...(e.kind === 'call' && !done.includes(e.id) ? { undone: true } : {}),

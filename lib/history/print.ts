@@ -1,6 +1,7 @@
 /**
- * Text of the journal's answers for a person: the history as a table, and what an undo or redo did
- * (stdout) and left as it was (stderr, with each file's diff since the journal saw it).
+ * Text of the journal's answers for a person: the history as a table (with the agent run and turn
+ * of each call, when an agent run made them), and what an undo or redo did (stdout) and left as it
+ * was (stderr, with each file's diff since the journal saw it).
  */
 import type { HistoryEntry } from './journal.ts';
 import type { FileChange, RewindOutcome } from './rewind.ts';
@@ -26,10 +27,15 @@ function filesOf(e: HistoryEntry): string {
   return [...shown, ...(more > 0 ? [`+${more} more`] : [])].join(', ') || '(no file changed)';
 }
 
+/** The agent run and turn of a call, as `run/turn` (`-` for a call no agent run made). */
+const turnOf = (e: HistoryEntry) => (e.run !== undefined ? `${e.run}/${e.turn ?? '?'}` : '-');
+
 export function historyTable(list: readonly HistoryEntry[]): string {
-  if (list.length === 0) return 'The journal is empty: no write tool has changed this root yet.\n';
-  const rows = list.map((e) => [String(e.id), when(e.time), what(e), filesOf(e)]);
-  const head = ['ID', 'TIME', 'CHANGE', 'FILES'];
+  if (list.length === 0) return 'The journal is empty: no write tool or command has changed this root yet.\n';
+  // The RUN/TURN column only when an agent run made some entry: a person's own calls have none.
+  const byRuns = list.some((e) => e.run !== undefined);
+  const rows = list.map((e) => [String(e.id), when(e.time), ...(byRuns ? [turnOf(e)] : []), what(e), filesOf(e)]);
+  const head = ['ID', 'TIME', ...(byRuns ? ['RUN/TURN'] : []), 'CHANGE', 'FILES'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   const line = (r: string[]) =>
     `${r

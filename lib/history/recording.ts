@@ -12,9 +12,18 @@ export interface Change {
   after: FileImage | undefined;
 }
 
+/** What an entry is, besides its files: a call's tool and origin, or a restore's entries. */
+export interface EntryWhat {
+  kind: EntryKind;
+  tool?: string;
+  run?: string;
+  turn?: number;
+  undoes?: number[];
+}
+
 /** What a recording asks of the journal: to write one entry. */
 export interface EntryWriter {
-  write(e: { kind: EntryKind; tool?: string; files: Change[]; dirs: string[]; undoes?: number[] }): Promise<RecordNote>;
+  write(e: EntryWhat & { files: Change[]; dirs: string[] }): Promise<RecordNote>;
 }
 
 const same = (a: FileImage | undefined, b: FileImage | undefined) =>
@@ -24,9 +33,9 @@ export class Recording implements CallChanges {
   readonly #files = new Map<string, Change>();
   readonly #dirs: string[] = [];
   readonly #to: EntryWriter;
-  readonly #what: { kind: EntryKind; tool?: string; undoes?: number[] };
+  readonly #what: EntryWhat;
 
-  constructor(to: EntryWriter, what: { kind: EntryKind; tool?: string; undoes?: number[] }) {
+  constructor(to: EntryWriter, what: EntryWhat) {
     this.#to = to;
     this.#what = what;
   }

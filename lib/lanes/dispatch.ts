@@ -122,7 +122,7 @@ export function createLanes(c: LaneConfig): LaneRunner {
         ...(c.exec.jobs ? { jobs: c.exec.jobs } : {}),
       } satisfies LaneContexts['main']),
     async write(tool, args, ctx) {
-      const changes = c.recorder?.begin(tool.name);
+      const changes = c.recorder?.begin(tool.name, ctx.origin);
       const result = await tool.invoke(args, {
         ...ctx,
         ledger: c.ledger,

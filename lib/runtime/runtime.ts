@@ -13,7 +13,7 @@ import type { Mode } from '../core/modes.ts';
 import { type LaneRunner, Registry, type ToolDefinition } from '../core/registry.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { spillDirFor } from '../core/spill_dir.ts';
-import type { ToolResult } from '../core/tool.ts';
+import type { CallOrigin, ToolResult } from '../core/tool.ts';
 import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { sweepStaleCgroups } from '../exec/cgroup.ts';
 import { childEnv } from '../exec/env.ts';
@@ -153,6 +153,8 @@ export interface CallOptions {
    * line); `groups`: also where each match's groups are (for rg -r).
    */
   spans?: boolean | 'groups';
+  /** The agent run and turn making the call: its journal entry records them (`mewcode history` groups by them). */
+  origin?: CallOrigin;
 }
 
 export interface Runtime {
@@ -420,6 +422,7 @@ function assemble(p: {
         ...(callOptions.form ? { form: callOptions.form } : {}),
         wording: callOptions.wording ?? wording,
         ...(callOptions.spans ? { spans: callOptions.spans } : {}),
+        ...(callOptions.origin ? { origin: callOptions.origin } : {}),
       }),
     batch: (calls, batchOptions = {}) =>
       runInGroups(
