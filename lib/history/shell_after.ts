@@ -24,6 +24,8 @@ export interface ShellChanges {
   /** Files recorded (created, modified or deleted). */
   recorded: number;
   notRecorded: NotRecorded[];
+  /** The root held more files than the limit after the command: nothing was compared. */
+  cut?: boolean;
 }
 
 const MIB = 1024 * 1024;
@@ -47,7 +49,11 @@ export async function afterCommand(b: ShellBefore, sink: ChangeSink): Promise<Sh
   // The command may have added files: compared up to twice the limit, so it is never cut for that alone.
   const now = treeStates(b.root, { ...b.scope, maxFiles: 2 * b.scope.maxFiles + 1000 });
   if (now.cut)
-    return { recorded: 0, notRecorded: [{ path: '.', why: tooMany(b.scope.maxFiles, 'after the command') }] };
+    return {
+      recorded: 0,
+      cut: true,
+      notRecorded: [{ path: '.', why: tooMany(b.scope.maxFiles, 'after the command') }],
+    };
   const notRecorded: NotRecorded[] = [];
   const changed = changedFiles(b, now);
   const needBlobs = changed.filter((c) => c.before && !b.copies.has(c.rel) && b.blobs.has(c.rel));

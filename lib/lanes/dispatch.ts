@@ -24,7 +24,7 @@ import type { MainContext } from './main_context.ts';
 import type { ReadPool } from './pool.ts';
 import type { ToolTask } from './pool_protocol.ts';
 import type { SearchContext } from './search_context.ts';
-import type { ExecConfig, WriteContext } from './write_context.ts';
+import type { ExecConfig, ShellSeen, WriteContext } from './write_context.ts';
 import { WriteLane } from './write_lane.ts';
 
 interface LaneConfig {
@@ -63,6 +63,8 @@ interface LaneContexts {
 
 export function createLanes(c: LaneConfig): LaneRunner {
   const writeLane = c.writeLane ?? new WriteLane();
+  // What this runtime learned of the root's size around a command (write_context.ts ShellScope.seen).
+  const shellSeen: ShellSeen = {};
   const { pool } = c;
   // Each call's deadline ends with the call (lib/core/deadline.ts says why not AbortSignal.timeout).
   const withDeadline = async <T>(ctx: ToolContext, run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
@@ -132,7 +134,11 @@ export function createLanes(c: LaneConfig): LaneRunner {
         ...(changes && c.recorder
           ? {
               changes,
-              shellScope: { maxFiles: c.recorder.shellMaxFiles, ...(c.gitUser ? { gitUser: c.gitUser } : {}) },
+              shellScope: {
+                maxFiles: c.recorder.shellMaxFiles,
+                seen: shellSeen,
+                ...(c.gitUser ? { gitUser: c.gitUser } : {}),
+              },
             }
           : {}),
       } satisfies LaneContexts['write']);

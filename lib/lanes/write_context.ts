@@ -39,8 +39,20 @@ export interface WriteContext extends ToolContext {
 export interface ShellScope {
   /** Compare at most this many files (0: record no command's changes). */
   maxFiles: number;
+  /** Kept by the runtime across its calls. */
+  seen: ShellSeen;
   /** For the global excludes file: paths it ignores are not recorded. */
   gitUser?: GitUser;
   /** Entries of the root not compared (the protected locations: git's and MewCode's own). */
   skipTop?: readonly string[];
+}
+
+/**
+ * What a runtime learned of its root around commands: once the root held more files than `maxFiles`,
+ * later commands are not compared (finding that out again costs a walk of `maxFiles` files per
+ * command); a new runtime looks again.
+ */
+export interface ShellSeen {
+  /** When (ms since the epoch) a command found the root over the limit. */
+  overSince?: number;
 }

@@ -25,19 +25,25 @@ export async function startShellJournal(
 ): Promise<ShellJournal | undefined> {
   if (!sink || !scope) return undefined;
   if (scope.maxFiles === 0) return missed(tooMany(0, ''));
+  if (scope.seen.overSince !== undefined) return missed(tooMany(scope.maxFiles, overWhen(scope.seen.overSince)));
   let found: ShellBefore | undefined;
   try {
     found = beforeCommand(root, scope);
   } catch (e) {
     return missed(`the journal could not take the root's state before the command (${(e as Error).message})`);
   }
-  if (!found) return missed(tooMany(scope.maxFiles, 'before the command'));
+  if (!found) {
+    scope.seen.overSince = Date.now();
+    return missed(tooMany(scope.maxFiles, 'before the command'));
+  }
   const before = found;
   if (before.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, before.waitMs));
   return {
     async finish() {
       try {
-        return (await afterCommand(before, sink)).notRecorded;
+        const found = await afterCommand(before, sink);
+        if (found.cut) scope.seen.overSince = Date.now();
+        return found.notRecorded;
       } catch (e) {
         return [
           { path: '.', why: `the journal could not compare the root after the command (${(e as Error).message})` },
@@ -46,6 +52,9 @@ export async function startShellJournal(
     },
   };
 }
+
+const overWhen = (ms: number) =>
+  `when this runtime counted them (${new Date(ms).toISOString()}; a new runtime counts again)`;
 
 /** The answer's line for what the journal could not record; '' when everything was. */
 export function notRecordedText(missed: readonly NotRecorded[]): string {

@@ -221,6 +221,9 @@ test('shell journal: past journal.shellMaxFiles (or with 0) a command runs and i
       ['.'],
     );
     assert.match(r.content, shellMaxFiles === 0 ? /shellMaxFiles is 0/ : /more than 3 files before the command/);
+    // The runtime remembers: the next command is not compared again (a walk of the limit each time).
+    const again = await rt.call('bash', { command: 'rm b.txt' });
+    if (shellMaxFiles > 0) assert.match(again.content, /more than 3 files when this runtime counted them/);
     assert.deepEqual(rt.journal?.list(), []);
   }
 });
