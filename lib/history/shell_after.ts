@@ -29,6 +29,9 @@ export interface ShellChanges {
 }
 
 const MIB = 1024 * 1024;
+/** The most file bytes (before and after) one command's entry holds. */
+export const COMMAND_BYTES = 256 * MIB;
+const OVER_COMMAND = `past the ${COMMAND_BYTES / MIB} MiB of file images the journal records of one command`;
 /** Why a command's changes were not looked for: the root holds more files than the journal compares. */
 export const tooMany = (max: number, when: string) =>
   max === 0
@@ -55,7 +58,7 @@ export async function afterCommand(b: ShellBefore, sink: ChangeSink): Promise<Sh
       notRecorded: [{ path: '.', why: tooMany(b.scope.maxFiles, 'after the command') }],
     };
   const notRecorded: NotRecorded[] = [];
-  const changed = changedFiles(b, now);
+  const changed = withinBudget(changedFiles(b, now), notRecorded);
   const needBlobs = changed.filter((c) => c.before && !b.copies.has(c.rel) && b.blobs.has(c.rel));
   const blobs =
     b.repo && needBlobs.length > 0
@@ -73,6 +76,25 @@ export async function afterCommand(b: ShellBefore, sink: ChangeSink): Promise<Sh
   for (const d of [...now.dirs].filter((d) => !b.states.dirs.has(d)).sort()) sink.dir(path.join(b.root, d));
   notRecorded.push(...emptyDirsRemoved(b.states, now), ...ignoredChanges(b.states, now));
   return { recorded, notRecorded };
+}
+
+/**
+ * The changes whose images fit in what one command may hold in memory and add to the journal, in
+ * path order; the rest are named. Sizes are the stat's: a file over FILE_MAX is named by imagesOf.
+ */
+function withinBudget(changed: Pending[], notRecorded: NotRecorded[]): Pending[] {
+  let bytes = 0;
+  const kept: Pending[] = [];
+  for (const c of changed) {
+    const size = (s: EntryState | undefined) => (s && s.size <= BigInt(FILE_MAX) ? Number(s.size) : 0);
+    const more = size(c.before) + size(c.after);
+    if (bytes + more > COMMAND_BYTES) notRecorded.push({ path: c.rel, why: OVER_COMMAND });
+    else {
+      bytes += more;
+      kept.push(c);
+    }
+  }
+  return kept;
 }
 
 /** Files whose state differs (or, for a racy one, whose bytes differ), in path order. */

@@ -241,3 +241,22 @@ test('shell journal: a bad journal option is refused with what is wrong', async 
     assert.match(made.ok ? '' : made.error, says);
   }
 });
+
+test('shell journal: a file over 16 MiB, and files past the 256 MiB one command may record, are named, not read into the entry', async () => {
+  const { rt, at } = await setup({ 'a.txt': 'a\n' });
+  // Sparse files: 17 of 15 MiB fit the 256 MiB (255), the 18th does not; one of 17 MiB is over the per-file limit.
+  const r = await rt.call('bash', {
+    command: 'for i in $(seq -w 1 18); do truncate -s 15M f$i.bin; done; truncate -s 17M huge.bin',
+  });
+  assert.equal(r.isError, false, r.content);
+  const missed = Object.fromEntries(notRecorded(r).map((m) => [m.path, m.why]));
+  assert.match(missed['huge.bin'] ?? '', /17\.0 MiB, over the 16 MiB/);
+  assert.match(missed['f18.bin'] ?? '', /past the 256 MiB/);
+  assert.equal(Object.keys(missed).length, 2, JSON.stringify(missed));
+  const entry = rt.journal?.list().at(-1);
+  assert.equal(entry?.files.length, 17);
+  const undo = await rt.journal?.undo();
+  assert.ok(undo?.ok && undo.value.conflicts.length === 0);
+  assert.equal(existsSync(at('f01.bin')), false);
+  assert.equal(existsSync(at('f18.bin')), true, 'what was not recorded stays');
+});
