@@ -4,12 +4,13 @@
  * compiled on first use, so a command that never uses them does not pay for parsing them
  * (scripts/build_islands.ts makes them; measured there). Not used when running from source.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
+import { readFdRange } from './read_fd.ts';
 
 declare const __MEWCODE_BUILD_ID__: string | undefined;
 
@@ -76,26 +77,16 @@ function islandText(name: string): string {
   const fd = openSync(file, 'r');
   try {
     const size = fstatSync(fd).size;
-    const tail = readAt(fd, Math.max(0, size - 4096), size).toString('latin1');
+    const from = Math.max(0, size - 4096);
+    const tail = readFdRange(fd, from, size - from).toString('latin1');
     const m = new RegExp(`\\n/\\*${ISLAND_INDEX_MARK} ${build} (\\{.*\\})\\*/\\n?$`).exec(tail);
     const range = m ? (JSON.parse(m[1] as string) as Record<string, [number, number]>)[name] : undefined;
     if (!range) throw replaced();
     const head = `\n/*${ISLAND_MARK} ${build} ${name}\n`;
-    const bytes = readAt(fd, range[0], range[1]).toString('latin1');
+    const bytes = readFdRange(fd, range[0], range[1] - range[0]).toString('latin1');
     if (!bytes.startsWith(head)) throw replaced();
     return brotliDecompressSync(Buffer.from(bytes.slice(head.length), 'base64')).toString('utf8');
   } finally {
     closeSync(fd);
   }
-}
-
-function readAt(fd: number, start: number, end: number): Buffer {
-  const buf = Buffer.allocUnsafe(end - start);
-  let got = 0;
-  while (got < buf.length) {
-    const n = readSync(fd, buf, got, buf.length - got, start + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return buf.subarray(0, got);
 }

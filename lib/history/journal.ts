@@ -53,7 +53,7 @@ interface JournalConfig {
  * Past this many files in the root, a shell command's changes are not compared (the comparison stats
  * every file twice: ~1 s per command on 100k files here, docs/undo.md "Cost").
  */
-export const SHELL_MAX_FILES = 20_000;
+export const SHELL_MAX_FILES = 10_000;
 
 const changeOf = (b: StoredImage | null, a: StoredImage | null): FileChange =>
   b === null ? 'created' : a === null ? 'deleted' : 'modified';

@@ -13,8 +13,8 @@ import { findRepo, type GitIndexState, type GitRepo, readIndex } from './git_rep
 import { type EntryState, type TreeStates, treeStates } from './tree_states.ts';
 
 /** Copies taken before a command: at most this many files and bytes, each file at most FILE_MAX. */
-export const COPY_FILES = 2000;
-export const COPY_BYTES = 64 * 1024 * 1024;
+export const COPY_FILES = 1000;
+export const COPY_BYTES = 32 * 1024 * 1024;
 export const FILE_MAX = 16 * 1024 * 1024;
 /**
  * A file whose ctime is this close to the snapshot may be changed again within the same clock tick

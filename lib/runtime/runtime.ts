@@ -124,7 +124,7 @@ export interface JournalOption {
   maxBytes?: number;
   maxAgeDays?: number;
   /**
-   * bash commands' changes are recorded in roots of up to this many files (default 20,000; 0: never):
+   * bash commands' changes are recorded in roots of up to this many files (default 10,000; 0: never):
    * finding them stats every file before and after each command.
    */
   shellMaxFiles?: number;
