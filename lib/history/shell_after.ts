@@ -42,6 +42,9 @@ const TOO_LARGE = (n: bigint) =>
 const NOT_KEPT =
   'its bytes before the command were not kept (not clean in git, and past the copies taken before each command)';
 
+const CONVERTED =
+  "git's blob of it is not its bytes (git converted them: end of lines, a filter such as git-lfs's, an encoding), and no copy was kept";
+
 interface Pending {
   rel: string;
   before: EntryState | undefined;
@@ -128,6 +131,9 @@ function imagesOf(b: ShellBefore, c: Pending, blobs: Map<string, Buffer>): Image
     if (c.before.size > BigInt(FILE_MAX)) return { why: TOO_LARGE(c.before.size) };
     const bytes = b.copies.get(c.rel) ?? blobs.get(b.blobs.get(c.rel) ?? '');
     if (!bytes) return { why: b.blobs.has(c.rel) ? 'git could not give its bytes before the command' : NOT_KEPT };
+    // Git stores what it converted (end-of-line conversion, a clean filter such as git-lfs's pointer,
+    // working-tree-encoding, ident): a blob of another size than the file is not the file's bytes.
+    if (bytes.length !== Number(c.before.size)) return { why: CONVERTED };
     before = { bytes, mode: c.before.mode & 0o7777 };
   }
   let after: FileImage | undefined;
