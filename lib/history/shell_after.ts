@@ -76,7 +76,8 @@ export async function afterCommand(b: ShellBefore, sink: ChangeSink): Promise<Sh
       recorded++;
     }
   }
-  for (const d of [...now.dirs].filter((d) => !b.states.dirs.has(d)).sort()) sink.dir(path.join(b.root, d));
+  for (const d of [...now.dirs].filter((d) => !b.states.dirs.has(d) && !underIgnored(b.states, d)).sort())
+    sink.dir(path.join(b.root, d));
   notRecorded.push(...emptyDirsRemoved(b.states, now), ...ignoredChanges(b.states, now));
   return { recorded, notRecorded };
 }
@@ -108,9 +109,20 @@ function changedFiles(b: ShellBefore, now: TreeStates): Pending[] {
     const before = b.states.files.get(rel);
     const after = now.files.get(rel);
     if (before && after && sameState(before, after) && !racyChanged(b, rel, after)) continue;
+    // Unseen on one side because an ignore file changed (the entry covering it is named by
+    // ignoredChanges): not made or deleted by the command — an undo must not delete or restore it.
+    if ((!before && underIgnored(b.states, rel)) || (!after && underIgnored(now, rel))) continue;
     out.push({ rel, before, after });
   }
   return out;
+}
+
+/** Whether `rel` or a directory above it is an entry the ignore files excluded (not entered) in `states`. */
+function underIgnored(states: TreeStates, rel: string): boolean {
+  if (states.ignored.size === 0) return false;
+  for (let at = rel.length; at > 0; at = rel.lastIndexOf('/', at - 1))
+    if (states.ignored.has(rel.slice(0, at))) return true;
+  return false;
 }
 
 /** A racy file with its stat unchanged: changed only if its bytes are not the copy's. */
