@@ -6,7 +6,16 @@
  * stats or reads (no file outside the root may be read into the journal).
  */
 import assert from 'node:assert/strict';
-import { lstatSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { ToolResult } from '../../lib/core/tool.ts';
@@ -112,4 +121,27 @@ test('shell review: a file is never read through a directory swapped for a symli
     mode: Number(inside.mode),
   };
   assert.equal(readAsStated(root, 'e/y', ok)?.toString(), 'inside\n');
+});
+
+test('shell review: fetching a before-image never runs a program the repository config names (a partial clone lazy-fetching through ext::)', async () => {
+  const marker = path.join(tempDir(), 'ran');
+  const { rt, root, at } = await setup({ 'a.txt': 'hello\n' }, { git: () => {} });
+  const oid = git(root, 'rev-parse', 'HEAD:a.txt').trim();
+  rmSync(path.join(root, '.git/objects', oid.slice(0, 2), oid.slice(2)));
+  for (const [k, v] of [
+    ['core.repositoryformatversion', '1'],
+    ['extensions.partialClone', 'origin'],
+    ['remote.origin.promisor', 'true'],
+    ['remote.origin.url', `ext::sh -c touch% ${marker}`],
+    ['protocol.ext.allow', 'always'],
+  ] as const)
+    git(root, 'config', k, v);
+  const r = await rt.call('bash', { command: 'echo x >> a.txt' });
+  assert.equal(r.isError, false, r.content);
+  assert.equal(existsSync(marker), false, 'git ran the remote command of the repository config');
+  assert.ok(
+    notRecorded(r).some((m) => m.path === 'a.txt'),
+    r.content,
+  );
+  assert.equal(readFileSync(at('a.txt'), 'utf8'), 'hello\nx\n');
 });
