@@ -87,8 +87,17 @@ export function readIndex(repo: GitRepo): GitIndexState | undefined {
 function gitEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
-  return { ...env, GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C' };
+  return { ...env, GIT_CONFIG_NOSYSTEM: '1', GIT_NO_LAZY_FETCH: '1', LC_ALL: 'C' };
 }
+
+/**
+ * No transport at all: a blob missing from a partial clone would otherwise be fetched from its
+ * promisor remote, and the repository's config chooses how (an `ext::` URL or core.sshCommand runs any
+ * program). Command-line settings win over the repository's; GIT_NO_LAZY_FETCH is honoured from git 2.44.
+ */
+const NO_FETCH = ['allow', 'ext.allow', 'file.allow', 'ssh.allow', 'git.allow', 'http.allow', 'https.allow'].flatMap(
+  (k) => ['-c', `protocol.${k}=never`],
+);
 
 /** The blobs' bytes by id; ids git does not have (or a git that failed) are absent. */
 export function fetchBlobs(repo: GitRepo, oids: readonly string[]): Promise<Map<string, Buffer>> {
@@ -98,7 +107,7 @@ export function fetchBlobs(repo: GitRepo, oids: readonly string[]): Promise<Map<
     const chunks: Buffer[] = [];
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn('git', ['--git-dir', repo.gitDir, 'cat-file', '--batch'], {
+      child = spawn('git', [...NO_FETCH, '--git-dir', repo.gitDir, 'cat-file', '--batch'], {
         env: gitEnv(),
         stdio: ['pipe', 'pipe', 'ignore'],
       });

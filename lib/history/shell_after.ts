@@ -10,7 +10,7 @@
 import path from 'node:path';
 import type { ChangeSink, FileImage } from '../files/changes.ts';
 import { fetchBlobs } from './git_repo.ts';
-import { FILE_MAX, isRegular, readAsStated, type ShellBefore } from './shell_before.ts';
+import { CheckedDirs, FILE_MAX, isRegular, readAsStated, type ShellBefore } from './shell_before.ts';
 import { type EntryState, sameState, type TreeStates, treeStates } from './tree_states.ts';
 
 /** A change the journal could not record, and why. */
@@ -42,6 +42,9 @@ const TOO_LARGE = (n: bigint) =>
 const NOT_KEPT =
   'its bytes before the command were not kept (not clean in git, and past the copies taken before each command)';
 
+const CONVERTED =
+  "git's blob of it is not its bytes (git converted them: end of lines, a filter such as git-lfs's, an encoding), and no copy was kept";
+
 interface Pending {
   rel: string;
   before: EntryState | undefined;
@@ -58,7 +61,22 @@ export async function afterCommand(b: ShellBefore, sink: ChangeSink): Promise<Sh
       notRecorded: [{ path: '.', why: tooMany(b.scope.maxFiles, 'after the command') }],
     };
   const notRecorded: NotRecorded[] = [];
-  const changed = withinBudget(changedFiles(b, now), notRecorded);
+  const dirs = new CheckedDirs(b.root);
+  try {
+    return await compared(b, now, sink, dirs, notRecorded);
+  } finally {
+    dirs.close();
+  }
+}
+
+async function compared(
+  b: ShellBefore,
+  now: TreeStates,
+  sink: ChangeSink,
+  dirs: CheckedDirs,
+  notRecorded: NotRecorded[],
+): Promise<ShellChanges> {
+  const changed = withinBudget(changedFiles(b, now, dirs), notRecorded);
   const needBlobs = changed.filter((c) => c.before && !b.copies.has(c.rel) && b.blobs.has(c.rel));
   const blobs =
     b.repo && needBlobs.length > 0
@@ -66,14 +84,15 @@ export async function afterCommand(b: ShellBefore, sink: ChangeSink): Promise<Sh
       : new Map<string, Buffer>();
   let recorded = 0;
   for (const c of changed) {
-    const images = imagesOf(b, c, blobs);
+    const images = imagesOf(b, c, blobs, dirs);
     if ('why' in images) notRecorded.push({ path: c.rel, why: images.why });
     else {
       sink.file(path.join(b.root, c.rel), images.before, images.after);
       recorded++;
     }
   }
-  for (const d of [...now.dirs].filter((d) => !b.states.dirs.has(d)).sort()) sink.dir(path.join(b.root, d));
+  for (const d of [...now.dirs].filter((d) => !b.states.dirs.has(d) && !underIgnored(b.states, d)).sort())
+    sink.dir(path.join(b.root, d));
   notRecorded.push(...emptyDirsRemoved(b.states, now), ...ignoredChanges(b.states, now));
   return { recorded, notRecorded };
 }
@@ -98,29 +117,40 @@ function withinBudget(changed: Pending[], notRecorded: NotRecorded[]): Pending[]
 }
 
 /** Files whose state differs (or, for a racy one, whose bytes differ), in path order. */
-function changedFiles(b: ShellBefore, now: TreeStates): Pending[] {
+function changedFiles(b: ShellBefore, now: TreeStates, dirs: CheckedDirs): Pending[] {
   const out: Pending[] = [];
   const rels = new Set([...b.states.files.keys(), ...now.files.keys()]);
   for (const rel of [...rels].sort()) {
     const before = b.states.files.get(rel);
     const after = now.files.get(rel);
-    if (before && after && sameState(before, after) && !racyChanged(b, rel, after)) continue;
+    if (before && after && sameState(before, after) && !racyChanged(b, rel, after, dirs)) continue;
+    // Unseen on one side because an ignore file changed (the entry covering it is named by
+    // ignoredChanges): not made or deleted by the command — an undo must not delete or restore it.
+    if ((!before && underIgnored(b.states, rel)) || (!after && underIgnored(now, rel))) continue;
     out.push({ rel, before, after });
   }
   return out;
 }
 
+/** Whether `rel` or a directory above it is an entry the ignore files excluded (not entered) in `states`. */
+function underIgnored(states: TreeStates, rel: string): boolean {
+  if (states.ignored.size === 0) return false;
+  for (let at = rel.length; at > 0; at = rel.lastIndexOf('/', at - 1))
+    if (states.ignored.has(rel.slice(0, at))) return true;
+  return false;
+}
+
 /** A racy file with its stat unchanged: changed only if its bytes are not the copy's. */
-function racyChanged(b: ShellBefore, rel: string, after: EntryState): boolean {
+function racyChanged(b: ShellBefore, rel: string, after: EntryState, dirs: CheckedDirs): boolean {
   if (!b.racy.has(rel)) return false;
   const copy = b.copies.get(rel);
-  const bytes = readAsStated(path.join(b.root, rel), after);
+  const bytes = readAsStated(b.root, rel, after, dirs);
   return copy === undefined || bytes === undefined || !copy.equals(bytes);
 }
 
 type Images = { before: FileImage | undefined; after: FileImage | undefined } | { why: string };
 
-function imagesOf(b: ShellBefore, c: Pending, blobs: Map<string, Buffer>): Images {
+function imagesOf(b: ShellBefore, c: Pending, blobs: Map<string, Buffer>, dirs: CheckedDirs): Images {
   if ((c.before && !isRegular(c.before)) || (c.after && !isRegular(c.after)))
     return { why: 'a symbolic link (or not a regular file): the journal records regular files' };
   let before: FileImage | undefined;
@@ -128,12 +158,15 @@ function imagesOf(b: ShellBefore, c: Pending, blobs: Map<string, Buffer>): Image
     if (c.before.size > BigInt(FILE_MAX)) return { why: TOO_LARGE(c.before.size) };
     const bytes = b.copies.get(c.rel) ?? blobs.get(b.blobs.get(c.rel) ?? '');
     if (!bytes) return { why: b.blobs.has(c.rel) ? 'git could not give its bytes before the command' : NOT_KEPT };
+    // Git stores what it converted (end-of-line conversion, a clean filter such as git-lfs's pointer,
+    // working-tree-encoding, ident): a blob of another size than the file is not the file's bytes.
+    if (bytes.length !== Number(c.before.size)) return { why: CONVERTED };
     before = { bytes, mode: c.before.mode & 0o7777 };
   }
   let after: FileImage | undefined;
   if (c.after) {
     if (c.after.size > BigInt(FILE_MAX)) return { why: TOO_LARGE(c.after.size) };
-    const bytes = readAsStated(path.join(b.root, c.rel), c.after);
+    const bytes = readAsStated(b.root, c.rel, c.after, dirs);
     if (!bytes) return { why: 'it changed again while the journal read it' };
     after = { bytes, mode: c.after.mode & 0o7777 };
   }

@@ -7,6 +7,8 @@
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { readFdRange } from '../core/read_fd.ts';
+import type { DirHandle } from '../files/atomic.ts';
+import { openDirFrom } from '../files/dir_tree.ts';
 import type { GitUser } from '../search/ignore.ts';
 import { cleanFor } from './git_index.ts';
 import { findRepo, type GitIndexState, type GitRepo, readIndex } from './git_repo.ts';
@@ -89,26 +91,67 @@ function copyWithin(b: ShellBefore, files: [string, EntryState][]): number {
   files.sort(([ra, a], [rb, c]) => Number(b.racy.has(rb)) - Number(b.racy.has(ra)) || (c.mtimeNs > a.mtimeNs ? 1 : -1));
   let bytes = 0;
   let waitUntilNs = 0n;
-  for (const [rel, st] of files) {
-    const got =
-      st.size <= BigInt(FILE_MAX) && b.copies.size < COPY_FILES && bytes + Number(st.size) <= COPY_BYTES
-        ? readAsStated(path.join(b.root, rel), st)
-        : undefined;
-    if (got) {
-      b.copies.set(rel, got);
-      bytes += got.length;
-    } else if (b.racy.delete(rel) && st.ctimeNs > waitUntilNs) waitUntilNs = st.ctimeNs;
+  const dirs = new CheckedDirs(b.root);
+  try {
+    for (const [rel, st] of files) {
+      const got =
+        st.size <= BigInt(FILE_MAX) && b.copies.size < COPY_FILES && bytes + Number(st.size) <= COPY_BYTES
+          ? readAsStated(b.root, rel, st, dirs)
+          : undefined;
+      if (got) {
+        b.copies.set(rel, got);
+        bytes += got.length;
+      } else if (b.racy.delete(rel) && st.ctimeNs > waitUntilNs) waitUntilNs = st.ctimeNs;
+    }
+  } finally {
+    dirs.close();
   }
   return waitUntilNs === 0n ? 0 : Math.max(0, Number((waitUntilNs + RACY_NS) / 1_000_000n) + 1 - Date.now());
 }
 
-/** The file's bytes, if it is still the very file stat'ed (same inode, size and mtime); never through a symlink. */
-export function readAsStated(abs: string, st: EntryState): Buffer | undefined {
+/**
+ * Directories of the root opened through checked descriptors (dir_tree.ts), kept open while a batch
+ * of files is read (at most KEPT_DIRS at a time): no directory swapped for a symlink can lead a read
+ * outside the root, and a directory of many files is checked once.
+ */
+export class CheckedDirs {
+  readonly #root: string;
+  readonly #open = new Map<string, DirHandle | undefined>();
+  constructor(root: string) {
+    this.#root = root;
+  }
+  get(relDir: string): DirHandle | undefined {
+    if (this.#open.has(relDir)) return this.#open.get(relDir);
+    if (this.#open.size >= KEPT_DIRS) this.close();
+    const opened = openDirFrom(this.#root, relDir === '' ? this.#root : path.join(this.#root, relDir), false);
+    const dir = opened.ok ? opened.value : undefined;
+    this.#open.set(relDir, dir);
+    return dir;
+  }
+  close(): void {
+    for (const d of this.#open.values()) d?.close();
+    this.#open.clear();
+  }
+}
+const KEPT_DIRS = 64;
+
+/**
+ * The file `rel`'s bytes, if it is still the very file stat'ed (same inode, size and mtime); opened
+ * with O_NOFOLLOW in its directory reached from the root through checked descriptors, never through a
+ * symlink: a directory swapped for one (while the walk stat'ed, or since) cannot lead outside the root.
+ */
+export function readAsStated(root: string, rel: string, st: EntryState, dirs?: CheckedDirs): Buffer | undefined {
+  const slash = rel.lastIndexOf('/');
+  const own = dirs ? undefined : new CheckedDirs(root);
+  const dir = (dirs ?? own)?.get(slash === -1 ? '' : rel.slice(0, slash));
   let fd: number;
   try {
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    if (!dir) return undefined;
+    fd = openSync(dir.at(rel.slice(slash + 1)), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return undefined;
+  } finally {
+    own?.close();
   }
   try {
     const now = fstatSync(fd, { bigint: true });
