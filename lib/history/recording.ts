@@ -58,7 +58,8 @@ export class Recording implements CallChanges {
   /** Writes the entry; `always`: even when no file changed (a restore that found everything in place). */
   finish(always = false): Promise<RecordNote> {
     const files = this.changed();
-    if (files.length === 0 && !always) return Promise.resolve(undefined);
+    // Directories made with no file (a command's mkdir) are a change too: undo removes them.
+    if (files.length === 0 && this.#dirs.length === 0 && !always) return Promise.resolve(undefined);
     return this.#to.write({ ...this.#what, files, dirs: this.#dirs });
   }
 }

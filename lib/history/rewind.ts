@@ -44,24 +44,30 @@ export async function carryOut(
   plan: { files: PlannedFile[]; dirs: string[] },
 ): Promise<Omit<RewindOutcome, 'undid'>> {
   const out: Omit<RewindOutcome, 'undid'> = { restored: [], unchanged: [], conflicts: [], failed: [], dirsRemoved: [] };
-  for (const f of plan.files) {
-    const to = f.to ? image(c.store, f.to) : undefined;
-    if (to === null) {
-      out.failed.push({ path: f.p, message: 'its recorded bytes are missing from the journal' });
-      continue;
-    }
-    const real = path.join(c.root, f.p);
-    const expect = f.expect ? { sha256: f.expect.h, mode: f.expect.m } : undefined;
-    const r = await swapFile(c.root, { real, expect, to }, { force: c.force, sink: c.sink, onChange: c.onChange });
-    if (r.status === 'done')
-      out.restored.push({ path: f.p, change: !to ? 'deleted' : f.expect ? 'modified' : 'created' });
-    else if (r.status === 'same') out.unchanged.push(f.p);
-    else if (r.status === 'failed') out.failed.push({ path: f.p, message: r.message });
-    else
-      out.conflicts.push({ path: f.p, why: r.why ?? whyOf(f.expect, r.current), diff: diffOf(c.store, f, r.current) });
-  }
+  // Deletions first (deepest first), then the directories made, then the writes: a file that a
+  // command replaced by a directory comes back only once what was put under its path is gone.
+  const depth = (p: string) => p.split('/').length;
+  const deletions = plan.files.filter((f) => !f.to).sort((a, b) => depth(b.p) - depth(a.p));
+  for (const f of deletions) await restoreOne(c, f, out);
   for (const d of plan.dirs) if (removeEmptyDir(c.root, path.join(c.root, d))) out.dirsRemoved.push(d);
+  for (const f of plan.files) if (f.to) await restoreOne(c, f, out);
   return out;
+}
+
+async function restoreOne(c: Ctx, f: PlannedFile, out: Omit<RewindOutcome, 'undid'>): Promise<void> {
+  const to = f.to ? image(c.store, f.to) : undefined;
+  if (to === null) {
+    out.failed.push({ path: f.p, message: 'its recorded bytes are missing from the journal' });
+    return;
+  }
+  const real = path.join(c.root, f.p);
+  const expect = f.expect ? { sha256: f.expect.h, mode: f.expect.m } : undefined;
+  const r = await swapFile(c.root, { real, expect, to }, { force: c.force, sink: c.sink, onChange: c.onChange });
+  if (r.status === 'done')
+    out.restored.push({ path: f.p, change: !to ? 'deleted' : f.expect ? 'modified' : 'created' });
+  else if (r.status === 'same') out.unchanged.push(f.p);
+  else if (r.status === 'failed') out.failed.push({ path: f.p, message: r.message });
+  else out.conflicts.push({ path: f.p, why: r.why ?? whyOf(f.expect, r.current), diff: diffOf(c.store, f, r.current) });
 }
 
 /** The bytes and mode of a stored image; null when its blob is gone. */

@@ -260,3 +260,29 @@ test('shell journal: a file over 16 MiB, and files past the 256 MiB one command 
   assert.equal(existsSync(at('f01.bin')), false);
   assert.equal(existsSync(at('f18.bin')), true, 'what was not recorded stays');
 });
+
+test('shell journal: a file a command replaced by a directory comes back on undo (what was put under its path goes first)', async () => {
+  const { rt, at } = await setup({ f: 'the file\n', 'd/x.txt': 'x\n' });
+  const r = await rt.call('bash', { command: 'rm f && mkdir f && echo g > f/g && rm -r d && printf d > d' });
+  assert.equal(r.isError, false, r.content);
+  const undo = await rt.journal?.undo();
+  assert.ok(undo?.ok, JSON.stringify(undo));
+  assert.deepEqual(undo.value.conflicts, []);
+  assert.equal(readFileSync(at('f'), 'utf8'), 'the file\n');
+  assert.equal(readFileSync(at('d/x.txt'), 'utf8'), 'x\n');
+  const redo = await rt.journal?.redo();
+  assert.ok(redo?.ok && redo.value.conflicts.length === 0, JSON.stringify(redo));
+  assert.equal(readFileSync(at('f/g'), 'utf8'), 'g\n');
+  assert.equal(readFileSync(at('d'), 'utf8'), 'd');
+});
+
+test('shell journal: a command that only makes directories is an entry, and undo removes them', async () => {
+  const { rt, at } = await setup({ 'a.txt': 'a\n' });
+  const r = await rt.call('bash', { command: 'mkdir -p made/deep other' });
+  assert.equal(r.isError, false, r.content);
+  assert.equal(typeof r.meta?.journal, 'number', r.content);
+  const undo = await rt.journal?.undo();
+  assert.ok(undo?.ok, JSON.stringify(undo));
+  assert.equal(existsSync(at('made')), false);
+  assert.equal(existsSync(at('other')), false);
+});
