@@ -6,7 +6,7 @@
  * second agent, the tests' writer processes) serialise with us. Write lane, main thread.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -42,8 +42,40 @@ interface LockInfo {
   path: string;
 }
 
+/**
+ * The user's own lock directory: per user, as a directory one user made (0700) refused every other
+ * user's locks (EACCES), and one another user made first could hold or break ours.
+ */
+const lockDir = () => path.join(tmpdir(), `mewcode-locks-${process.geteuid?.() ?? 'user'}`);
+
 export const lockFileOf = (realPath: string) =>
-  path.join(tmpdir(), 'mewcode-locks', `${createHash('sha256').update(realPath).digest('hex').slice(0, 40)}.lock`);
+  path.join(lockDir(), `${createHash('sha256').update(realPath).digest('hex').slice(0, 40)}.lock`);
+
+let checked: string | undefined;
+
+/** Makes the lock directory (0700) and accepts it only if it is the user's own, private, and no link. */
+function ensureLockDir(dir: string): void {
+  if (checked === dir) return;
+  try {
+    mkdirSync(dir, { mode: 0o700 }); // never follows a link planted at the name: EEXIST instead
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  const st = lstatSync(dir);
+  const me = process.geteuid?.();
+  const wrong = st.isSymbolicLink()
+    ? 'is a symbolic link'
+    : !st.isDirectory()
+      ? 'is not a directory'
+      : me !== undefined && st.uid !== me
+        ? `belongs to uid ${st.uid}, not to you (uid ${me})`
+        : st.mode & 0o022
+          ? `is writable by others (mode ${(st.mode & 0o777).toString(8)})`
+          : undefined;
+  if (wrong)
+    throw new Error(`the lock directory ${dir} ${wrong}; remove it (rm -r ${dir}) and MewCode will make its own`);
+  checked = dir;
+}
 
 /** The lock's release, or who holds it (undefined when its file could not be read). */
 type LockResult = Result<() => void, LockInfo | undefined>;
@@ -51,7 +83,7 @@ type LockResult = Result<() => void, LockInfo | undefined>;
 /** Takes the cross-process lock of a real path, waiting up to `waitMs`. */
 export async function acquireFileLock(realPath: string, waitMs = LOCK_WAIT_MS): Promise<LockResult> {
   const file = lockFileOf(realPath);
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  ensureLockDir(path.dirname(file));
   const mine: LockInfo = { pid: process.pid, host: hostname(), at: Date.now(), path: realPath };
   const deadline = Date.now() + waitMs;
   let holder: LockInfo | undefined;
