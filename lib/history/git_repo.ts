@@ -45,6 +45,32 @@ function lstatIfAny(p: string) {
   }
 }
 
+/**
+ * Whether git may have stored something other than the file's bytes under the same size: a clean
+ * filter (git-lfs, or any `filter.<driver>.clean`) named in the repository's or the user's git
+ * configuration. (End-of-line and encoding conversions change the size, which the blob's is checked
+ * against.) Such a repository's blobs are not used as before-images: its files are copied instead.
+ */
+export function mayFilter(repo: GitRepo): boolean {
+  const home = process.env.HOME ?? '';
+  const xdg = process.env.XDG_CONFIG_HOME || path.join(home, '.config');
+  let common = repo.gitDir;
+  try {
+    common = path.resolve(repo.gitDir, readFileSync(path.join(repo.gitDir, 'commondir'), 'utf8').trim());
+  } catch {
+    // not a linked worktree: its git directory is the common one
+  }
+  const files = [path.join(repo.gitDir, 'config'), path.join(common, 'config'), path.join(home, '.gitconfig')];
+  files.push(path.join(xdg, 'git', 'config'), '/etc/gitconfig');
+  return files.some((f) => {
+    try {
+      return /^\s*\[\s*filter\b/im.test(readFileSync(f, 'utf8'));
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** SHA-256 repositories store 32-byte ids in their index: not read here. */
 function sha1Repo(repo: GitRepo): GitRepo | undefined {
   try {

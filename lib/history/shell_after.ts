@@ -76,7 +76,7 @@ async function compared(
   dirs: CheckedDirs,
   notRecorded: NotRecorded[],
 ): Promise<ShellChanges> {
-  const changed = withinBudget(changedFiles(b, now, dirs), notRecorded);
+  const changed = withinBudget(b, changedFiles(b, now, dirs), notRecorded);
   const needBlobs = changed.filter((c) => c.before && !b.copies.has(c.rel) && b.blobs.has(c.rel));
   const blobs =
     b.repo && needBlobs.length > 0
@@ -101,12 +101,14 @@ async function compared(
  * The changes whose images fit in what one command may hold in memory and add to the journal, in
  * path order; the rest are named. Sizes are the stat's: a file over FILE_MAX is named by imagesOf.
  */
-function withinBudget(changed: Pending[], notRecorded: NotRecorded[]): Pending[] {
+function withinBudget(b: ShellBefore, changed: Pending[], notRecorded: NotRecorded[]): Pending[] {
   let bytes = 0;
   const kept: Pending[] = [];
   for (const c of changed) {
     const size = (s: EntryState | undefined) => (s && s.size <= BigInt(FILE_MAX) ? Number(s.size) : 0);
-    const more = size(c.before) + size(c.after);
+    // A change whose earlier bytes were not kept is named anyway (imagesOf): it spends nothing.
+    const keptBefore = !c.before || b.copies.has(c.rel) || b.blobs.has(c.rel);
+    const more = keptBefore ? size(c.before) + size(c.after) : 0;
     if (bytes + more > COMMAND_BYTES) notRecorded.push({ path: c.rel, why: OVER_COMMAND });
     else {
       bytes += more;

@@ -11,7 +11,7 @@ import type { DirHandle } from '../files/atomic.ts';
 import { openDirFrom } from '../files/dir_tree.ts';
 import type { GitUser } from '../search/ignore.ts';
 import { cleanFor } from './git_index.ts';
-import { findRepo, type GitIndexState, type GitRepo, readIndex } from './git_repo.ts';
+import { findRepo, type GitIndexState, type GitRepo, mayFilter, readIndex } from './git_repo.ts';
 import { type EntryState, type TreeStates, treeStates } from './tree_states.ts';
 
 /** Copies taken before a command: at most this many files and bytes, each file at most FILE_MAX. */
@@ -53,7 +53,8 @@ export function beforeCommand(
   const states = treeStates(root, scope);
   if (states.cut) return undefined;
   const repo = findRepo(root);
-  const index = repo ? readIndex(repo) : undefined;
+  // A repository that may filter what it stores gives no blobs to trust (git_repo.ts mayFilter).
+  const index = repo && !mayFilter(repo) ? readIndex(repo) : undefined;
   const prefix = repo ? path.relative(repo.top, root).split(path.sep).join('/') : '';
   const b: ShellBefore = {
     root,

@@ -127,3 +127,12 @@ test('git index: before a command, a clean repository is taken from git and noth
   assert.deepEqual([...dirty.copies.keys()].sort(), ['deep/b.txt']);
   assert.deepEqual([...dirty.blobs.keys()].sort(), ['deep/bb.txt', 'déjà vu.md']);
 });
+
+test('git index: a repository whose config names a clean filter (git-lfs, or any) gives no blobs: its files are copied', async () => {
+  const root = await repo();
+  git(root, 'config', 'filter.fake.clean', 'tr a-z n-za-m'); // same size, other bytes
+  const b = beforeCommand(root, { maxFiles: 100 });
+  assert.ok(b);
+  assert.equal(b.blobs.size, 0);
+  assert.equal(b.copies.size, 6);
+});
