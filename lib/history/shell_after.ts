@@ -60,6 +60,8 @@ export async function afterCommand(b: ShellBefore, sink: ChangeSink): Promise<Sh
       cut: true,
       notRecorded: [{ path: '.', why: tooMany(b.scope.maxFiles, 'after the command') }],
     };
+  if (b.states.opaque.has('') || now.opaque.has(''))
+    return { recorded: 0, notRecorded: [{ path: '.', why: 'the journal could not list the root' }] };
   const notRecorded: NotRecorded[] = [];
   const dirs = new CheckedDirs(b.root);
   try {
@@ -187,7 +189,10 @@ function emptyDirsRemoved(before: TreeStates, now: TreeStates): NotRecorded[] {
   return gone.filter((d) => !holders.has(d)).map((d) => ({ path: `${d}/`, why: 'an empty directory, removed' }));
 }
 
-/** Ignored entries added, removed or changed (an ignored directory: entries added, removed or renamed in it). */
+/**
+ * Ignored entries and unlisted directories added, removed or changed (such a directory: entries
+ * added, removed or renamed in it).
+ */
 function ignoredChanges(before: TreeStates, now: TreeStates): NotRecorded[] {
   const out: NotRecorded[] = [];
   const rels = new Set([...before.ignored.keys(), ...now.ignored.keys()]);
@@ -196,7 +201,11 @@ function ignoredChanges(before: TreeStates, now: TreeStates): NotRecorded[] {
     const c = now.ignored.get(rel);
     if (a && c && sameState(a, c)) continue;
     const dir = (((c ?? a)?.mode ?? 0) & 0o170000) === 0o040000 ? '/' : '';
-    out.push({ path: `${rel}${dir}`, why: 'excluded by the ignore files: the journal does not record ignored paths' });
+    const why =
+      before.opaque.has(rel) || now.opaque.has(rel)
+        ? 'a directory the journal could not list (no permission, or replaced while it was walked): what changed in it is not recorded'
+        : 'excluded by the ignore files: the journal does not record ignored paths';
+    out.push({ path: `${rel}${dir}`, why });
   }
   return out;
 }

@@ -26,8 +26,13 @@ export interface TreeStates {
   files: Map<string, EntryState>;
   /** Directories entered ('' is the root). */
   dirs: Set<string>;
-  /** Entries the ignore files exclude (not entered), with their own state. */
+  /** Entries the ignore files exclude (not entered), with their own state; and the `opaque` directories'. */
   ignored: Map<string, EntryState>;
+  /**
+   * Directories the walk could not list (unreadable, or gone or swapped while it walked): like an
+   * ignored entry, nothing under one is compared, and a change of its own state is named.
+   */
+  opaque: Set<string>;
   /** The walk stopped at `maxFiles` entries: the states are not the whole root's. */
   cut: boolean;
 }
@@ -51,7 +56,7 @@ export function treeStates(
   const { gitUser } = o;
   const skip = new Set(o.skipTop ?? []);
   const skipped = (rel: string) => skip.size > 0 && skip.has(rel.split('/', 1)[0] as string);
-  const out: TreeStates = { files: new Map(), dirs: new Set(), ignored: new Map(), cut: false };
+  const out: TreeStates = { files: new Map(), dirs: new Set(), ignored: new Map(), opaque: new Set(), cut: false };
   const abs = (rel: string) => path.join(root, rel);
   const full = () => {
     out.cut = out.files.size + out.ignored.size > o.maxFiles;
@@ -82,6 +87,12 @@ export function treeStates(
         const st = stateOf(abs(rel));
         if (st) out.ignored.set(rel, st);
         full(); // the walk stops at its next file
+      },
+      unlisted(rel) {
+        if (skipped(rel)) return;
+        out.opaque.add(rel);
+        const st = stateOf(abs(rel));
+        if (st) out.ignored.set(rel, st);
       },
     },
   );

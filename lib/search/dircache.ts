@@ -80,17 +80,22 @@ export function openListed(abs: string, parentFd?: number, name = path.basename(
  * else is listed afresh through a checked descriptor (`openListed`).
  */
 export function listDir(abs: string): DirEntry[] {
+  return listDirIfAny(abs) ?? [];
+}
+
+/** As listDir; undefined when the directory cannot be listed (gone, unreadable, not a directory). */
+export function listDirIfAny(abs: string): DirEntry[] | undefined {
   let st: Stats;
   try {
     st = statSync(abs);
   } catch {
     cache.delete(abs);
-    return [];
+    return undefined;
   }
   const hit = cache.get(abs, st);
   if (hit) return hit;
   const opened = openListed(abs);
-  if (!opened) return [];
+  if (!opened) return undefined;
   closeSync(opened.fd);
   return opened.entries;
 }

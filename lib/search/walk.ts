@@ -21,7 +21,7 @@ import { fdPath } from '../core/descriptors.ts';
 import { comparePaths } from './compare_paths.ts';
 import { type DenySpec, type DenyTest, denyTest } from './denied.ts';
 import { DirChain } from './dir_chain.ts';
-import { type DirEntry, listDir, listingsKept, openListed } from './dircache.ts';
+import { type DirEntry, listDir, listDirIfAny, listingsKept, openListed } from './dircache.ts';
 import { globNames, reincluded } from './hidden.ts';
 import { type GitUser, IgnoreRules, type IgnoreSource, type Layer } from './ignore.ts';
 import { baseOf } from './rel_paths.ts';
@@ -71,6 +71,8 @@ export interface Visitor {
   dir?(rel: string): void;
   /** A loose file whose directory could not be opened as itself (gone, unreadable, or swapped). */
   unreachable?(entry: Entry): void;
+  /** A directory the walk came to but could not list (unreadable, gone, or swapped since it was seen). */
+  unlisted?(rel: string): void;
 }
 
 /** Walks the given directories (relative to the root, in order). */
@@ -136,9 +138,12 @@ function walkDir(
       const { dir, depth, parent } = stack.pop() as (typeof stack)[number];
       const abs = absOf(o.root, dir);
       const name = baseOf(dir);
-      const opened = viaFds ? openListed(abs, parent?.fd, name) : { fd: undefined, entries: listDir(abs) };
+      const opened = viaFds ? openListed(abs, parent?.fd, name) : listedIfAny(abs);
       release(parent);
-      if (!opened) continue; // gone, unreadable, or no longer the directory that was listed
+      if (!opened) {
+        visitor.unlisted?.(dir); // gone, unreadable, or no longer the directory that was listed
+        continue;
+      }
       visitor.dir?.(dir);
       const { fd, entries } = opened;
       const subdirs: string[] = [];
@@ -213,6 +218,12 @@ function dotNames(entries: readonly DirEntry[]): ReadonlySet<string> {
     names.add(e.name);
   }
   return names ?? NO_NAMES;
+}
+
+/** A kept listing of `abs` in the shape openListed answers; undefined when it cannot be listed. */
+function listedIfAny(abs: string): { fd: undefined; entries: DirEntry[] } | undefined {
+  const entries = listDirIfAny(abs);
+  return entries ? { fd: undefined, entries } : undefined;
 }
 
 /** The absolute path of a directory of the walk (`dir` is normalized): what its descriptor must really be. */
