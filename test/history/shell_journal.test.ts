@@ -18,12 +18,11 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import type { ToolResult } from '../../lib/core/tool.ts';
-import type { NotRecorded } from '../../lib/history/shell_after.ts';
 import { COPY_FILES } from '../../lib/history/shell_before.ts';
-import { commitClean, pastRacyWindow } from '../helpers/git_repo.ts';
+import { pastRacyWindow } from '../helpers/git_repo.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
+import { notRecorded, shellSetup } from './_shell_setup.ts';
 
 /** Every file under root (not .git): path → mode and bytes, and every directory. */
 function snapshot(root: string): Record<string, string> {
@@ -43,19 +42,7 @@ function snapshot(root: string): Record<string, string> {
   return out;
 }
 
-const setup = async (files: Record<string, string | Uint8Array>, o: { git?: boolean } = {}) => {
-  const root = tempDir();
-  writeTree(root, files);
-  if (o.git) await commitClean(root, Object.keys(files));
-  const rt = runtimeAt(root, {
-    workers: 0,
-    permissions: { allow: { write: true, run: true } },
-    journal: { dir: tempDir() },
-  });
-  return { root, rt, at: (p: string) => path.join(root, p) };
-};
-
-const notRecorded = (r: ToolResult): NotRecorded[] => r.meta?.notRecorded ?? [];
+const setup = shellSetup;
 
 for (const inGit of [true, false]) {
   test(`shell journal (${inGit ? 'git repository' : 'no repository'}): a command's creations, rewrites, mode changes, renames and deletions are undone and redone byte for byte`, async () => {

@@ -18,30 +18,12 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import type { ToolResult } from '../../lib/core/tool.ts';
-import type { NotRecorded } from '../../lib/history/shell_after.ts';
 import { readAsStated } from '../../lib/history/shell_before.ts';
-import { commitClean, git } from '../helpers/git_repo.ts';
-import { runtimeAt } from '../helpers/runtime.ts';
+import { git } from '../helpers/git_repo.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
+import { notRecorded, shellSetup } from './_shell_setup.ts';
 
-const setup = async (files: Record<string, string>, o: { git?: (root: string) => void } = {}) => {
-  const root = tempDir();
-  if (o.git) {
-    git(root, 'init', '-q');
-    o.git(root);
-  }
-  writeTree(root, files);
-  if (o.git) await commitClean(root, Object.keys(files));
-  const rt = runtimeAt(root, {
-    workers: 0,
-    permissions: { allow: { write: true, run: true } },
-    journal: { dir: tempDir() },
-  });
-  return { root, rt, at: (p: string) => path.join(root, p) };
-};
-
-const notRecorded = (r: ToolResult): NotRecorded[] => r.meta?.notRecorded ?? [];
+const setup = shellSetup;
 
 for (const [name, configure, file, bytes] of [
   [

@@ -5,11 +5,11 @@
  * bound by the directory's mode as any user is.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { REPO, TSX } from '../helpers/repo.ts';
+import { runWithoutCaps } from '../helpers/no_caps.ts';
+import { REPO } from '../helpers/repo.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const SCRIPT = `
@@ -29,23 +29,7 @@ test('shell journal: a directory made unlistable and listable again is named, an
   const root = tempDir();
   writeTree(root, { 'd/f.txt': 'the user file\n', 'a.txt': 'a\n' });
   const journal = tempDir();
-  const run = spawnSync(
-    'setpriv',
-    [
-      '--bounding-set=-all',
-      '--inh-caps=-all',
-      '--clear-groups',
-      process.execPath,
-      '--import',
-      TSX,
-      '--input-type=module',
-      '-e',
-      SCRIPT,
-      root,
-      journal,
-    ],
-    { encoding: 'utf8', cwd: REPO },
-  );
+  const run = runWithoutCaps(SCRIPT, [root, journal], REPO);
   assert.equal(
     run.status,
     0,

@@ -8,7 +8,7 @@
  * parent, as the chain did before.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   fstatSync,
@@ -28,7 +28,8 @@ import { DirChain } from '../../lib/search/dir_chain.ts';
 import { runIndexShard } from '../../lib/search/index/build_shard.ts';
 import { runGlobShard, runGrepShard } from '../../lib/search/shards.ts';
 import { comparePaths, type Entry } from '../../lib/search/walk.ts';
-import { REPO, TSX } from '../helpers/repo.ts';
+import { runWithoutCaps } from '../helpers/no_caps.ts';
+import { REPO } from '../helpers/repo.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 import { NEEDLE_GREP, SECRET, TRIES, tally, whileRacing } from './racer.ts';
 
@@ -242,22 +243,7 @@ test('dir chain attacks: without the power to override permissions, a directory 
     const r = runGrepShard(task);
     process.stdout.write(JSON.stringify({ files: r.files.map((f) => f.rel), unreadable: r.unreadable.map((u) => u.rel) }));
   `;
-  const run = spawnSync(
-    'setpriv',
-    [
-      '--bounding-set=-all',
-      '--inh-caps=-all',
-      '--clear-groups',
-      process.execPath,
-      '--import',
-      TSX,
-      '--input-type=module',
-      '-e',
-      script,
-      JSON.stringify(grepTask(root, files)),
-    ],
-    { encoding: 'utf8', cwd: realpathSync('/') },
-  );
+  const run = runWithoutCaps(script, [JSON.stringify(grepTask(root, files))], realpathSync('/'));
   chmodSync(path.join(root, 'ronly'), 0o755);
   assert.equal(
     run.status,
