@@ -4,11 +4,20 @@
  * quiets ENOENT: a path whose parent was replaced by a file still throws ENOTDIR (and a directory
  * made unsearchable, EACCES), which in a watch listener would end the process.
  */
-import { lstatSync, type Stats } from 'node:fs';
+import { type BigIntStats, lstatSync, type Stats } from 'node:fs';
 
 export function lstatIfAny(p: string): Stats | undefined {
   try {
     return lstatSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/** As lstatIfAny, with the nanoseconds (bigint fields): for comparisons that must be exact. */
+export function lstatBigIfAny(p: string): BigIntStats | undefined {
+  try {
+    return lstatSync(p, { bigint: true, throwIfNoEntry: false });
   } catch {
     return undefined;
   }

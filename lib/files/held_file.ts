@@ -4,8 +4,9 @@
  * current content loaded, and a `commit` that writes atomically with a compare-and-swap against what
  * was loaded, then records the new state in the ledger. Write lane, main thread.
  */
-import { type BigIntStats, lstatSync, unlinkSync } from 'node:fs';
+import { lstatSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
+import { lstatBigIfAny } from '../core/lstat_if_any.ts';
 import { type CheckedPath, displayPath } from '../core/paths.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import { quote } from '../core/text.ts';
@@ -213,12 +214,7 @@ function open(
  * new bytes already on disk and nothing else running on this thread until the rename.
  */
 function stillLoaded(dir: DirHandle, name: string, current: TextFile | undefined): WriteError | undefined {
-  let now: BigIntStats | undefined;
-  try {
-    now = lstatSync(dir.at(name), { bigint: true });
-  } catch {
-    now = undefined;
-  }
+  const now = lstatBigIfAny(dir.at(name));
   if (!current)
     return now
       ? {

@@ -7,8 +7,9 @@
  * main thread.
  */
 import { createHash } from 'node:crypto';
-import { type BigIntStats, closeSync, constants, fstatSync, lstatSync, openSync, unlinkSync } from 'node:fs';
+import { type BigIntStats, closeSync, constants, fstatSync, openSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
+import { lstatBigIfAny, lstatIfAny } from '../core/lstat_if_any.ts';
 import { readFdRange } from '../core/read_fd.ts';
 import { atomicWrite, type DirHandle, openDir, type WriteError } from './atomic.ts';
 import type { ChangeSink, FileImage } from './changes.ts';
@@ -95,14 +96,7 @@ function swapHeld(root: string, t: SwapTarget, o: SwapOptions): SwapOutcome {
 const conflict = (current: FileImage | undefined, o: SwapOptions, t: SwapTarget): SwapOutcome =>
   o.force ? { status: 'same' } : { status: 'conflict', current, ...(t.expect ? { why: 'it was deleted' } : {}) };
 
-function exists(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const exists = (p: string) => lstatIfAny(p) !== undefined;
 
 type Raw = { image: FileImage | undefined; stat: BigIntStats | undefined } | { why: string };
 
@@ -128,12 +122,7 @@ function readRaw(dir: DirHandle, name: string): Raw {
 
 /** The compare-and-swap's last look, with the new bytes on disk: still the file that was compared. */
 function unchanged(dir: DirHandle, name: string, was: BigIntStats | undefined): WriteError | undefined {
-  let now: BigIntStats | undefined;
-  try {
-    now = lstatSync(dir.at(name), { bigint: true });
-  } catch {
-    now = undefined;
-  }
+  const now = lstatBigIfAny(dir.at(name));
   const same =
     was === undefined
       ? now === undefined

@@ -6,8 +6,9 @@
  * then copied before the command or named as not recorded. Main thread.
  */
 import { spawn } from 'node:child_process';
-import { lstatSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { lstatIfAny } from '../core/lstat_if_any.ts';
 import { type GitIndexEntry, parseGitIndex } from './git_index.ts';
 
 export interface GitRepo {
@@ -34,14 +35,6 @@ export function findRepo(root: string): GitRepo | undefined {
       return m?.[1] ? sha1Repo({ top: dir, gitDir: path.resolve(dir, m[1].trim()) }) : undefined;
     }
     if (path.dirname(dir) === dir) return undefined;
-  }
-}
-
-function lstatIfAny(p: string) {
-  try {
-    return lstatSync(p);
-  } catch {
-    return undefined;
   }
 }
 

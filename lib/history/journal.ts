@@ -127,21 +127,22 @@ export class Journal implements ChangeRecorder {
 
   /** Takes back the last call entry in effect. */
   undo(o: RewindOptions = {}): Promise<Result<RewindOutcome, string>> {
-    return this.#c.queue(async () => {
-      const entries = this.#store.read();
-      const last = replay(entries).done.at(-1);
-      if (last === undefined) return errValue('nothing to undo: the journal has no change in effect');
-      return okValue(await this.#restore(entries, 'undo', [last], o));
-    });
+    return this.#last('undo', 'nothing to undo: the journal has no change in effect', o);
   }
 
   /** Takes back the last undo (while no call came after it). */
   redo(o: RewindOptions = {}): Promise<Result<RewindOutcome, string>> {
+    return this.#last('redo', 'nothing to redo: no undo since the last change', o);
+  }
+
+  /** undo: the top of the stack of calls in effect; redo: the top of the stack of undos. */
+  #last(kind: 'undo' | 'redo', none: string, o: RewindOptions): Promise<Result<RewindOutcome, string>> {
     return this.#c.queue(async () => {
       const entries = this.#store.read();
-      const last = replay(entries).redo.at(-1);
-      if (last === undefined) return errValue('nothing to redo: no undo since the last change');
-      return okValue(await this.#restore(entries, 'redo', [last], o));
+      const stacks = replay(entries);
+      const last = (kind === 'undo' ? stacks.done : stacks.redo).at(-1);
+      if (last === undefined) return errValue(none);
+      return okValue(await this.#restore(entries, kind, [last], o));
     });
   }
 

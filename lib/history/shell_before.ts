@@ -9,10 +9,9 @@ import path from 'node:path';
 import { readFdRange } from '../core/read_fd.ts';
 import type { DirHandle } from '../files/atomic.ts';
 import { openDirFrom } from '../files/dir_tree.ts';
-import type { GitUser } from '../search/ignore.ts';
 import { cleanFor } from './git_index.ts';
 import { findRepo, type GitIndexState, type GitRepo, mayFilter, readIndex } from './git_repo.ts';
-import { type EntryState, type TreeStates, treeStates } from './tree_states.ts';
+import { type EntryState, type TreeScope, type TreeStates, treeStates } from './tree_states.ts';
 
 /** Copies taken before a command: at most this many files and bytes, each file at most FILE_MAX. */
 export const COPY_FILES = 1000;
@@ -26,7 +25,7 @@ export const RACY_NS = 50_000_000n;
 
 export interface ShellBefore {
   root: string;
-  scope: { maxFiles: number; gitUser?: GitUser; skipTop?: readonly string[] };
+  scope: TreeScope;
   states: TreeStates;
   /** Bytes copied before the command, by path. */
   copies: Map<string, Buffer>;
@@ -45,10 +44,7 @@ export interface ShellBefore {
 export const isRegular = (s: EntryState) => (s.mode & 0o170000) === 0o100000;
 
 /** The root's states and the ways to its files' bytes; undefined when the root has more than `maxFiles` files. */
-export function beforeCommand(
-  root: string,
-  scope: { maxFiles: number; gitUser?: GitUser; skipTop?: readonly string[] },
-): ShellBefore | undefined {
+export function beforeCommand(root: string, scope: TreeScope): ShellBefore | undefined {
   const racyFrom = BigInt(Date.now()) * 1_000_000n - RACY_NS;
   const states = treeStates(root, scope);
   if (states.cut) return undefined;

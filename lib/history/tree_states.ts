@@ -7,8 +7,8 @@
  * (the protected locations, git's and MewCode's own: read-only to a sandboxed command, and their empty
  * placeholders come and go with sandboxes) are left out. Main thread, synchronous.
  */
-import { type BigIntStats, lstatSync } from 'node:fs';
 import path from 'node:path';
+import { lstatBigIfAny } from '../core/lstat_if_any.ts';
 import type { GitUser } from '../search/ignore.ts';
 import { walk } from '../search/walk.ts';
 
@@ -19,6 +19,13 @@ export interface EntryState {
   mtimeNs: bigint;
   ctimeNs: bigint;
   mode: number;
+}
+
+/** How far a walk of the root goes: at most `maxFiles`, the global excludes of `gitUser`, never into `skipTop`. */
+export interface TreeScope {
+  maxFiles: number;
+  gitUser?: GitUser;
+  skipTop?: readonly string[];
 }
 
 export interface TreeStates {
@@ -38,21 +45,13 @@ export interface TreeStates {
 }
 
 function stateOf(abs: string): EntryState | undefined {
-  let st: BigIntStats | undefined;
-  try {
-    st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
-  } catch {
-    return undefined; // a parent replaced meanwhile: as gone
-  }
+  const st = lstatBigIfAny(abs); // a parent replaced meanwhile: as gone
   if (!st) return undefined;
   return { ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, mode: Number(st.mode) };
 }
 
 /** The root's states, the walk stopped past `maxFiles` files and ignored entries. */
-export function treeStates(
-  root: string,
-  o: { maxFiles: number; gitUser?: GitUser; skipTop?: readonly string[] },
-): TreeStates {
+export function treeStates(root: string, o: TreeScope): TreeStates {
   const { gitUser } = o;
   const skip = new Set(o.skipTop ?? []);
   const skipped = (rel: string) => skip.size > 0 && skip.has(rel.split('/', 1)[0] as string);
