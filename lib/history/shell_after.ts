@@ -1,6 +1,7 @@
 /**
- * What a shell command changed in the root, told to its journal entry after the command: the root's
- * entries are stat'ed again and compared with the states taken before (shell_before.ts). A file
+ * What a shell command changed in the root, told to its journal entry after the command: the entries
+ * the watches saw change (live_tree.ts), or the whole root walked again, are compared with the states
+ * taken before (shell_before.ts). A file
  * created, rewritten, re-moded or deleted is recorded with its before-image (the copy taken before,
  * or git's blob of a clean file) and its after-image (read now); a directory the command made is
  * recorded as made. What cannot be recorded is named, with why: a symlink, a file too large, a file
@@ -9,9 +10,12 @@
  */
 import path from 'node:path';
 import type { ChangeSink, FileImage } from '../files/changes.ts';
+import { CheckedDirs, readAsStated } from './checked_dirs.ts';
 import { fetchBlobs } from './git_repo.ts';
-import { CheckedDirs, FILE_MAX, isRegular, readAsStated, type ShellBefore } from './shell_before.ts';
-import { type EntryState, sameState, type TreeStates, treeStates } from './tree_states.ts';
+import { FILE_MAX } from './kept_copies.ts';
+import { blobOf, type ShellBefore } from './shell_before.ts';
+import { type Change, diffStates, type Excluded, type StateChanges, underIgnored } from './state_changes.ts';
+import { type EntryState, isRegular, sameState, treeStates } from './tree_states.ts';
 
 /** A change the journal could not record, and why. */
 export interface NotRecorded {
@@ -52,50 +56,67 @@ interface Pending {
 }
 
 export async function afterCommand(b: ShellBefore, sink: ChangeSink): Promise<ShellChanges> {
-  // The command may have added files: compared up to twice the limit, so it is never cut for that alone.
-  const now = treeStates(b.root, { ...b.scope, maxFiles: 2 * b.scope.maxFiles + 1000 });
-  if (now.cut)
-    return {
-      recorded: 0,
-      cut: true,
-      notRecorded: [{ path: '.', why: tooMany(b.scope.maxFiles, 'after the command') }],
-    };
-  if (b.states.opaque.has('') || now.opaque.has(''))
+  const looked = await lookAfter(b);
+  if ('why' in looked)
+    return { recorded: 0, notRecorded: [{ path: '.', why: looked.why }], ...(looked.cut ? { cut: true } : {}) };
+  const { changes, now } = looked;
+  if (b.excluded.opaque.has('') || now.opaque.has(''))
     return { recorded: 0, notRecorded: [{ path: '.', why: 'the journal could not list the root' }] };
   const notRecorded: NotRecorded[] = [];
   const dirs = new CheckedDirs(b.root);
   try {
-    return await compared(b, now, sink, dirs, notRecorded);
+    return await compared(b, changes, now, sink, dirs, notRecorded);
   } finally {
     dirs.close();
   }
 }
 
+type Looked = { changes: StateChanges; now: Excluded } | { why: string; cut?: boolean };
+
+/** What may have changed: from the live tree, or a whole walk compared with the one before. */
+async function lookAfter(b: ShellBefore): Promise<Looked> {
+  const cut = () => ({ why: tooMany(b.scope.maxFiles, 'after the command'), cut: true });
+  if (b.live) {
+    const changes = await b.live.refresh();
+    if (changes === 'cut') return cut();
+    if (changes === 'unwatched')
+      return { why: "the journal lost its watches of the root during the command (the system's inotify limit)" };
+    return { changes, now: b.live.states };
+  }
+  // The command may have added files: compared up to twice the limit, so it is never cut for that alone.
+  const now = treeStates(b.root, { ...b.scope, maxFiles: 2 * b.scope.maxFiles + 1000 });
+  if (now.cut || !b.states) return cut();
+  return { changes: diffStates(b.states, now, b.racy), now };
+}
+
 async function compared(
   b: ShellBefore,
-  now: TreeStates,
+  changes: StateChanges,
+  now: Excluded,
   sink: ChangeSink,
   dirs: CheckedDirs,
   notRecorded: NotRecorded[],
 ): Promise<ShellChanges> {
-  const changed = withinBudget(b, changedFiles(b, now, dirs), notRecorded);
-  const needBlobs = changed.filter((c) => c.before && !b.copies.has(c.rel) && b.blobs.has(c.rel));
+  const changed = withinBudget(b, changedFiles(b, changes, now, dirs), notRecorded);
+  const oids = new Map<string, string>();
+  for (const c of changed) {
+    const oid = c.before && !b.copies.get(c.rel, c.before) ? blobOf(b, c.rel, c.before) : undefined;
+    if (oid) oids.set(c.rel, oid);
+  }
   const blobs =
-    b.repo && needBlobs.length > 0
-      ? await fetchBlobs(b.repo, [...new Set(needBlobs.map((c) => b.blobs.get(c.rel) as string))])
-      : new Map<string, Buffer>();
+    b.repo && oids.size > 0 ? await fetchBlobs(b.repo, [...new Set(oids.values())]) : new Map<string, Buffer>();
   let recorded = 0;
   for (const c of changed) {
-    const images = imagesOf(b, c, blobs, dirs);
+    const images = imagesOf(b, c, oids, blobs, dirs);
     if ('why' in images) notRecorded.push({ path: c.rel, why: images.why });
     else {
       sink.file(path.join(b.root, c.rel), images.before, images.after);
       recorded++;
     }
   }
-  for (const d of [...now.dirs].filter((d) => !b.states.dirs.has(d) && !underIgnored(b.states, d)).sort())
-    sink.dir(path.join(b.root, d));
-  notRecorded.push(...emptyDirsRemoved(b.states, now), ...ignoredChanges(b.states, now));
+  const made = [...changes.dirs].filter(([d, c]) => !c.before && c.after && !underIgnored(b.excluded, d));
+  for (const [d] of made.sort(([x], [y]) => (x < y ? -1 : 1))) sink.dir(path.join(b.root, d));
+  notRecorded.push(...emptyDirsRemoved(changes), ...ignoredChanges(b.excluded, changes, now));
   return { recorded, notRecorded };
 }
 
@@ -109,7 +130,8 @@ function withinBudget(b: ShellBefore, changed: Pending[], notRecorded: NotRecord
   for (const c of changed) {
     const size = (s: EntryState | undefined) => (s && s.size <= BigInt(FILE_MAX) ? Number(s.size) : 0);
     // A change whose earlier bytes were not kept is named anyway (imagesOf): it spends nothing.
-    const keptBefore = !c.before || b.copies.has(c.rel) || b.blobs.has(c.rel);
+    const keptBefore =
+      !c.before || b.copies.get(c.rel, c.before) !== undefined || blobOf(b, c.rel, c.before) !== undefined;
     const more = keptBefore ? size(c.before) + size(c.after) : 0;
     if (bytes + more > COMMAND_BYTES) notRecorded.push({ path: c.rel, why: OVER_COMMAND });
     else {
@@ -121,47 +143,45 @@ function withinBudget(b: ShellBefore, changed: Pending[], notRecorded: NotRecord
 }
 
 /** Files whose state differs (or, for a racy one, whose bytes differ), in path order. */
-function changedFiles(b: ShellBefore, now: TreeStates, dirs: CheckedDirs): Pending[] {
+function changedFiles(b: ShellBefore, changes: StateChanges, now: Excluded, dirs: CheckedDirs): Pending[] {
   const out: Pending[] = [];
-  const rels = new Set([...b.states.files.keys(), ...now.files.keys()]);
-  for (const rel of [...rels].sort()) {
-    const before = b.states.files.get(rel);
-    const after = now.files.get(rel);
-    if (before && after && sameState(before, after) && !racyChanged(b, rel, after, dirs)) continue;
+  for (const rel of [...changes.files.keys()].sort()) {
+    const { before, after } = changes.files.get(rel) as Change<EntryState>;
+    if (!before && !after) continue;
+    if (before && after && sameState(before, after) && !racyChanged(b, rel, before, after, dirs)) continue;
     // Unseen on one side because an ignore file changed (the entry covering it is named by
     // ignoredChanges): not made or deleted by the command — an undo must not delete or restore it.
-    if ((!before && underIgnored(b.states, rel)) || (!after && underIgnored(now, rel))) continue;
+    if ((!before && underIgnored(b.excluded, rel)) || (!after && underIgnored(now, rel))) continue;
     out.push({ rel, before, after });
   }
   return out;
 }
 
-/** Whether `rel` or a directory above it is an entry the ignore files excluded (not entered) in `states`. */
-function underIgnored(states: TreeStates, rel: string): boolean {
-  if (states.ignored.size === 0) return false;
-  for (let at = rel.length; at > 0; at = rel.lastIndexOf('/', at - 1))
-    if (states.ignored.has(rel.slice(0, at))) return true;
-  return false;
-}
-
 /** A racy file with its stat unchanged: changed only if its bytes are not the copy's. */
-function racyChanged(b: ShellBefore, rel: string, after: EntryState, dirs: CheckedDirs): boolean {
+function racyChanged(b: ShellBefore, rel: string, before: EntryState, after: EntryState, dirs: CheckedDirs): boolean {
   if (!b.racy.has(rel)) return false;
-  const copy = b.copies.get(rel);
+  const copy = b.copies.get(rel, before);
   const bytes = readAsStated(b.root, rel, after, dirs);
   return copy === undefined || bytes === undefined || !copy.equals(bytes);
 }
 
 type Images = { before: FileImage | undefined; after: FileImage | undefined } | { why: string };
 
-function imagesOf(b: ShellBefore, c: Pending, blobs: Map<string, Buffer>, dirs: CheckedDirs): Images {
+function imagesOf(
+  b: ShellBefore,
+  c: Pending,
+  oids: Map<string, string>,
+  blobs: Map<string, Buffer>,
+  dirs: CheckedDirs,
+): Images {
   if ((c.before && !isRegular(c.before)) || (c.after && !isRegular(c.after)))
     return { why: 'a symbolic link (or not a regular file): the journal records regular files' };
   let before: FileImage | undefined;
   if (c.before) {
     if (c.before.size > BigInt(FILE_MAX)) return { why: TOO_LARGE(c.before.size) };
-    const bytes = b.copies.get(c.rel) ?? blobs.get(b.blobs.get(c.rel) ?? '');
-    if (!bytes) return { why: b.blobs.has(c.rel) ? 'git could not give its bytes before the command' : NOT_KEPT };
+    const oid = oids.get(c.rel);
+    const bytes = b.copies.get(c.rel, c.before) ?? blobs.get(oid ?? '');
+    if (!bytes) return { why: oid ? 'git could not give its bytes before the command' : NOT_KEPT };
     // Git stores what it converted (end-of-line conversion, a clean filter such as git-lfs's pointer,
     // working-tree-encoding, ident): a blob of another size than the file is not the file's bytes.
     if (bytes.length !== Number(c.before.size)) return { why: CONVERTED };
@@ -178,28 +198,32 @@ function imagesOf(b: ShellBefore, c: Pending, blobs: Map<string, Buffer>, dirs: 
 }
 
 /** Directories gone with no file recorded under them: nothing of them can come back. */
-function emptyDirsRemoved(before: TreeStates, now: TreeStates): NotRecorded[] {
-  const gone = [...before.dirs].filter((d) => d !== '' && !now.dirs.has(d));
+function emptyDirsRemoved(changes: StateChanges): NotRecorded[] {
+  const gone = [...changes.dirs].filter(([d, c]) => d !== '' && c.before && !c.after).map(([d]) => d);
   if (gone.length === 0) return [];
-  // A directory that held a file or a directory comes back when what it held is restored.
+  // A directory that held a file or a directory comes back when what it held is restored. Whatever a
+  // gone directory held is gone too: among the changes.
   const holders = new Set<string>();
-  for (const p of [...before.files.keys(), ...before.dirs]) {
+  const held = [...changes.files].filter(([, c]) => c.before).map(([p]) => p);
+  for (const p of [...held, ...gone]) {
     for (let at = p.lastIndexOf('/'); at > 0; at = p.lastIndexOf('/', at - 1)) holders.add(p.slice(0, at));
   }
-  return gone.filter((d) => !holders.has(d)).map((d) => ({ path: `${d}/`, why: 'an empty directory, removed' }));
+  return gone
+    .filter((d) => !holders.has(d))
+    .sort()
+    .map((d) => ({ path: `${d}/`, why: 'an empty directory, removed' }));
 }
 
 /**
  * Ignored entries and unlisted directories added, removed or changed (such a directory: entries
  * added, removed or renamed in it).
  */
-function ignoredChanges(before: TreeStates, now: TreeStates): NotRecorded[] {
+function ignoredChanges(before: Excluded, changes: StateChanges, now: Excluded): NotRecorded[] {
   const out: NotRecorded[] = [];
-  const rels = new Set([...before.ignored.keys(), ...now.ignored.keys()]);
-  for (const rel of [...rels].sort()) {
-    const a = before.ignored.get(rel);
-    const c = now.ignored.get(rel);
+  for (const rel of [...changes.ignored.keys()].sort()) {
+    const { before: a, after: c } = changes.ignored.get(rel) as Change<EntryState>;
     if (a && c && sameState(a, c)) continue;
+    if (!a && !c) continue;
     const dir = (((c ?? a)?.mode ?? 0) & 0o170000) === 0o040000 ? '/' : '';
     const why =
       before.opaque.has(rel) || now.opaque.has(rel)

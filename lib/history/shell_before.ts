@@ -1,39 +1,55 @@
 /**
- * What a shell command's journal takes before the command runs: the state of every entry of the root
- * (tree_states.ts), and for each file a way to its bytes should the command change it — the blob of
- * a file git calls clean (nothing copied), else a copy in memory, most recently modified first, within
- * a budget. A file with neither is named if the command changes it (shell_after.ts). Main thread.
+ * What a shell command's journal takes before the command runs: the state of every entry of the root,
+ * and for each file a way to its bytes should the command change it — the blob of a file git calls
+ * clean (nothing copied; its id looked up only for a file that changed), else a copy in memory
+ * (kept_copies.ts). A file with neither is named if the command changes it (shell_after.ts).
+ *
+ * A runtime keeps the root's states between its commands (live_tree.ts: watches tell what changed),
+ * and its copies; where the system refuses the watches, the root is walked whole before and after
+ * each command instead. Main thread.
  */
-import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { readFdRange } from '../core/read_fd.ts';
-import type { DirHandle } from '../files/atomic.ts';
-import { openDirFrom } from '../files/dir_tree.ts';
+import { CheckedDirs } from './checked_dirs.ts';
 import { cleanFor } from './git_index.ts';
 import { findRepo, type GitIndexState, type GitRepo, mayFilter, readIndex } from './git_repo.ts';
-import { type EntryState, type TreeScope, type TreeStates, treeStates } from './tree_states.ts';
+import { KeptCopies, type Wanted } from './kept_copies.ts';
+import { LiveTree } from './live_tree.ts';
+import type { Excluded, StateChanges } from './state_changes.ts';
+import { type EntryState, isRegular, type TreeScope, type TreeStates, treeStates } from './tree_states.ts';
 
-/** Copies taken before a command: at most this many files and bytes, each file at most FILE_MAX. */
-export const COPY_FILES = 1000;
-export const COPY_BYTES = 32 * 1024 * 1024;
-export const FILE_MAX = 16 * 1024 * 1024;
 /**
  * A file whose ctime is this close to the snapshot may be changed again within the same clock tick
  * (coarse file-system timestamps), leaving its stat as it was: its bytes are copied and compared.
  */
 export const RACY_NS = 50_000_000n;
 
+/** What a runtime keeps of its root between commands. */
+export interface ShellKept {
+  /** The live states, once a command started them. */
+  live: LiveTree | undefined;
+  /** The system refused the watches: the root is walked whole around each command. */
+  walkOnly?: boolean;
+  copies: KeptCopies;
+  /** The git index the copies were chosen against: another one may call other files clean. */
+  index?: GitIndexState;
+}
+
 export interface ShellBefore {
   root: string;
   scope: TreeScope;
-  states: TreeStates;
-  /** Bytes copied before the command, by path. */
-  copies: Map<string, Buffer>;
-  /** Files git holds clean: their blob ids, by path. */
-  blobs: Map<string, string>;
+  /** Ignored entries and unlisted directories before the command. */
+  excluded: Excluded;
+  /** The live states, compared after the command by what the watches saw. */
+  live?: LiveTree;
+  /** Without a live tree: the whole root's states, compared with a whole walk after the command. */
+  states?: TreeStates;
+  copies: KeptCopies;
   /** Files whose stat alone cannot show a change (changed within the snapshot's clock tick). */
   racy: Set<string>;
   repo?: GitRepo;
+  /** The git index before the command, and the root's path in its repository. */
+  index?: GitIndexState;
+  prefix: string;
   /**
    * Milliseconds the command must wait before it starts: recently changed files that could not be
    * copied are then older than any change the command can make (their stat tells).
@@ -41,123 +57,93 @@ export interface ShellBefore {
   waitMs: number;
 }
 
-export const isRegular = (s: EntryState) => (s.mode & 0o170000) === 0o100000;
-
-/** The root's states and the ways to its files' bytes; undefined when the root has more than `maxFiles` files. */
-export function beforeCommand(root: string, scope: TreeScope): ShellBefore | undefined {
+/** The states and ways to the bytes before a command; undefined when the root has more than `maxFiles` files. */
+export async function beforeCommand(root: string, scope: TreeScope, kept: ShellKept): Promise<ShellBefore | undefined> {
   const racyFrom = BigInt(Date.now()) * 1_000_000n - RACY_NS;
-  const states = treeStates(root, scope);
-  if (states.cut) return undefined;
+  const looked = await lookNow(root, scope, kept);
+  if (!looked) return undefined;
+  const { states, changes } = looked;
   const repo = findRepo(root);
   // A repository that may filter what it stores gives no blobs to trust (git_repo.ts mayFilter).
   const index = repo && !mayFilter(repo) ? readIndex(repo) : undefined;
-  const prefix = repo ? path.relative(repo.top, root).split(path.sep).join('/') : '';
   const b: ShellBefore = {
     root,
     scope,
-    states,
-    copies: new Map(),
-    blobs: new Map(),
+    excluded: { ignored: new Map(states.ignored), opaque: new Set(states.opaque) },
+    copies: kept.copies,
     racy: new Set(),
+    prefix: repo ? path.relative(repo.top, root).split(path.sep).join('/') : '',
     waitMs: 0,
+    ...(kept.live ? { live: kept.live } : { states }),
     ...(repo ? { repo } : {}),
+    ...(index ? { index } : {}),
   };
-  const toCopy: [string, EntryState][] = [];
-  for (const [rel, st] of states.files) {
-    if (!isRegular(st)) continue;
-    if (st.ctimeNs >= racyFrom) b.racy.add(rel);
-    const oid = index && !b.racy.has(rel) ? cleanOid(index, prefix ? `${prefix}/${rel}` : rel, st) : undefined;
-    if (oid) b.blobs.set(rel, oid);
-    else toCopy.push([rel, st]);
-  }
-  b.waitMs = copyWithin(b, toCopy);
-  return b;
-}
-
-function cleanOid(index: GitIndexState, key: string, st: EntryState): string | undefined {
-  const e = index.entries.get(key);
-  return e && cleanFor(e, st, index.mtimeNs) ? e.oid : undefined;
-}
-
-/**
- * Racy files first (their bytes are the only way to see a change), then the most recently modified,
- * within the budget. Racy files left uncopied are no longer racy once the clock has moved past the
- * window: the answer is how long the command must wait to start (0 when none was left).
- */
-function copyWithin(b: ShellBefore, files: [string, EntryState][]): number {
-  files.sort(([ra, a], [rb, c]) => Number(b.racy.has(rb)) - Number(b.racy.has(ra)) || (c.mtimeNs > a.mtimeNs ? 1 : -1));
-  let bytes = 0;
-  let waitUntilNs = 0n;
-  const dirs = new CheckedDirs(b.root);
+  const recent = kept.live && changes ? kept.live.recentFiles() : states.files.keys();
+  for (const rel of recent) if ((states.files.get(rel)?.ctimeNs ?? 0n) >= racyFrom) b.racy.add(rel);
+  // Every file is a candidate for a copy on a whole walk or against another git index; else only
+  // those changed since the last command (the others were chosen, or not, then).
+  const all = !changes || index !== kept.index;
+  const lookedAt = kept.live?.takeLookedAt() ?? [];
+  if (changes) kept.copies.forget(lookedAt, states.files);
+  if (all) kept.copies.clear();
+  kept.index = index;
+  const wanted: Wanted[] = [];
+  const consider = (rel: string, st: EntryState | undefined) => {
+    if (st && isRegular(st) && (b.racy.has(rel) || !blobOf(b, rel, st)))
+      wanted.push({ rel, st, racy: b.racy.has(rel) });
+  };
+  if (all) for (const [rel, st] of states.files) consider(rel, st);
+  else for (const rel of new Set([...lookedAt, ...b.racy])) consider(rel, states.files.get(rel));
+  const dirs = new CheckedDirs(root);
   try {
-    for (const [rel, st] of files) {
-      const got =
-        st.size <= BigInt(FILE_MAX) && b.copies.size < COPY_FILES && bytes + Number(st.size) <= COPY_BYTES
-          ? readAsStated(b.root, rel, st, dirs)
-          : undefined;
-      if (got) {
-        b.copies.set(rel, got);
-        bytes += got.length;
-      } else if (b.racy.delete(rel) && st.ctimeNs > waitUntilNs) waitUntilNs = st.ctimeNs;
-    }
+    const uncopied = kept.copies.take(root, wanted, dirs);
+    for (const w of wanted) if (w.racy && !kept.copies.get(w.rel, w.st)) b.racy.delete(w.rel);
+    b.waitMs = uncopied === 0n ? 0 : Math.max(0, Number((uncopied + RACY_NS) / 1_000_000n) + 1 - Date.now());
   } finally {
     dirs.close();
   }
-  return waitUntilNs === 0n ? 0 : Math.max(0, Number((waitUntilNs + RACY_NS) / 1_000_000n) + 1 - Date.now());
+  return b;
 }
 
 /**
- * Directories of the root opened through checked descriptors (dir_tree.ts), kept open while a batch
- * of files is read (at most KEPT_DIRS at a time): no directory swapped for a symlink can lead a read
- * outside the root, and a directory of many files is checked once.
+ * The root's states now: refreshed from the live tree (with what changed since the last look), or
+ * walked whole when there is none (a first command starts one). Undefined when over the limit.
  */
-export class CheckedDirs {
-  readonly #root: string;
-  readonly #open = new Map<string, DirHandle | undefined>();
-  constructor(root: string) {
-    this.#root = root;
+async function lookNow(
+  root: string,
+  scope: TreeScope,
+  kept: ShellKept,
+): Promise<{ states: TreeStates; changes?: StateChanges } | undefined> {
+  if (kept.live) {
+    const changes = await kept.live.refresh();
+    if (changes === 'cut') {
+      kept.live.close(); // the runtime stops looking (ShellSeen.overSince)
+      kept.live = undefined;
+      return undefined;
+    }
+    if (changes !== 'unwatched') return { states: kept.live.states, changes };
+    kept.live.close();
+    kept.live = undefined;
+    kept.walkOnly = true;
+  } else if (!kept.walkOnly) {
+    const live = LiveTree.start(root, scope);
+    if (live === 'cut') return undefined;
+    if (live !== 'unwatched') {
+      kept.live = live;
+      return { states: live.states };
+    }
+    kept.walkOnly = true;
   }
-  get(relDir: string): DirHandle | undefined {
-    if (this.#open.has(relDir)) return this.#open.get(relDir);
-    if (this.#open.size >= KEPT_DIRS) this.close();
-    const opened = openDirFrom(this.#root, relDir === '' ? this.#root : path.join(this.#root, relDir), false);
-    const dir = opened.ok ? opened.value : undefined;
-    this.#open.set(relDir, dir);
-    return dir;
-  }
-  close(): void {
-    for (const d of this.#open.values()) d?.close();
-    this.#open.clear();
-  }
+  const states = treeStates(root, scope);
+  return states.cut ? undefined : { states };
 }
-const KEPT_DIRS = 64;
 
-/**
- * The file `rel`'s bytes, if it is still the very file stat'ed (same inode, size and mtime); opened
- * with O_NOFOLLOW in its directory reached from the root through checked descriptors, never through a
- * symlink: a directory swapped for one (while the walk stat'ed, or since) cannot lead outside the root.
- */
-export function readAsStated(root: string, rel: string, st: EntryState, dirs?: CheckedDirs): Buffer | undefined {
-  const slash = rel.lastIndexOf('/');
-  const own = dirs ? undefined : new CheckedDirs(root);
-  const dir = (dirs ?? own)?.get(slash === -1 ? '' : rel.slice(0, slash));
-  let fd: number;
-  try {
-    if (!dir) return undefined;
-    fd = openSync(dir.at(rel.slice(slash + 1)), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  } finally {
-    own?.close();
-  }
-  try {
-    const now = fstatSync(fd, { bigint: true });
-    if (now.ino !== st.ino || now.size !== st.size || now.mtimeNs !== st.mtimeNs) return undefined;
-    const buf = readFdRange(fd, 0, Number(st.size));
-    return buf.length === Number(st.size) ? buf : undefined; // shrank while read
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+/** The blob git holds of `rel` in the state `st`, if git calls it clean (never for a racy file). */
+export function blobOf(b: ShellBefore, rel: string, st: EntryState): string | undefined {
+  if (!b.index || b.racy.has(rel)) return undefined;
+  const e = b.index.entries.get(b.prefix ? `${b.prefix}/${rel}` : rel);
+  return e && cleanFor(e, st, b.index.mtimeNs) ? e.oid : undefined;
 }
+
+/** A runtime's first keep: nothing yet. */
+export const newShellKept = (): ShellKept => ({ live: undefined, copies: new KeptCopies() });

@@ -19,6 +19,8 @@ export interface EntryState {
   mtimeNs: bigint;
   ctimeNs: bigint;
   mode: number;
+  /** Hard links: a file with others may be changed through a name outside any watched directory. */
+  links: number;
 }
 
 /** How far a walk of the root goes: at most `maxFiles`, the global excludes of `gitUser`, never into `skipTop`. */
@@ -26,6 +28,18 @@ export interface TreeScope {
   maxFiles: number;
   gitUser?: GitUser;
   skipTop?: readonly string[];
+}
+
+/**
+ * A part of the root walked on its own (live_tree.ts): from `start`, at most `depth` levels below
+ * the root (a directory deeper is reported to `deeper`, not entered); `entered` hears of each
+ * directory as the walk lists it, before any of its files is stat'ed.
+ */
+export interface WalkPart {
+  start: string;
+  depth: number;
+  entered?(rel: string): void;
+  deeper?(rel: string): void;
 }
 
 export interface TreeStates {
@@ -44,14 +58,15 @@ export interface TreeStates {
   cut: boolean;
 }
 
-function stateOf(abs: string): EntryState | undefined {
+export function stateOf(abs: string): EntryState | undefined {
   const st = lstatBigIfAny(abs); // a parent replaced meanwhile: as gone
   if (!st) return undefined;
-  return { ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, mode: Number(st.mode) };
+  const { ino, size, mtimeNs, ctimeNs } = st;
+  return { ino, size, mtimeNs, ctimeNs, mode: Number(st.mode), links: Number(st.nlink) };
 }
 
-/** The root's states, the walk stopped past `maxFiles` files and ignored entries. */
-export function treeStates(root: string, o: TreeScope): TreeStates {
+/** The root's states (or a `part`'s), the walk stopped past `maxFiles` files and ignored entries. */
+export function treeStates(root: string, o: TreeScope, part?: WalkPart): TreeStates {
   const { gitUser } = o;
   const skip = new Set(o.skipTop ?? []);
   const skipped = (rel: string) => skip.size > 0 && skip.has(rel.split('/', 1)[0] as string);
@@ -66,11 +81,11 @@ export function treeStates(root: string, o: TreeScope): TreeStates {
       root,
       useIgnore: true,
       hidden: true,
-      maxDepth: Number.POSITIVE_INFINITY,
+      maxDepth: part?.depth ?? Number.POSITIVE_INFINITY,
       ignoreBase: root,
       ...(gitUser ? { gitUser } : {}),
     },
-    [''],
+    [part?.start ?? ''],
     {
       file(e) {
         if (skipped(e.rel)) return undefined;
@@ -79,7 +94,12 @@ export function treeStates(root: string, o: TreeScope): TreeStates {
         return full();
       },
       dir(rel) {
-        if (!skipped(rel)) out.dirs.add(rel);
+        if (skipped(rel)) return;
+        out.dirs.add(rel);
+        part?.entered?.(rel);
+      },
+      deeper(rel) {
+        if (!skipped(rel)) part?.deeper?.(rel);
       },
       skipped(rel, _isDir, reason) {
         if (reason === 'hidden' || reason === 'denied' || skipped(rel)) return;
@@ -100,3 +120,5 @@ export function treeStates(root: string, o: TreeScope): TreeStates {
 
 export const sameState = (a: EntryState, b: EntryState) =>
   a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.mode === b.mode;
+
+export const isRegular = (s: EntryState) => (s.mode & 0o170000) === 0o100000;

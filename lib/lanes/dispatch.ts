@@ -51,6 +51,8 @@ interface LaneConfig {
   recorder?: ChangeRecorder;
   /** The write lane's queue, when the runtime shares it (its restores queue there too). */
   writeLane?: WriteLane;
+  /** What the runtime keeps of its root around commands (its watches closed with the runtime). */
+  shellSeen?: ShellSeen;
 }
 
 /** Each lane's context, for the tools that run there. */
@@ -64,7 +66,7 @@ interface LaneContexts {
 export function createLanes(c: LaneConfig): LaneRunner {
   const writeLane = c.writeLane ?? new WriteLane();
   // What this runtime learned of the root's size around a command (write_context.ts ShellScope.seen).
-  const shellSeen: ShellSeen = {};
+  const shellSeen: ShellSeen = c.shellSeen ?? {};
   const { pool } = c;
   // Each call's deadline ends with the call (lib/core/deadline.ts says why not AbortSignal.timeout).
   const withDeadline = async <T>(ctx: ToolContext, run: (signal: AbortSignal) => Promise<T>): Promise<T> => {

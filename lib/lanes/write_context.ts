@@ -7,6 +7,7 @@ import type { ToolContext } from '../core/tool.ts';
 import type { JobTable } from '../exec/jobs.ts';
 import type { ChangeSink } from '../files/changes.ts';
 import type { Ledger } from '../files/ledger.ts';
+import type { ShellKept } from '../history/shell_before.ts';
 import type { SandboxConfig } from '../sandbox/bwrap.ts';
 import type { GitUser } from '../search/ignore.ts';
 import type { SkillCatalog } from '../skills/catalog.ts';
@@ -55,4 +56,6 @@ export interface ShellScope {
 export interface ShellSeen {
   /** When (ms since the epoch) a command found the root over the limit. */
   overSince?: number;
+  /** The root's states and copies kept between commands (watched: closed with the runtime). */
+  kept?: ShellKept;
 }

@@ -26,6 +26,7 @@ import { Journal } from '../history/journal.ts';
 import { journalBase, journalDirFor } from '../history/journal_dir.ts';
 import { createLanes } from '../lanes/dispatch.ts';
 import { createReadPool, defaultWorkers, type ReadPool } from '../lanes/pool.ts';
+import type { ShellSeen } from '../lanes/write_context.ts';
 import { WriteLane } from '../lanes/write_lane.ts';
 import { type AnthropicTool, toAnthropicTools } from '../llm/anthropic.ts';
 import { type OpenAITool, toOpenAITools } from '../llm/openai.ts';
@@ -344,6 +345,7 @@ function startLanes(
   pool: ReadPool | undefined;
   standby: ReadPool | undefined;
   jobs: JobTable;
+  shellSeen: ShellSeen;
 } {
   const { gate, ledger, skills } = o;
   const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
@@ -353,7 +355,9 @@ function startLanes(
   const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root), o.gitUser);
   if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
   const jobs = new JobTable();
+  const shellSeen: ShellSeen = {};
   const lanes = createLanes({
+    shellSeen,
     ...(pool ? { pool } : {}),
     ...(standby ? { standby } : {}),
     readTimeoutMs: options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
@@ -376,7 +380,7 @@ function startLanes(
       ...options.skillSources,
     },
   });
-  return { lanes, index, pool, standby, jobs };
+  return { lanes, index, pool, standby, jobs, shellSeen };
 }
 
 /** The runtime built from its parts: a call is authorized by the gate and the policy, then run in its lane. */
@@ -394,8 +398,9 @@ function assemble(p: {
   standby: ReadPool | undefined;
   jobs: JobTable;
   journal: Journal | undefined;
+  shellSeen: ShellSeen;
 }): Runtime {
-  const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby, jobs } = p;
+  const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby, jobs, shellSeen } = p;
   const authorize = createAuthorize(gate, policy, ledger);
   const isReadOnly = (name: string) => registry.get(name)?.readOnly === true;
 
@@ -434,6 +439,7 @@ function assemble(p: {
       definitionsAs(registry.definitions(), format)) as Runtime['definitions'],
     async close() {
       await jobs.close();
+      shellSeen.kept?.live?.close();
       index?.close();
       await pool?.close();
       await standby?.close();

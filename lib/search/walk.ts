@@ -73,6 +73,8 @@ export interface Visitor {
   unreachable?(entry: Entry): void;
   /** A directory the walk came to but could not list (unreadable, gone, or swapped since it was seen). */
   unlisted?(rel: string): void;
+  /** A directory admitted but not entered: past `maxDepth`. */
+  deeper?(rel: string): void;
 }
 
 /** Walks the given directories (relative to the root, in order). */
@@ -155,6 +157,7 @@ function walkDir(
           if (rel === undefined) continue;
           if (e.kind === 'dir') {
             if (depth + 1 < o.maxDepth) subdirs.push(rel);
+            else visitor.deeper?.(rel);
             continue;
           }
           if (depth + 1 > o.maxDepth) continue;

@@ -5,7 +5,7 @@
  */
 import type { ChangeSink } from '../files/changes.ts';
 import { afterCommand, type NotRecorded, tooMany } from '../history/shell_after.ts';
-import { beforeCommand, type ShellBefore } from '../history/shell_before.ts';
+import { beforeCommand, newShellKept, type ShellBefore } from '../history/shell_before.ts';
 import type { ShellScope } from '../lanes/write_context.ts';
 
 /** At most this many paths are named in the answer; meta.notRecorded has them all. */
@@ -28,7 +28,8 @@ export async function startShellJournal(
   if (scope.seen.overSince !== undefined) return missed(tooMany(scope.maxFiles, overWhen(scope.seen.overSince)));
   let found: ShellBefore | undefined;
   try {
-    found = beforeCommand(root, scope);
+    scope.seen.kept ??= newShellKept();
+    found = await beforeCommand(root, scope, scope.seen.kept);
   } catch (e) {
     return missed(`the journal could not take the root's state before the command (${(e as Error).message})`);
   }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { cleanFor, parseGitIndex } from '../../lib/history/git_index.ts';
 import { fetchBlobs, findRepo, readIndex } from '../../lib/history/git_repo.ts';
-import { beforeCommand } from '../../lib/history/shell_before.ts';
+import { beforeCommand, blobOf, newShellKept } from '../../lib/history/shell_before.ts';
 import { commitClean, git } from '../helpers/git_repo.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 
@@ -114,25 +114,36 @@ test('git index: a linked worktree and a root below the top are found, and blobs
   rmSync(path.dirname(linked), { recursive: true, force: true });
 });
 
+/** What a first command's journal takes before it in `root`: the files copied, and those git gives back. */
+async function takenBefore(root: string): Promise<{ copied: string[]; blobs: string[] }> {
+  const kept = newShellKept();
+  try {
+    const b = await beforeCommand(root, { maxFiles: 100 }, kept);
+    assert.ok(b);
+    const files = (b.live?.states ?? b.states)?.files ?? new Map();
+    const blobs = [...files].filter(([rel, st]) => blobOf(b, rel, st)).map(([rel]) => rel);
+    return { copied: kept.copies.files().sort(), blobs: blobs.sort() };
+  } finally {
+    kept.live?.close();
+  }
+}
+
 test('git index: before a command, a clean repository is taken from git and nothing is copied; changed files are copied', async () => {
   const root = await repo();
-  const clean = beforeCommand(root, { maxFiles: 100 });
-  assert.ok(clean);
-  assert.equal(clean.copies.size, 0);
-  assert.equal(clean.blobs.size, 6);
+  const clean = await takenBefore(root);
+  assert.equal(clean.copied.length, 0);
+  assert.equal(clean.blobs.length, 6);
   writeFileSync(path.join(root, 'dir/deep/b.txt'), 'changed\n');
   writeFileSync(path.join(root, 'new.txt'), 'new\n');
-  const dirty = beforeCommand(path.join(root, 'dir'), { maxFiles: 100 });
-  assert.ok(dirty);
-  assert.deepEqual([...dirty.copies.keys()].sort(), ['deep/b.txt']);
-  assert.deepEqual([...dirty.blobs.keys()].sort(), ['deep/bb.txt', 'déjà vu.md']);
+  const dirty = await takenBefore(path.join(root, 'dir'));
+  assert.deepEqual(dirty.copied, ['deep/b.txt']);
+  assert.deepEqual(dirty.blobs, ['deep/bb.txt', 'déjà vu.md']);
 });
 
 test('git index: a repository whose config names a clean filter (git-lfs, or any) gives no blobs: its files are copied', async () => {
   const root = await repo();
   git(root, 'config', 'filter.fake.clean', 'tr a-z n-za-m'); // same size, other bytes
-  const b = beforeCommand(root, { maxFiles: 100 });
-  assert.ok(b);
-  assert.equal(b.blobs.size, 0);
-  assert.equal(b.copies.size, 6);
+  const b = await takenBefore(root);
+  assert.equal(b.blobs.length, 0);
+  assert.equal(b.copied.length, 6);
 });

@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { COPY_FILES } from '../../lib/history/shell_before.ts';
+import { COPY_FILES } from '../../lib/history/kept_copies.ts';
 import { pastRacyWindow } from '../helpers/git_repo.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
@@ -272,4 +272,23 @@ test('shell journal: a command that only makes directories is an entry, and undo
   assert.ok(undo?.ok, JSON.stringify(undo));
   assert.equal(existsSync(at('made')), false);
   assert.equal(existsSync(at('other')), false);
+});
+
+test('shell journal: a file changed by one command, then by an outside writer, then by the next command is recorded each time with the bytes it had (git-clean and untracked)', async () => {
+  const { rt, root, at } = await shellSetup({ 'tracked.txt': 'v0\n' }, { git: true });
+  writeFileSync(at('untracked.txt'), 'u0\n');
+  await pastRacyWindow(root, ['untracked.txt']);
+  const first = await rt.call('bash', { command: 'echo v1 > tracked.txt; echo u1 > untracked.txt' });
+  assert.deepEqual(notRecorded(first), []);
+  // Past the racy window: the next command's copies cannot lean on the files being recent.
+  await pastRacyWindow(root, ['tracked.txt', 'untracked.txt']);
+  writeFileSync(at('tracked.txt'), 'outside\n'); // no longer what git holds: the blob is not its before-image
+  await pastRacyWindow(root, ['tracked.txt']);
+  const second = await rt.call('bash', { command: 'echo v2 > tracked.txt; echo u2 > untracked.txt' });
+  assert.deepEqual(notRecorded(second), []);
+  const undo = await rt.journal?.undo();
+  assert.ok(undo?.ok && undo.value.conflicts.length === 0, JSON.stringify(undo));
+  assert.equal(readFileSync(at('tracked.txt'), 'utf8'), 'outside\n');
+  assert.equal(readFileSync(at('untracked.txt'), 'utf8'), 'u1\n');
+  await rt.close();
 });

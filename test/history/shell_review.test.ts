@@ -18,7 +18,8 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { readAsStated } from '../../lib/history/shell_before.ts';
+import { readAsStated } from '../../lib/history/checked_dirs.ts';
+import { type EntryState, stateOf } from '../../lib/history/tree_states.ts';
 import { git } from '../helpers/git_repo.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 import { notRecorded, shellSetup } from './_shell_setup.ts';
@@ -90,18 +91,12 @@ test('shell review: a file is never read through a directory swapped for a symli
   renameSync(path.join(root, 'd'), path.join(root, 'd.real'));
   symlinkSync(outside, path.join(root, 'd'));
   const st = lstatSync(path.join(root, 'd/x'), { bigint: true });
-  const state = { ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, mode: Number(st.mode) };
+  const state = stateOf(path.join(root, 'd/x')) as EntryState;
+  assert.equal(state.ino, st.ino);
   assert.equal(readAsStated(root, 'd/x', state), undefined, 'read a file outside the root');
   mkdirSync(path.join(root, 'e'));
   writeFileSync(path.join(root, 'e/y'), 'inside\n');
-  const inside = lstatSync(path.join(root, 'e/y'), { bigint: true });
-  const ok = {
-    ino: inside.ino,
-    size: inside.size,
-    mtimeNs: inside.mtimeNs,
-    ctimeNs: inside.ctimeNs,
-    mode: Number(inside.mode),
-  };
+  const ok = stateOf(path.join(root, 'e/y')) as EntryState;
   assert.equal(readAsStated(root, 'e/y', ok)?.toString(), 'inside\n');
 });
 

@@ -42,6 +42,12 @@ export interface DirWatch {
    * the next update. False when the system refuses a watch (then nothing is watched any more).
    */
   update(dirs: Iterable<string>): boolean;
+  /**
+   * Watches `dir` as well (the others as they are), anew if its watch died or follows another inode:
+   * 'opened' when a watch began now, 'had' when a live one was kept, 'gone' when the directory could
+   * not be watched (reported lost), 'refused' when the system took no more (nothing is watched then).
+   */
+  add(dir: string): 'opened' | 'had' | 'gone' | 'refused';
   /** The watch of `dir` is dead (its directory removed or moved) or follows another inode: unwatched. */
   replaced(dir: string): boolean;
   /**
@@ -137,6 +143,14 @@ export function watchDirs(
     closeStale(set, keep);
     return openWatches(set, keep);
   };
+  const add = (dir: string) => {
+    const had = watchers.get(dir);
+    if (had && !had[STATE].dead && inoOf(dir) === had[STATE].ino) return 'had';
+    had?.close();
+    watchers.delete(dir);
+    if (!openWatches(set, new Set([dir]), false)) return 'refused';
+    return watchers.has(dir) ? 'opened' : 'gone';
+  };
   const replaced = (dir: string) => {
     if (unwatchable.has(dir)) return true;
     const had = watchers.get(dir)?.[STATE];
@@ -148,7 +162,7 @@ export function watchDirs(
   };
   if (!update(dirs)) return undefined;
   onOverflow.add(overflowed);
-  return { update, replaced, watchedSince, close };
+  return { update, add, replaced, watchedSince, close };
 }
 
 /** The watches of one watchDirs call, what their events told since the last update, and their listeners. */
@@ -196,15 +210,20 @@ function closeStale(set: Watches, keep: Set<string>): void {
     }
 }
 
-/** Opens a watch on each wanted directory not watched yet; false when the system refuses one (all are closed then). */
-function openWatches(set: Watches, keep: Set<string>): boolean {
+/**
+ * Opens a watch on each wanted directory not watched yet; false when the system refuses one (all are
+ * closed then). `all`: `keep` is every directory wanted (those the last update could not watch and
+ * not asked for again are forgotten).
+ */
+function openWatches(set: Watches, keep: Set<string>, all = true): boolean {
   const { root, watchers, unwatchable, changed } = set;
   // Every inode is taken before any watch opens: a directory replaced in between then differs from
   // its watch's inode, so it is taken for replaced (safe). Interleaving lstat with opening watches
   // also cost ~9 MiB more RSS on 22k directories (the allocator's pieces interleave).
   const add = [...keep].filter((dir) => !watchers.has(dir));
   const inos = add.map(set.inoOf);
-  unwatchable.clear();
+  if (all) unwatchable.clear();
+  else for (const dir of add) unwatchable.delete(dir);
   for (let i = 0; i < add.length; i++) {
     const dir = add[i] as string;
     let w: Watched;
