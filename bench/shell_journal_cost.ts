@@ -7,9 +7,10 @@
  * files), committed to git unless --no-git, and two warm library runtimes on it: journal on and off.
  * Then `bash {command: "true"}` N times on each, interleaved with the order alternating. Prints the
  * median per call on and off and the median of the paired differences, and the parts of the journal's
- * work timed apart (the walk of the root's states, the git index, the copies). With a tree over the
- * runtime's journal.shellMaxFiles (default 20,000), "on" is the cost of finding that out: the walk
- * stops at the limit. Figures only.
+ * work timed apart (a whole walk of the root's states, the git index, the copies: what a runtime's
+ * first command does, and every command's without watches), and the first call apart with the heap
+ * the runtime then keeps for the root's states. With a tree over the runtime's journal.shellMaxFiles
+ * (default 200,000), "on" is the cost of finding that out: the walk stops at the limit. Figures only.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -93,8 +94,25 @@ function runtime(journal: boolean): Runtime {
   return made.value;
 }
 
+/** Heap in use (MiB), after a collection when node runs with --expose-gc. */
+function heapMiB(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+}
+
 async function calls(): Promise<void> {
   const rts = { on: runtime(true), off: runtime(false) };
+  // The first command of a runtime walks the whole root and opens the watches: timed apart.
+  const first: Record<string, number> = {};
+  const heapBefore = heapMiB();
+  for (const which of ['on', 'off'] as const) {
+    const t = performance.now();
+    await rts[which].call('bash', { command: 'true' });
+    first[which] = performance.now() - t;
+  }
+  console.log(
+    `first call: journal on ${first.on?.toFixed(0)} ms, off ${first.off?.toFixed(0)} ms; heap kept for the root's states ${(heapMiB() - heapBefore).toFixed(1)} MiB${'gc' in globalThis ? '' : ' (run with --expose-gc for an exact figure)'}`,
+  );
   const ms: Record<'on' | 'off', number[]> = { on: [], off: [] };
   const diffs: number[] = [];
   for (let k = 0; k < N; k++) {

@@ -45,7 +45,7 @@ export class KeptCopies {
   }
 
   /** Drops the copies of `rels` whose files are no longer as copied (`now`: their states; gone when absent). */
-  forget(rels: Iterable<string>, now: ReadonlyMap<string, EntryState>): void {
+  forget(rels: Iterable<string>, now: { get(rel: string): EntryState | undefined }): void {
     for (const rel of rels) {
       const c = this.#copies.get(rel);
       const st = now.get(rel);

@@ -18,6 +18,7 @@ import { IGNORE_FILES } from '../search/ignore.ts';
 import { outsideRules } from '../search/ignore_outer.ts';
 import { type DirWatch, drainEvents, watchDirs } from '../search/index/watch.ts';
 import { baseOf, dirOf } from '../search/rel_paths.ts';
+import { FileStates } from './file_states.ts';
 import { type Change, emptyChanges, isUnder, type StateChanges } from './state_changes.ts';
 import { type EntryState, sameState, stateOf, type TreeScope, type TreeStates, treeStates } from './tree_states.ts';
 
@@ -34,7 +35,7 @@ export type NoStates = 'cut' | 'unwatched';
 
 export class LiveTree {
   readonly states: TreeStates = {
-    files: new Map(),
+    files: new FileStates(),
     dirs: new Set(),
     ignored: new Map(),
     opaque: new Set(),
@@ -46,6 +47,11 @@ export class LiveTree {
   /** Each directory's entries (files, directories, ignored entries), by path. */
   readonly #kids = new Map<string, Set<string>>();
   readonly #linked = new Set<string>();
+  /**
+   * Ignored directories watched themselves: an entry added, removed or renamed in one changes its
+   * own state, which is what a whole walk compares (nothing under it is entered).
+   */
+  readonly #watchedIgnored = new Set<string>();
   readonly #recent = new Map<string, number>();
   /** Files any refresh looked at again since `takeLookedAt` last ran. */
   readonly #lookedAt = new Set<string>();
@@ -54,6 +60,7 @@ export class LiveTree {
   readonly #relist = new Set<string>();
   readonly #touched = new Set<string>();
   #rulesKey = '';
+  #starting = false;
   #refused = false;
   /** During a refresh: what it changed, and the directories it listed again for a race. */
   #log: StateChanges = emptyChanges();
@@ -79,7 +86,9 @@ export class LiveTree {
   static start(root: string, scope: TreeScope): LiveTree | NoStates {
     const t = new LiveTree(root, scope);
     t.#deep.add('');
+    t.#starting = true;
     const done = t.#settle();
+    t.#starting = false;
     if (done !== undefined) {
       t.close();
       return done;
@@ -91,6 +100,7 @@ export class LiveTree {
 
   /** Lets the events already queued in, then looks again at what they name: what it found changed. */
   async refresh(): Promise<StateChanges | NoStates> {
+    if (this.#refused) return 'unwatched'; // the watches are gone: the states can no longer be kept
     await drainEvents();
     this.#log = emptyChanges();
     const key = this.#outsideKey();
@@ -128,6 +138,10 @@ export class LiveTree {
   }
 
   #event(rel: string, named: boolean, lost?: boolean): void {
+    if (!lost && (this.#watchedIgnored.has(rel) || (named && this.#watchedIgnored.has(dirOf(rel))))) {
+      this.#touched.add(named && !this.#watchedIgnored.has(rel) ? dirOf(rel) : rel); // its own state, again
+      return;
+    }
     if (lost) this.#deep.add(rel);
     else if (!named) this.#relist.add(rel);
     else if (IGNORE_NAMES.has(baseOf(rel))) this.#deep.add(dirOf(rel));
@@ -152,7 +166,10 @@ export class LiveTree {
     if (this.#deep.size + this.#relist.size + this.#touched.size > 0) return 'unwatched';
     if (this.states.cut || this.states.files.size + this.states.ignored.size > this.#limit()) return 'cut';
     // The watches of directories gone are closed (each check of all costs a few ms on 15k directories).
-    if ([...this.#log.dirs.values()].some((c) => !c.after) && !this.#watch.update(this.states.dirs)) return 'unwatched';
+    const dirGone = [...this.#log.dirs.values()].some((c) => !c.after);
+    const ignoredGone = [...this.#log.ignored.values()].some((c) => !c.after);
+    if ((dirGone || ignoredGone) && !this.#watch.update([...this.states.dirs, ...this.#watchedIgnored]))
+      return 'unwatched';
     return undefined;
   }
 
@@ -218,10 +235,21 @@ export class LiveTree {
         if (!st?.isDirectory() || this.#watch.replaced(rel)) this.#deep.add(rel);
       } else if (this.states.files.has(rel) && st && !st.isDirectory()) {
         this.#setFile(rel, stateOf(path.join(this.#root, rel)));
+      } else if (this.#ignoredAgain(rel, st)) {
+        // its state is taken again
       } else if (st || this.states.files.has(rel) || this.states.ignored.has(rel)) {
         this.#relist.add(dirOf(rel)); // came, went or changed kind: its directory's listing says
       }
     }
+  }
+
+  /** Takes an ignored entry's state again, when it is still of its kind: false when it is not that. */
+  #ignoredAgain(rel: string, st: BigIntStats | undefined): boolean {
+    const had = this.states.ignored.get(rel);
+    if (!had || !st || this.states.opaque.has(rel) || isDir(had) !== st.isDirectory()) return false;
+    const now = stateOf(path.join(this.#root, rel));
+    if (now) this.#setIgnored(rel, now, false);
+    return now !== undefined;
   }
 
   /**
@@ -230,6 +258,9 @@ export class LiveTree {
    */
   #restatUnwatched(): void {
     for (const [rel, had] of this.states.ignored) {
+      // An ignored file's writes and mode changes are events of its directory's watch.
+      const seen = this.#watchedIgnored.has(rel) || (!isDir(had) && had.links === 1 && !this.states.opaque.has(rel));
+      if (seen) continue;
       const st = stateOf(path.join(this.#root, rel));
       if (st && sameState(st, had)) continue;
       if (this.states.opaque.has(rel) || !st || (st.mode & 0o170000) !== (had.mode & 0o170000)) this.#deep.add(rel);
@@ -273,7 +304,20 @@ export class LiveTree {
     for (const [rel, st] of part.ignored) {
       this.#dropIf(rel, 'ignored');
       this.#setIgnored(rel, st, part.opaque.has(rel));
+      if (isDir(st) && !part.opaque.has(rel)) this.#watchIgnored(rel);
     }
+  }
+
+  /** Watches an ignored directory itself; its state is taken again once the watch is open. */
+  #watchIgnored(rel: string): void {
+    const got = this.#watch.add(rel);
+    if (got === 'refused') this.#refused = true;
+    if (got !== 'opened' && got !== 'had') return;
+    this.#watchedIgnored.add(rel);
+    const now = stateOf(path.join(this.#root, rel));
+    const had = this.states.ignored.get(rel);
+    if (now && had && !sameState(now, had)) this.#setIgnored(rel, now, false);
+    if (!now) this.#deep.add(rel);
   }
 
   /** Drops what `rel` was when it is something else `now`. */
@@ -310,7 +354,10 @@ export class LiveTree {
     const had = ignored.get(rel);
     if (!(had && st && sameState(had, st))) this.#set(this.#log.ignored, rel, had, st);
     if (st) ignored.set(rel, st);
-    else ignored.delete(rel);
+    else {
+      ignored.delete(rel);
+      this.#watchedIgnored.delete(rel);
+    }
     if (opaque && st) this.states.opaque.add(rel);
     else this.states.opaque.delete(rel);
     this.#kid(rel, st !== undefined);
@@ -318,6 +365,7 @@ export class LiveTree {
 
   /** Notes a change in `log`, keeping the first state it had before. */
   #set<T>(log: Map<string, Change<T>>, rel: string, before: T | undefined, after: T | undefined): void {
+    if (this.#starting) return; // the first walk: every entry is new, and nothing asks what changed
     const c = log.get(rel);
     if (c) c.after = after;
     else log.set(rel, { before, after });
@@ -362,6 +410,8 @@ function statBigIfAny(p: string): BigIntStats | undefined {
     return undefined;
   }
 }
+
+const isDir = (st: EntryState) => (st.mode & 0o170000) === 0o040000;
 
 /** The members of `set`, which is emptied. */
 function take(set: Set<string>): string[] {

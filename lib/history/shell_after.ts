@@ -37,10 +37,12 @@ const MIB = 1024 * 1024;
 export const COMMAND_BYTES = 256 * MIB;
 const OVER_COMMAND = `past the ${COMMAND_BYTES / MIB} MiB of file images the journal records of one command`;
 /** Why a command's changes were not looked for: the root holds more files than the journal compares. */
-export const tooMany = (max: number, when: string) =>
+export const tooMany = (max: number, when: string, unwatched = false) =>
   max === 0
     ? 'the journal records no shell command here (journal.shellMaxFiles is 0)'
-    : `the root held more than ${max.toLocaleString('en-US')} files ${when}: a command's changes are recorded only in roots of up to that many (journal.shellMaxFiles; docs/undo.md)`;
+    : unwatched
+      ? `the root held more than ${max.toLocaleString('en-US')} files ${when}: the system refused the directory watches that keep a larger root's states (fs.inotify.max_user_watches), and without them a root is walked whole around each command, up to that many files (docs/undo.md)`
+      : `the root held more than ${max.toLocaleString('en-US')} files ${when}: a command's changes are recorded only in roots of up to that many (journal.shellMaxFiles; docs/undo.md)`;
 const TOO_LARGE = (n: bigint) =>
   `${(Number(n) / MIB).toFixed(1)} MiB, over the ${FILE_MAX / MIB} MiB the journal records of a file a command changes`;
 const NOT_KEPT =
@@ -75,7 +77,7 @@ type Looked = { changes: StateChanges; now: Excluded } | { why: string; cut?: bo
 
 /** What may have changed: from the live tree, or a whole walk compared with the one before. */
 async function lookAfter(b: ShellBefore): Promise<Looked> {
-  const cut = () => ({ why: tooMany(b.scope.maxFiles, 'after the command'), cut: true });
+  const cut = () => ({ why: tooMany(b.scope.maxFiles, 'after the command', !b.live), cut: true });
   if (b.live) {
     const changes = await b.live.refresh();
     if (changes === 'cut') return cut();

@@ -22,6 +22,15 @@ import { type EntryState, isRegular, type TreeScope, type TreeStates, treeStates
  * (coarse file-system timestamps), leaving its stat as it was: its bytes are copied and compared.
  */
 export const RACY_NS = 50_000_000n;
+/**
+ * Without watches (the system refused them), the root is walked whole before and after each command:
+ * at most this many files (~0.3–0.5 s of each command here, docs/undo.md "Cost").
+ */
+export const WALK_MAX_FILES = 10_000;
+
+/** How many files a command's journal compares: fewer once the root is walked whole each time. */
+export const shellLimit = (maxFiles: number, kept: ShellKept) =>
+  kept.walkOnly ? Math.min(maxFiles, WALK_MAX_FILES) : maxFiles;
 
 /** What a runtime keeps of its root between commands. */
 export interface ShellKept {
@@ -68,7 +77,7 @@ export async function beforeCommand(root: string, scope: TreeScope, kept: ShellK
   const index = repo && !mayFilter(repo) ? readIndex(repo) : undefined;
   const b: ShellBefore = {
     root,
-    scope,
+    scope: { ...scope, maxFiles: shellLimit(scope.maxFiles, kept) },
     excluded: { ignored: new Map(states.ignored), opaque: new Set(states.opaque) },
     copies: kept.copies,
     racy: new Set(),
@@ -134,7 +143,7 @@ async function lookNow(
     }
     kept.walkOnly = true;
   }
-  const states = treeStates(root, scope);
+  const states = treeStates(root, { ...scope, maxFiles: shellLimit(scope.maxFiles, kept) });
   return states.cut ? undefined : { states };
 }
 

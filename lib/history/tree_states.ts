@@ -11,6 +11,7 @@ import path from 'node:path';
 import { lstatBigIfAny } from '../core/lstat_if_any.ts';
 import type { GitUser } from '../search/ignore.ts';
 import { walk } from '../search/walk.ts';
+import { FileStates } from './file_states.ts';
 
 /** What the comparison keeps of an lstat. */
 export interface EntryState {
@@ -44,7 +45,7 @@ export interface WalkPart {
 
 export interface TreeStates {
   /** Files and symlinks by path relative to the root (`/`-separated). */
-  files: Map<string, EntryState>;
+  files: FileStates;
   /** Directories entered ('' is the root). */
   dirs: Set<string>;
   /** Entries the ignore files exclude (not entered), with their own state; and the `opaque` directories'. */
@@ -70,7 +71,13 @@ export function treeStates(root: string, o: TreeScope, part?: WalkPart): TreeSta
   const { gitUser } = o;
   const skip = new Set(o.skipTop ?? []);
   const skipped = (rel: string) => skip.size > 0 && skip.has(rel.split('/', 1)[0] as string);
-  const out: TreeStates = { files: new Map(), dirs: new Set(), ignored: new Map(), opaque: new Set(), cut: false };
+  const out: TreeStates = {
+    files: new FileStates(),
+    dirs: new Set(),
+    ignored: new Map(),
+    opaque: new Set(),
+    cut: false,
+  };
   const abs = (rel: string) => path.join(root, rel);
   const full = () => {
     out.cut = out.files.size + out.ignored.size > o.maxFiles;

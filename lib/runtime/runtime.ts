@@ -125,8 +125,8 @@ export interface JournalOption {
   maxBytes?: number;
   maxAgeDays?: number;
   /**
-   * bash commands' changes are recorded in roots of up to this many files (default 10,000; 0: never):
-   * finding them stats every file before and after each command.
+   * bash commands' changes are recorded in roots of up to this many files (default 200,000; 0: never):
+   * the root's states are kept between commands, a watch per directory (docs/undo.md "Cost").
    */
   shellMaxFiles?: number;
 }

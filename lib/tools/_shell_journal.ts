@@ -5,7 +5,7 @@
  */
 import type { ChangeSink } from '../files/changes.ts';
 import { afterCommand, type NotRecorded, tooMany } from '../history/shell_after.ts';
-import { beforeCommand, newShellKept, type ShellBefore } from '../history/shell_before.ts';
+import { beforeCommand, newShellKept, type ShellBefore, shellLimit } from '../history/shell_before.ts';
 import type { ShellScope } from '../lanes/write_context.ts';
 
 /** At most this many paths are named in the answer; meta.notRecorded has them all. */
@@ -25,17 +25,19 @@ export async function startShellJournal(
 ): Promise<ShellJournal | undefined> {
   if (!sink || !scope) return undefined;
   if (scope.maxFiles === 0) return missed(tooMany(0, ''));
-  if (scope.seen.overSince !== undefined) return missed(tooMany(scope.maxFiles, overWhen(scope.seen.overSince)));
+  scope.seen.kept ??= newShellKept();
+  const kept = scope.seen.kept;
+  const over = (when: string) => tooMany(shellLimit(scope.maxFiles, kept), when, kept.walkOnly);
+  if (scope.seen.overSince !== undefined) return missed(over(overWhen(scope.seen.overSince)));
   let found: ShellBefore | undefined;
   try {
-    scope.seen.kept ??= newShellKept();
-    found = await beforeCommand(root, scope, scope.seen.kept);
+    found = await beforeCommand(root, scope, kept);
   } catch (e) {
     return missed(`the journal could not take the root's state before the command (${(e as Error).message})`);
   }
   if (!found) {
-    scope.seen.overSince = Date.now();
-    return missed(tooMany(scope.maxFiles, 'before the command'));
+    overLimit(scope);
+    return missed(over('before the command'));
   }
   const before = found;
   if (before.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, before.waitMs));
@@ -43,7 +45,7 @@ export async function startShellJournal(
     async finish() {
       try {
         const found = await afterCommand(before, sink);
-        if (found.cut) scope.seen.overSince = Date.now();
+        if (found.cut) overLimit(scope);
         return found.notRecorded;
       } catch (e) {
         return [
@@ -52,6 +54,13 @@ export async function startShellJournal(
       }
     },
   };
+}
+
+/** The root is over the limit: this runtime compares no more commands, and lets go of what it kept. */
+function overLimit(scope: ShellScope): void {
+  scope.seen.overSince = Date.now();
+  scope.seen.kept?.live?.close();
+  scope.seen.kept = undefined;
 }
 
 const overWhen = (ms: number) =>

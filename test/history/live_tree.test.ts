@@ -2,7 +2,7 @@
  * The live tree (lib/history/live_tree.ts) against the whole walk it stands in for: after random
  * changes — files and directories made, rewritten, re-moded, renamed, replaced and removed, ignore
  * files edited, by this process and by child processes — a refresh leaves exactly the states a whole
- * walk of the root takes, and says which entries changed.
+ * walk of the root takes, and says which entries changed. And the journal's fallback without watches.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -20,7 +20,10 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import type { ChangeSink } from '../../lib/files/changes.ts';
 import { LiveTree } from '../../lib/history/live_tree.ts';
+import { afterCommand, tooMany } from '../../lib/history/shell_after.ts';
+import { beforeCommand, newShellKept, WALK_MAX_FILES } from '../../lib/history/shell_before.ts';
 import { sameState, type TreeStates, treeStates } from '../../lib/history/tree_states.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 
@@ -200,4 +203,38 @@ test('live tree: an ignored directory and an unlisted one are compared by their 
   } finally {
     live.close();
   }
+});
+
+/** What a command's journal told its entry: each file's path with its before and after bytes, and the directories made. */
+function collecting() {
+  const told: string[] = [];
+  const sink: ChangeSink = {
+    file: (real, before, after) =>
+      told.push(`${path.basename(real)}: ${before?.bytes ?? '-'} -> ${after?.bytes ?? '-'}`),
+    dir: (real) => told.push(`dir ${path.basename(real)}`),
+  };
+  return { told, sink };
+}
+
+test('shell journal without watches (the system refused them): the root is walked whole around each command and its changes are told the same, up to 10,000 files', async () => {
+  const root = tempDir();
+  writeTree(root, { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+  const kept = newShellKept();
+  kept.walkOnly = true;
+  const scope = { maxFiles: 200_000, skipTop: ['.git', '.mewcode'] };
+  for (const step of [1, 2]) {
+    const b = await beforeCommand(root, scope, kept);
+    assert.ok(b && !b.live, 'walked, not watched');
+    assert.equal(b.scope.maxFiles, WALK_MAX_FILES);
+    execFileSync('sh', ['-c', `echo ${step} > a.txt; rm -f b.txt; mkdir -p d${step}; echo n > d${step}/n.txt`], {
+      cwd: root,
+    });
+    const { told, sink } = collecting();
+    const found = await afterCommand(b, sink);
+    assert.deepEqual(found.notRecorded, []);
+    const had = step === 1 ? 'a\n' : '1\n';
+    const gone = step === 1 ? ['b.txt: b\n -> -'] : [];
+    assert.deepEqual(told.sort(), [`a.txt: ${had} -> ${step}\n`, ...gone, `dir d${step}`, 'n.txt: - -> n\n'].sort());
+  }
+  assert.match(tooMany(WALK_MAX_FILES, 'before the command', true), /max_user_watches/);
 });
