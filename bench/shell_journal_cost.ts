@@ -7,9 +7,9 @@
  * files), committed to git unless --no-git, and two warm library runtimes on it: journal on and off.
  * Then `bash {command: "true"}` N times on each, interleaved with the order alternating. Prints the
  * median per call on and off and the median of the paired differences, and the parts of the journal's
- * work timed apart (a whole walk of the root's states, the git index, the copies: what a runtime's
- * first command does, and every command's without watches), and the first call apart with the heap
- * the runtime then keeps for the root's states. With a tree over the runtime's journal.shellMaxFiles
+ * work timed apart (a whole walk of the root's states and git's index: what a runtime's first command
+ * does, and every command's without watches), and the first call apart with the heap the runtime then
+ * keeps (the root's states, its watches, git's parsed index). With a tree over the runtime's journal.shellMaxFiles
  * (default 200,000), "on" is the cost of finding that out: the walk stops at the limit. Figures only.
  */
 import { execFileSync } from 'node:child_process';
@@ -18,7 +18,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRepo, readIndex } from '../lib/history/git_repo.ts';
-import { beforeCommand, newShellKept } from '../lib/history/shell_before.ts';
 import { treeStates } from '../lib/history/tree_states.ts';
 import { createRuntime, type Runtime } from '../lib/runtime/runtime.ts';
 import { generateFixture } from './fixture.ts';
@@ -51,14 +50,15 @@ try {
   console.log(
     `tree: ${summary.files} files, ${(summary.bytes / 1e6).toFixed(0)} MB, ${values['no-git'] ? 'no git' : 'git'}`,
   );
-  await parts();
+  parts();
   await calls();
 } finally {
   rmSync(base, { recursive: true, force: true });
 }
 
 /** The journal's steps one by one (a second run of each: warm caches, as in a runtime). */
-async function parts(): Promise<void> {
+/** A whole walk of the root's states and a parse of git's index, timed apart (the second round: warm caches). */
+function parts(): void {
   const time = (f: () => unknown) => {
     const t = performance.now();
     f();
@@ -68,16 +68,7 @@ async function parts(): Promise<void> {
     const walk = time(() => treeStates(root, { maxFiles: Number.POSITIVE_INFINITY }));
     const repo = findRepo(root);
     const index = time(() => repo && readIndex(repo));
-    let copies = 0;
-    const kept = newShellKept();
-    kept.walkOnly = true; // the whole walk, as a runtime's first command or one without watches
-    const t = performance.now();
-    await beforeCommand(root, { maxFiles: Number.POSITIVE_INFINITY }, kept);
-    const before = performance.now() - t;
-    copies = kept.copies.size;
-    console.log(
-      `round ${i + 1}: walk ${walk.toFixed(0)} ms, git index ${index.toFixed(0)} ms, whole before-step ${before.toFixed(0)} ms (${copies} files copied)`,
-    );
+    console.log(`round ${i + 1}: whole walk ${walk.toFixed(0)} ms, git index ${index.toFixed(0)} ms`);
   }
 }
 
