@@ -4,7 +4,17 @@
  * bigints (~100 bytes more a file: ~10 MiB on a 100k-file tree). A state is made an object again only
  * when asked for. Reads as a Map of path to EntryState.
  */
-import type { EntryState } from './tree_states.ts';
+
+/** What the comparison keeps of an lstat. */
+export interface EntryState {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  mode: number;
+  /** Hard links: a file with others may be changed through a name outside any watched directory. */
+  links: number;
+}
 
 const FIRST_SLOTS = 256;
 

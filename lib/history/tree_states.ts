@@ -11,18 +11,9 @@ import path from 'node:path';
 import { lstatBigIfAny } from '../core/lstat_if_any.ts';
 import type { GitUser } from '../search/ignore.ts';
 import { walk } from '../search/walk.ts';
-import { FileStates } from './file_states.ts';
+import { type EntryState, FileStates } from './file_states.ts';
 
-/** What the comparison keeps of an lstat. */
-export interface EntryState {
-  ino: bigint;
-  size: bigint;
-  mtimeNs: bigint;
-  ctimeNs: bigint;
-  mode: number;
-  /** Hard links: a file with others may be changed through a name outside any watched directory. */
-  links: number;
-}
+export type { EntryState } from './file_states.ts';
 
 /** How far a walk of the root goes: at most `maxFiles`, the global excludes of `gitUser`, never into `skipTop`. */
 export interface TreeScope {
