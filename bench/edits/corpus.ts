@@ -94,7 +94,7 @@ export function wrongCause(c: Case, applied: string): Cause {
   // The mistaken old_string is another place's exact text: an exact match wins, as in every peer.
   for (let i = text.indexOf(old); i !== -1; i = text.indexOf(old, i + 1)) {
     const line = text.slice(0, i).split('\n').length;
-    if (line < place[0] || line > place[1]) return 'exact elsewhere';
+    if (line !== place[0]) return 'exact elsewhere';
   }
   const a = lf(applied).split('\n');
   const b = lf(c.intended ?? '').split('\n');
