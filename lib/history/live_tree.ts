@@ -75,6 +75,7 @@ export class LiveTree {
     this.#watch = w ?? {
       update: () => false,
       add: () => 'refused',
+      remove() {},
       replaced: () => true,
       watchedSince: () => undefined,
       close() {},
@@ -207,19 +208,27 @@ export class LiveTree {
         continue;
       }
       const deeper: string[] = [];
+      // A file no event named is as its state says (its directory is watched): not stat'ed again.
+      const unchanged: string[] = [];
+      const known = (rel: string) => {
+        const same = !this.#touched.has(rel) && this.states.files.has(rel);
+        if (same) unchanged.push(rel);
+        return same;
+      };
       const part = treeStates(
         this.#root,
         { ...this.#scope, maxFiles: Infinity },
         {
           ...this.#part(r, r === '' ? 1 : r.split('/').length + 1),
           deeper: (rel) => deeper.push(rel),
+          unchanged: known,
         },
       );
       if (!part.dirs.has(r)) {
         this.#deep.add(r); // gone, unlisted or excluded since: walked whole (its parent's listing says)
         continue;
       }
-      const now = new Set([...part.files.keys(), ...part.ignored.keys(), ...deeper]);
+      const now = new Set([...part.files.keys(), ...part.ignored.keys(), ...deeper, ...unchanged]);
       for (const kid of [...(this.#kids.get(r) ?? [])]) if (!now.has(kid)) this.#drop(kid);
       for (const d of deeper) if (!this.states.dirs.has(d) || this.#watch.replaced(d)) this.#deep.add(d);
       this.#merge(part);
@@ -239,6 +248,10 @@ export class LiveTree {
         // its state is taken again
       } else if (st || this.states.files.has(rel) || this.states.ignored.has(rel)) {
         this.#relist.add(dirOf(rel)); // came, went or changed kind: its directory's listing says
+      } else if (this.#watch.replaced(dirOf(rel))) {
+        // An entry that was never there: a temporary file come and gone, or the watch's own death
+        // named after another path of its inode (watch.ts DirWatch.remove). Dead: walked again.
+        this.#deep.add(dirOf(rel));
       }
     }
   }
@@ -299,7 +312,9 @@ export class LiveTree {
     }
     for (const [rel, st] of part.files) {
       this.#dropIf(rel, 'file');
-      this.#setFile(rel, st);
+      const had = this.states.files.get(rel);
+      // Unchanged: not told as looked at (an event naming it is, by statAgain).
+      if (!had || !sameState(had, st)) this.#setFile(rel, st);
     }
     for (const [rel, st] of part.ignored) {
       this.#dropIf(rel, 'ignored');
@@ -334,6 +349,7 @@ export class LiveTree {
     if (!this.states.dirs.has(rel)) return;
     for (const kid of [...(this.#kids.get(rel) ?? [])]) this.#drop(kid);
     this.#kids.delete(rel);
+    this.#watch.remove(rel); // now, not at the end: see DirWatch.remove
     this.#set(this.#log.dirs, rel, true, undefined);
     this.states.dirs.delete(rel);
     this.#kid(rel, false);
@@ -344,8 +360,12 @@ export class LiveTree {
     this.#set(this.#log.files, rel, files.get(rel), st);
     if (st) files.set(rel, st);
     else files.delete(rel);
-    if (st && st.links > 1) this.#linked.add(rel);
-    else this.#linked.delete(rel);
+    if (st && st.links > 1 && !this.#linked.has(rel)) {
+      // A new link: the inode's other names in the tree changed too (their link count and ctime),
+      // with no event in their directories.
+      this.#linked.add(rel);
+      for (const other of files.withIno(st.ino)) if (other !== rel) this.#touched.add(other);
+    } else if (!st || st.links <= 1) this.#linked.delete(rel);
     this.#kid(rel, st !== undefined);
   }
 
@@ -356,7 +376,7 @@ export class LiveTree {
     if (st) ignored.set(rel, st);
     else {
       ignored.delete(rel);
-      this.#watchedIgnored.delete(rel);
+      if (this.#watchedIgnored.delete(rel)) this.#watch.remove(rel);
     }
     if (opaque && st) this.states.opaque.add(rel);
     else this.states.opaque.delete(rel);

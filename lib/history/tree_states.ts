@@ -30,6 +30,11 @@ export interface TreeScope {
 export interface WalkPart {
   start: string;
   depth: number;
+  /**
+   * A file whose state is known to be current (its directory watched, no event named it): true
+   * leaves it out of the states (not stat'ed again), the caller having been told of it.
+   */
+  unchanged?(rel: string): boolean;
   entered?(rel: string): void;
   deeper?(rel: string): void;
 }
@@ -87,6 +92,7 @@ export function treeStates(root: string, o: TreeScope, part?: WalkPart): TreeSta
     {
       file(e) {
         if (skipped(e.rel)) return undefined;
+        if (part?.unchanged?.(e.rel)) return undefined;
         const st = stateOf(abs(e.rel));
         if (st) out.files.set(e.rel, st);
         return full();

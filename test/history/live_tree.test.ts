@@ -16,6 +16,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  watch,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -237,4 +238,69 @@ test('shell journal without watches (the system refused them): the root is walke
     assert.deepEqual(told.sort(), [`a.txt: ${had} -> ${step}\n`, ...gone, `dir d${step}`, 'n.txt: - -> n\n'].sort());
   }
   assert.match(tooMany(WALK_MAX_FILES, 'before the command', true), /max_user_watches/);
+});
+
+/** Removes `rel` and makes a directory there again, on the same inode number when the file system gives it back (ext4 does). */
+function remakeOnSameInode(root: string, rel: string): boolean {
+  const ino = lstatSync(path.join(root, rel)).ino;
+  rmSync(path.join(root, rel), { recursive: true });
+  for (let k = 0; k < 300; k++) {
+    const t = path.join(root, `t${k}`);
+    mkdirSync(t);
+    if (lstatSync(t).ino === ino) {
+      renameSync(t, path.join(root, rel));
+      for (let j = 0; j < k; j++) rmSync(path.join(root, `t${j}`), { recursive: true });
+      return true;
+    }
+  }
+  for (let j = 0; j < 300; j++) rmSync(path.join(root, `t${j}`), { recursive: true });
+  mkdirSync(path.join(root, rel));
+  return false;
+}
+
+test('live tree: a directory renamed, then removed and made again (on the same inode number, and watched under its old name by another watch), is watched anew', async () => {
+  const root = tempDir();
+  writeTree(root, { 'keep.txt': 'k\n', 'c/x.txt': 'one\n' });
+  // Another watch of the directory under its first name (as the search index keeps one until it
+  // rebuilds): the kernel's watch is shared, and named after that first path.
+  const other = watch(path.join(root, 'c'));
+  const live = LiveTree.start(root, SCOPE);
+  assert.ok(typeof live !== 'string');
+  const check = async (when: string) => {
+    assert.ok(typeof (await live.refresh()) !== 'string');
+    assert.equal(difference(live.states, treeStates(root, SCOPE)), '', when);
+  };
+  try {
+    renameSync(path.join(root, 'c'), path.join(root, 'a'));
+    await check('after the rename');
+    const reused = remakeOnSameInode(root, 'a');
+    writeFileSync(path.join(root, 'a/x.txt'), 'one\n');
+    await check(`after the directory was made again (same inode: ${reused})`);
+    writeFileSync(path.join(root, 'a/x.txt'), 'two, in the new directory\n');
+    await check('after a write in the new directory');
+  } finally {
+    other.close();
+    live.close();
+  }
+});
+
+test("live tree: a hard link made after a file was stat'ed (in the tree) makes its other name looked at again, and writes through either name are seen", async () => {
+  const root = tempDir();
+  writeTree(root, { 'd/b.txt': 'one\n', 'e/keep': 'k\n' });
+  const live = LiveTree.start(root, SCOPE);
+  assert.ok(typeof live !== 'string');
+  const check = async (when: string) => {
+    assert.ok(typeof (await live.refresh()) !== 'string');
+    assert.equal(difference(live.states, treeStates(root, SCOPE)), '', when);
+  };
+  try {
+    linkSync(path.join(root, 'd/b.txt'), path.join(root, 'e/b-link'));
+    await check('after the link');
+    writeFileSync(path.join(root, 'e/b-link'), 'two, through the link\n');
+    await check('after a write through the new name');
+    writeFileSync(path.join(root, 'd/b.txt'), 'three, through the first name\n');
+    await check('after a write through the first name');
+  } finally {
+    live.close();
+  }
 });

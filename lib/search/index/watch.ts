@@ -7,7 +7,7 @@
  */
 import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import path from 'node:path';
-import { lstatIfAny } from '../../core/lstat_if_any.ts';
+import { lstatBigIfAny } from '../../core/lstat_if_any.ts';
 import { baseOf, dirOf } from '../rel_paths.ts';
 
 /**
@@ -48,6 +48,12 @@ export interface DirWatch {
    * not be watched (reported lost), 'refused' when the system took no more (nothing is watched then).
    */
   add(dir: string): 'opened' | 'had' | 'gone' | 'refused';
+  /**
+   * Stops watching `dir` now: a directory gone from the tree. (libuv shares one kernel watch among
+   * the watches of one inode and names its own events by the first one's path: a watch of a directory
+   * renamed away, left open while the new name is watched, would hide the new one's death.)
+   */
+  remove(dir: string): void;
   /** The watch of `dir` is dead (its directory removed or moved) or follows another inode: unwatched. */
   replaced(dir: string): boolean;
   /**
@@ -66,12 +72,13 @@ const SYSTEM_REFUSALS = new Set(['ENOSPC', 'EMFILE', 'ENFILE', 'ENOMEM']);
 /** What a watch knows of itself: its directory, the inode it was opened on, when it began, if it died. */
 class WatchState {
   readonly dir: string;
-  readonly ino: number;
+  /** The directory's identity when the watch opened: inode and birth time (file systems reuse inodes). */
+  readonly id: string;
   readonly since: number;
   dead = false;
-  constructor(dir: string, ino: number, since: number) {
+  constructor(dir: string, id: string, since: number) {
     this.dir = dir;
-    this.ino = ino;
+    this.id = id;
     this.since = since;
   }
 }
@@ -100,7 +107,12 @@ export function watchDirs(
   // holds only its state object, and all share two listeners that find it through `this` (the
   // watcher): closures per watch cost ~0.5 KiB of heap each.
   const watchers = new Map<string, Watched>();
-  const inoOf = (dir: string) => lstatIfAny(path.join(root, dir))?.ino ?? -1;
+  // A directory removed and made again often gets the same inode number (ext4 hands it out again at
+  // once): its birth time tells them apart where the file system keeps one (ext4, xfs, btrfs, tmpfs).
+  const inoOf = (dir: string) => {
+    const st = lstatBigIfAny(path.join(root, dir));
+    return st ? `${st.ino}:${st.birthtimeNs}` : '-';
+  };
   const rootBase = path.basename(root);
   const lose = (s: WatchState) => {
     s.dead = true;
@@ -145,16 +157,21 @@ export function watchDirs(
   };
   const add = (dir: string) => {
     const had = watchers.get(dir);
-    if (had && !had[STATE].dead && inoOf(dir) === had[STATE].ino) return 'had';
+    if (had && !had[STATE].dead && inoOf(dir) === had[STATE].id) return 'had';
     had?.close();
     watchers.delete(dir);
     if (!openWatches(set, new Set([dir]), false)) return 'refused';
     return watchers.has(dir) ? 'opened' : 'gone';
   };
+  const remove = (dir: string) => {
+    watchers.get(dir)?.close();
+    watchers.delete(dir);
+    unwatchable.delete(dir);
+  };
   const replaced = (dir: string) => {
     if (unwatchable.has(dir)) return true;
     const had = watchers.get(dir)?.[STATE];
-    return had !== undefined && (had.dead || inoOf(dir) !== had.ino);
+    return had !== undefined && (had.dead || inoOf(dir) !== had.id);
   };
   const watchedSince = (dir: string) => {
     const had = watchers.get(dir)?.[STATE];
@@ -162,7 +179,7 @@ export function watchDirs(
   };
   if (!update(dirs)) return undefined;
   onOverflow.add(overflowed);
-  return { update, add, replaced, watchedSince, close };
+  return { update, add, remove, replaced, watchedSince, close };
 }
 
 /** The watches of one watchDirs call, what their events told since the last update, and their listeners. */
@@ -178,7 +195,7 @@ interface Watches {
   /** Directories asked for that the last update could not watch: taken for replaced until watched. */
   unwatchable: Set<string>;
   changed: (rel: string, named: boolean, lost?: boolean) => void;
-  inoOf: (dir: string) => number;
+  inoOf: (dir: string) => string;
   onChange: (this: Watched, type: string, name: string | null) => void;
   onError: (this: Watched) => void;
   close: () => void;
@@ -204,7 +221,7 @@ function closeStale(set: Watches, keep: Set<string>): void {
     }
   };
   for (const [dir, w] of watchers)
-    if (!keep.has(dir) || w[STATE].dead || (suspect.size > 0 && belowSuspect(dir) && inoOf(dir) !== w[STATE].ino)) {
+    if (!keep.has(dir) || w[STATE].dead || (suspect.size > 0 && belowSuspect(dir) && inoOf(dir) !== w[STATE].id)) {
       w.close();
       watchers.delete(dir);
     }
@@ -241,7 +258,7 @@ function openWatches(set: Watches, keep: Set<string>, all = true): boolean {
       changed(dir, false, true);
       continue;
     }
-    w[STATE] = new WatchState(dir, inos[i] as number, performance.now()); // the watch is in place from here on
+    w[STATE] = new WatchState(dir, inos[i] as string, performance.now()); // the watch is in place from here on
     w.on('change', set.onChange);
     w.on('error', set.onError);
     watchers.set(dir, w);
