@@ -73,6 +73,11 @@ export interface ToolContext {
   paths: readonly CheckedPath[];
   /** Aborted on cancel or deadline; long-running tools must stop promptly. */
   signal: AbortSignal;
+  /**
+   * A further access the call found it needs while it ran (web_fetch: a redirect's host), decided by
+   * the same policy as the declared ones, a prompt included: true, or the refusal's words.
+   */
+  authorizeMore?(access: readonly Access[]): Promise<true | string>;
   /** A person reading a pipe asked for everything (the CLI's grep and glob): no output budget, no spill. */
   unbudgeted?: boolean;
   /**

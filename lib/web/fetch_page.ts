@@ -22,7 +22,7 @@ export interface PageRequest {
   url: string;
   /** Whether a redirect may go to `host` (host[:port], as a net permission names it): true, or why not. */
   mayReach(host: string): Promise<true | string>;
-  /** A loopback or private address the caller allows by address. */
+  /** A loopback or private address the caller allows by address (one named in a hop's URL always is). */
   allowedAddress?(ip: string): boolean;
   maxBytes: number;
   timeoutMs: number;
@@ -37,6 +37,8 @@ export interface FetchedPage {
   body: Buffer;
   /** The body went on past `maxBytes` (after decompression). */
   cut: boolean;
+  /** The hosts the redirects went to, in order. */
+  via: string[];
 }
 
 export async function fetchPage(r: PageRequest): Promise<Result<FetchedPage, string>> {
@@ -60,17 +62,19 @@ async function follow(r: PageRequest, signal: AbortSignal): Promise<Result<Fetch
     return errValue(`${JSON.stringify(r.url)} is not a URL`);
   }
   if (at.protocol !== 'http:' && at.protocol !== 'https:') return errValue(`${r.url} is not an http(s) URL`);
+  const via: string[] = [];
   for (let hop = 0; ; hop++) {
     const res = await get(at, r, signal);
     if (!res.ok) return res;
     const m = res.value;
-    if (!REDIRECTS.has(m.statusCode ?? 0)) return okValue(await bodyOf(at, m, r.maxBytes, signal));
+    if (!REDIRECTS.has(m.statusCode ?? 0)) return okValue({ ...(await bodyOf(at, m, r.maxBytes, signal)), via });
     m.destroy();
     const next = redirectTarget(at, m.headers.location, hop);
     if (!next.ok) return next;
     const may = await r.mayReach(next.value.host);
     if (may !== true) return errValue(`${at.href} redirected to ${next.value.href}, which was not fetched: ${may}`);
     at = next.value;
+    via.push(at.host);
   }
 }
 
@@ -92,7 +96,9 @@ function redirectTarget(at: URL, location: string | undefined, hop: number): Res
 
 /** The response to a GET of `at`, connected to its host's checked addresses only. */
 async function get(at: URL, r: PageRequest, signal: AbortSignal): Promise<Result<IncomingMessage, string>> {
-  const checked = await resolveChecked(at.hostname, r.allowedAddress);
+  // An address named in the URL itself was allowed by address: the policy judged exactly it.
+  const literal = at.hostname.replace(/^\[|\]$/g, '');
+  const checked = await resolveChecked(at.hostname, (ip) => ip === literal || r.allowedAddress?.(ip) === true);
   if (!checked.ok) return errValue(`${at.href} was not fetched: ${checked.why}`);
   const lookup = pinned(checked.addresses);
   const headers = {
@@ -118,7 +124,12 @@ function pinned(addresses: readonly string[]): LookupFunction {
 }
 
 /** The body, decompressed, at most `max` bytes of it. */
-async function bodyOf(at: URL, m: IncomingMessage, max: number, signal: AbortSignal): Promise<FetchedPage> {
+async function bodyOf(
+  at: URL,
+  m: IncomingMessage,
+  max: number,
+  signal: AbortSignal,
+): Promise<Omit<FetchedPage, 'via'>> {
   const encoding = String(m.headers['content-encoding'] ?? '')
     .trim()
     .toLowerCase();
