@@ -18,6 +18,8 @@ import { cachedPage, keepPage } from '../web/page_cache.ts';
 export const DEFAULT_BYTES = 5 * 1024 * 1024;
 const MOST_BYTES = 10 * 1024 * 1024;
 const TIMEOUT_MS = 30_000;
+/** The most characters of HTML converted to Markdown. */
+const CONVERT_CHARS = 2_000_000;
 
 const isWebUrl = (s: string) => {
   try {
@@ -131,8 +133,13 @@ async function contentOf(page: FetchedPage, type: string): Promise<{ text: strin
   if (type === 'text/html' || type === 'application/xhtml+xml') {
     // Loaded on first use: grep and glob never pay for the converter.
     const { htmlToMarkdown } = await import('../web/html_markdown.ts');
-    const md = htmlToMarkdown(text, page.url);
-    return { text: md.markdown, part: md.part };
+    // The conversion runs on the main thread: its input is bounded (~1 s for 2 MB of HTML here).
+    const md = htmlToMarkdown(text.slice(0, CONVERT_CHARS), page.url);
+    const note =
+      text.length > CONVERT_CHARS
+        ? `\n\n(The page's HTML runs to ${fmtInt(text.length)} characters: only its first ${fmtInt(CONVERT_CHARS)} were converted.)`
+        : '';
+    return { text: md.markdown + note, part: md.part };
   }
   // No type said: text unless it holds a NUL byte in its first 8 KiB (as git and grep decide).
   if (TEXTUAL.test(type) || (type === '' && !page.body.subarray(0, 8192).includes(0))) return { text };

@@ -78,7 +78,7 @@ async function follow(r: PageRequest, signal: AbortSignal): Promise<Result<Fetch
   }
 }
 
-function redirectTarget(at: URL, location: string | undefined, hop: number): Result<URL, string> {
+export function redirectTarget(at: URL, location: string | undefined, hop: number): Result<URL, string> {
   if (!location) return errValue(`${at.href} answered a redirect without saying where to (no Location)`);
   let next: URL;
   try {

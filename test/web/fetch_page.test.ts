@@ -132,3 +132,28 @@ test('fetch page: a name resolving to loopback is refused and nothing is contact
     await close(server);
   }
 });
+
+test('fetch page: a redirect target must be http(s), may not drop from https to http, and the sixth hop is refused', async () => {
+  const { redirectTarget } = await import('../../lib/web/fetch_page.ts');
+  const from = new URL('https://a.example/x');
+  const down = redirectTarget(from, 'http://a.example/y', 0);
+  assert.ok(!down.ok && /may not drop the encryption/.test(down.error));
+  const file = redirectTarget(from, 'file:///etc/passwd', 0);
+  assert.ok(!file.ok && /not an http\(s\) URL/.test(file.error));
+  assert.ok(!redirectTarget(from, undefined, 0).ok);
+  const relative = redirectTarget(from, '../z?q=1', 0);
+  assert.ok(relative.ok && relative.value.href === 'https://a.example/z?q=1');
+  const sixth = redirectTarget(from, '/again', 5);
+  assert.ok(!sixth.ok && /more than 5 times/.test(sixth.error));
+  // A chain on the wire ends at the limit too.
+  const { server, base } = await serve((req, res) => {
+    const n = Number(req.url?.slice(1) ?? 0);
+    res.writeHead(302, { location: `/${n + 1}` }).end();
+  });
+  try {
+    const loop = await fetchPage(request(`${base}/0`));
+    assert.ok(!loop.ok && /redirected more than 5 times/.test(loop.error), JSON.stringify(loop));
+  } finally {
+    await close(server);
+  }
+});
