@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { addAbortSignal, pipeline } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { callDeadline } from '../core/deadline.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
@@ -110,6 +111,14 @@ async function get(at: URL, r: PageRequest, signal: AbortSignal): Promise<Result
   return new Promise((resolve, reject) => {
     const req = send(at, { headers, lookup, signal, agent: false }, (m) => resolve(okValue(m)));
     req.on('error', reject);
+    // Settled whatever happens: a 101 answer (no 'upgrade' listener: Node drops the socket and says
+    // nothing), a close before any answer, or the deadline, which may come after the request ended.
+    req.on('upgrade', (_m, socket) => {
+      socket.destroy();
+      reject(new Error(`${at.href} answered 101 Switching Protocols, not a page`));
+    });
+    req.on('close', () => reject(new Error(`${at.href} closed the connection before answering`)));
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
 }
 
@@ -133,6 +142,10 @@ async function bodyOf(
   const encoding = String(m.headers['content-encoding'] ?? '')
     .trim()
     .toLowerCase();
+  if (!['', 'identity', 'gzip', 'x-gzip', 'deflate', 'br'].includes(encoding)) {
+    m.destroy();
+    throw new Error(`the body is encoded as ${JSON.stringify(encoding)}, which web_fetch does not decode`);
+  }
   const unpack =
     encoding === 'gzip' || encoding === 'x-gzip'
       ? createGunzip()
@@ -141,7 +154,9 @@ async function bodyOf(
         : encoding === 'br'
           ? createBrotliDecompress()
           : undefined;
-  const stream = unpack ? m.pipe(unpack) : m;
+  // pipeline, not pipe: a connection dropped mid-body ends the decompressor with an error instead of
+  // leaving it waiting forever; and the deadline ends whichever stream is read.
+  const stream = addAbortSignal(signal, unpack ? pipeline(m, unpack, () => {}) : m);
   const chunks: Buffer[] = [];
   let size = 0;
   let cut = false;

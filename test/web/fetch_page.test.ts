@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { test } from 'node:test';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { fetchPage, type PageRequest } from '../../lib/web/fetch_page.ts';
@@ -155,5 +155,38 @@ test('fetch page: a redirect target must be http(s), may not drop from https to 
     assert.ok(!loop.ok && /redirected more than 5 times/.test(loop.error), JSON.stringify(loop));
   } finally {
     await close(server);
+  }
+});
+
+test('fetch page: a compressed body cut off mid-stream, a 101 answer and an unknown encoding each end the call with an error, not at the deadline', async () => {
+  const gz = gzipSync(Buffer.from('hello world '.repeat(1000)));
+  const server = createNetServer((s) => {
+    s.on('error', () => {});
+    s.once('data', (d) => {
+      const path = String(d).split(' ')[1];
+      if (path === '/upgrade')
+        s.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n');
+      else if (path === '/twice')
+        s.end(
+          `HTTP/1.1 200 OK\r\ncontent-encoding: gzip, gzip\r\ncontent-length: ${gz.length}\r\n\r\n${gz.toString('latin1')}`,
+        );
+      else {
+        s.write(
+          'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-encoding: gzip\r\ncontent-length: 100000\r\n\r\n',
+        );
+        s.write(gz.subarray(0, 10), () => s.destroy());
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    for (const path of ['/cut', '/upgrade', '/twice']) {
+      const r = await fetchPage(request(`${base}${path}`, { timeoutMs: 120_000 }));
+      assert.ok(!r.ok, path);
+      assert.doesNotMatch(r.error, /did not answer within/, `${path} ran to the deadline`);
+    }
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
