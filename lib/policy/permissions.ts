@@ -43,7 +43,7 @@ export function covers(
       // command, a deny list any one (by name or path); see run_match.ts.
       return asDeny ? programsDeny(grant, analyseCommand(t.command)) : programsCover(grant, analyseCommand(t.command));
     case 'net':
-      return grant.some((g) => g === t.host || (g.startsWith('*.') && t.host.endsWith(g.slice(1))));
+      return grant.some((g) => hostCovers(g, t.host));
     case 'env':
       return grant.some((g) => (g.endsWith('*') ? t.name.startsWith(g.slice(0, -1)) : g === t.name));
   }
@@ -104,3 +104,24 @@ const SUBJECTS: Record<Kind, string> = {
   net: 'a host',
   env: 'a variable name',
 };
+
+/** A host as `name` (lower case, no trailing dot, IPv6 in brackets) and the port it names, if any. */
+function hostAndPort(h: string): { name: string; port?: string } {
+  const m = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(h.trim().toLowerCase());
+  const name = (m?.[1] ?? h.trim().toLowerCase()).replace(/\.$/, '');
+  return m?.[2] ? { name, port: m[2] } : { name };
+}
+
+/**
+ * Whether the granted host `g` (`name`, `name:port`, `*.domain`, `*.domain:port`) covers the host a
+ * call reaches (`host[:port]`): the names compared in lower case and without a trailing dot, a grant
+ * without a port covering every port (as Deno's `--allow-net=host` does) — so a deny of `evil.com`
+ * also covers `evil.com:8080`, `EVIL.com` and `evil.com.`.
+ */
+export function hostCovers(g: string, host: string): boolean {
+  const want = hostAndPort(g);
+  const have = hostAndPort(host);
+  if (want.port !== undefined && want.port !== have.port) return false;
+  if (want.name === have.name) return true;
+  return want.name.startsWith('*.') && have.name.endsWith(want.name.slice(1));
+}

@@ -258,18 +258,24 @@ function remakeOnSameInode(root: string, rel: string): boolean {
   return false;
 }
 
-test('live tree: a directory renamed, then removed and made again (on the same inode number, and watched under its old name by another watch), is watched anew', async () => {
-  const root = tempDir();
-  writeTree(root, { 'keep.txt': 'k\n', 'c/x.txt': 'one\n' });
-  // Another watch of the directory under its first name (as the search index keeps one until it
-  // rebuilds): the kernel's watch is shared, and named after that first path.
-  const other = watch(path.join(root, 'c'));
+/** A live tree of `root`, and a check that a refresh leaves the states a whole walk takes. */
+function watched(root: string) {
   const live = LiveTree.start(root, SCOPE);
   assert.ok(typeof live !== 'string');
   const check = async (when: string) => {
     assert.ok(typeof (await live.refresh()) !== 'string');
     assert.equal(difference(live.states, treeStates(root, SCOPE)), '', when);
   };
+  return { live, check };
+}
+
+test('live tree: a directory renamed, then removed and made again (on the same inode number, and watched under its old name by another watch), is watched anew', async () => {
+  const root = tempDir();
+  writeTree(root, { 'keep.txt': 'k\n', 'c/x.txt': 'one\n' });
+  // Another watch of the directory under its first name (as the search index keeps one until it
+  // rebuilds): the kernel's watch is shared, and named after that first path.
+  const other = watch(path.join(root, 'c'));
+  const { live, check } = watched(root);
   try {
     renameSync(path.join(root, 'c'), path.join(root, 'a'));
     await check('after the rename');
@@ -287,12 +293,7 @@ test('live tree: a directory renamed, then removed and made again (on the same i
 test("live tree: a hard link made after a file was stat'ed (in the tree) makes its other name looked at again, and writes through either name are seen", async () => {
   const root = tempDir();
   writeTree(root, { 'd/b.txt': 'one\n', 'e/keep': 'k\n' });
-  const live = LiveTree.start(root, SCOPE);
-  assert.ok(typeof live !== 'string');
-  const check = async (when: string) => {
-    assert.ok(typeof (await live.refresh()) !== 'string');
-    assert.equal(difference(live.states, treeStates(root, SCOPE)), '', when);
-  };
+  const { live, check } = watched(root);
   try {
     linkSync(path.join(root, 'd/b.txt'), path.join(root, 'e/b-link'));
     await check('after the link');

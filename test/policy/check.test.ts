@@ -280,6 +280,34 @@ const table: Row[] = [
     'allow',
   ],
   [
+    'flag: --deny-net=host covers the host on any port, in any case, with a trailing dot',
+    {
+      tool: 'install_skill',
+      accesses: [N('EVIL.example.:8443')],
+      flags: { allow: { net: true }, deny: { net: ['evil.example'] } },
+    },
+    'deny',
+  ],
+  [
+    'flag: --deny-net=*.domain covers a host of it with a port',
+    {
+      tool: 'install_skill',
+      accesses: [N('a.evil.example:81')],
+      flags: { allow: { net: true }, deny: { net: ['*.evil.example'] } },
+    },
+    'deny',
+  ],
+  [
+    'flag: --allow-net=host:port covers that port only',
+    { tool: 'install_skill', accesses: [N('docs.example:8080')], flags: { allow: { net: ['docs.example:9090'] } } },
+    'deny',
+  ],
+  [
+    'flag: --allow-net=host covers every port of it',
+    { tool: 'install_skill', accesses: [N('docs.example:8080')], flags: { allow: { net: ['docs.example'] } } },
+    'allow',
+  ],
+  [
     'flag: --allow-env=AWS_*',
     { tool: 'bash', accesses: [E('AWS_REGION')], flags: { allow: { env: ['AWS_*'] } } },
     'allow',

@@ -1,9 +1,10 @@
 /**
  * A real racing process for the race tests: test/fixtures/dir_swapper.ts swapping a directory for a
  * symlink and back in a loop. `whileRacing` starts it, waits until it is swapping, runs the body and
- * always kills it and waits for it to exit, whatever the body does.
+ * always kills it, waits for it to exit and puts the directory back, whatever the body does.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { lstatSync, renameSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { ToolResult } from '../../lib/core/tool.ts';
 import { REPO, TSX } from '../helpers/repo.ts';
@@ -73,7 +74,19 @@ export async function whileRacing<T>(dir: string, outside: string, body: () => P
   } finally {
     racer.kill('SIGKILL');
     await exited(racer);
+    putBack(dir);
   }
+}
+
+/**
+ * The real directory back under its name: the racer was killed at any point of a swap, maybe with
+ * the directory aside (`dir.swap`) and `dir` a symlink or missing, which a test's next step would trip on.
+ */
+function putBack(dir: string): void {
+  const aside = `${dir}.swap`;
+  if (!lstatSync(aside, { throwIfNoEntry: false })) return;
+  if (lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync(dir);
+  renameSync(aside, dir);
 }
 
 /** Tallies outcomes by name, for the log line each race test prints. */
