@@ -11,9 +11,9 @@
  * lost events (the kernel's queue overflowed) make the part concerned, or the whole root, walked
  * again. Main thread; one refresh at a time (the write lane runs one command at a time).
  */
-import { type BigIntStats, statSync } from 'node:fs';
+import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
-import { lstatBigIfAny } from '../core/lstat_if_any.ts';
+import { lstatBigIfAny, statBigIfAny } from '../core/lstat_if_any.ts';
 import { IGNORE_FILES } from '../search/ignore.ts';
 import { outsideRules } from '../search/ignore_outer.ts';
 import { type DirWatch, drainEvents, watchDirs } from '../search/index/watch.ts';
@@ -420,14 +420,6 @@ export class LiveTree {
         return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}>${to ? `${to.ino}:${to.size}:${to.mtimeNs}:${to.ctimeNs}` : ''}`;
       })
       .join(',');
-  }
-}
-
-function statBigIfAny(p: string): BigIntStats | undefined {
-  try {
-    return statSync(p, { bigint: true, throwIfNoEntry: false });
-  } catch {
-    return undefined;
   }
 }
 

@@ -23,9 +23,9 @@
  * `inputs` lists every path whose change changes these rules: the index checks their states, since no
  * watch sees them (index/sweep.ts).
  */
-import { readFileSync, realpathSync, type Stats, statSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { lstatIfAny } from '../core/lstat_if_any.ts';
+import { lstatIfAny, statIfAny } from '../core/lstat_if_any.ts';
 import { RACY_MS } from './dircache.ts';
 import { mine, withFile } from './ignore_files.ts';
 
@@ -144,13 +144,6 @@ function linkedRepo(top: string, dotGit: string): Repo | undefined {
 const isGitDir = (dir: string) =>
   isFile(path.join(dir, 'HEAD')) && isDir(path.join(dir, 'objects')) && isDir(path.join(dir, 'refs'));
 
-function statIfAny(p: string): Stats | undefined {
-  try {
-    return statSync(p, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
 const isFile = (p: string) => statIfAny(p)?.isFile() === true;
 const isDir = (p: string) => statIfAny(p)?.isDirectory() === true;
 

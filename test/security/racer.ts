@@ -80,12 +80,15 @@ export async function whileRacing<T>(dir: string, outside: string, body: () => P
 
 /**
  * The real directory back under its name: the racer was killed at any point of a swap, maybe with
- * the directory aside (`dir.swap`) and `dir` a symlink or missing, which a test's next step would trip on.
+ * the directory aside (`dir.swap`) and `dir` a symlink or missing, which a test's next step would trip
+ * on. A directory a tool made under the name meanwhile (a write test's) is left as it is.
  */
 function putBack(dir: string): void {
   const aside = `${dir}.swap`;
   if (!lstatSync(aside, { throwIfNoEntry: false })) return;
-  if (lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync(dir);
+  const there = lstatSync(dir, { throwIfNoEntry: false });
+  if (there && !there.isSymbolicLink()) return;
+  if (there) unlinkSync(dir);
   renameSync(aside, dir);
 }
 

@@ -5,9 +5,9 @@
  * pool's part (states_shard.ts). And the states that tell a replaced root or an unwatched rule
  * change later. Main thread.
  */
-import { type Stats, statSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
-import { lstatIfAny } from '../../core/lstat_if_any.ts';
+import { lstatIfAny, statIfAny } from '../../core/lstat_if_any.ts';
 import { RACY_MS } from '../dircache.ts';
 import { type GitUser, IGNORE_FILES } from '../ignore.ts';
 import { outsideRules } from '../ignore_outer.ts';
@@ -81,14 +81,6 @@ const stateOf = (st: Stats | undefined) => (st ? `${st.ino}:${st.nlink}:${st.siz
 /** The files' inode, size, mtime and ctime, as one string; `follow`: a symlink's target's too. */
 function statesOf(files: readonly string[], follow = false): string {
   return files.map((f) => stateOf(lstatIfAny(f)) + (follow ? `>${stateOf(statIfAny(f))}` : '')).join(',');
-}
-
-function statIfAny(p: string): Stats | undefined {
-  try {
-    return statSync(p, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
 }
 
 /** The root directory's identity: a root renamed away and replaced by a copy is another one. */
