@@ -3,11 +3,13 @@
  * networks or a cloud's metadata service unless that very address is allowed — no request forgery
  * through the agent. A host name is resolved once, all its addresses checked (one private address
  * among public ones refuses the name: a split answer is how DNS rebinding gets in), and the caller
- * connects to exactly the addresses checked, never resolving again. Documentation ranges
+ * connects to exactly the addresses checked, never resolving again. The machine's own interface
+ * addresses count as loopback, whatever range they are in. Documentation ranges
  * (203.0.113.0/24 and the like) are not refused: mirrors and test registries live there.
  */
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 
 /** Not globally reachable, or reaching the machine itself, its networks or cloud metadata. */
 const FORBIDDEN_V4: [string, number][] = [
@@ -68,14 +70,35 @@ export function embeddedV4(ip: string): string | undefined {
   return undefined;
 }
 
+// The machine's own addresses, public ones included: a service listening on all interfaces answers
+// on each of them as it does on loopback. Read again after a while, as interfaces come and go.
+const OWN_MS = 10_000;
+let own: { at: number; v4: Set<string>; v6: BlockList } | undefined;
+
+function ownAddresses() {
+  const now = Date.now();
+  if (own && now - own.at < OWN_MS) return own;
+  const v4 = new Set<string>();
+  const v6 = new BlockList();
+  for (const list of Object.values(networkInterfaces()))
+    for (const a of list ?? []) {
+      if (a.family === 'IPv4') v4.add(a.address);
+      else v6.addAddress(a.address.split('%')[0] as string, 'ipv6');
+    }
+  own = { at: now, v4, v6 };
+  return own;
+}
+
 /** Whether `ip` (a literal) is one the agent may reach only when that address is allowed; anything else is refused too. */
 export function isForbiddenIp(ip: string): boolean {
   const family = isIP(ip);
-  if (family === 4) return blocked.check(ip, 'ipv4');
+  const mine = ownAddresses();
+  if (family === 4) return blocked.check(ip, 'ipv4') || mine.v4.has(ip);
   if (family !== 6) return true;
   const v4 = embeddedV4(ip);
-  if (v4 !== undefined && blocked.check(v4, 'ipv4')) return true;
-  return blocked.check(ip.split('%')[0] as string, 'ipv6');
+  if (v4 !== undefined && (blocked.check(v4, 'ipv4') || mine.v4.has(v4))) return true;
+  const bare = ip.split('%')[0] as string;
+  return blocked.check(bare, 'ipv6') || mine.v6.check(bare, 'ipv6');
 }
 
 export type Checked = { ok: true; addresses: string[] } | { ok: false; why: string };

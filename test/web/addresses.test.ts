@@ -4,6 +4,8 @@
  * once with all its addresses checked, an allowed address let through.
  */
 import assert from 'node:assert/strict';
+import { isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { test } from 'node:test';
 import { embeddedV4, isForbiddenIp, resolveChecked } from '../../lib/web/addresses.ts';
 
@@ -25,6 +27,16 @@ test('addresses: public ones (documentation ranges too) are allowed', () => {
   assert.equal(embeddedV4('::ffff:7f00:1'), '127.0.0.1');
   assert.equal(embeddedV4('2002:a9fe:a9fe::'), '169.254.169.254');
   assert.equal(embeddedV4('2606:4700::1111'), undefined);
+});
+
+test("addresses: the machine's own interface addresses are refused, whatever their range", () => {
+  const own = Object.values(networkInterfaces())
+    .flatMap((l) => l ?? [])
+    .map((a) => a.address.split('%')[0] as string);
+  assert.ok(own.length > 0, 'this machine has no interface address at all');
+  for (const ip of own) assert.equal(isForbiddenIp(ip), true, ip);
+  const v4 = own.filter((a) => isIP(a) === 4);
+  for (const ip of v4) assert.equal(isForbiddenIp(`::ffff:${ip}`), true, `::ffff:${ip}`);
 });
 
 test('addresses: a name is resolved once and refused whole when any of its addresses is private, unless that address is allowed', async () => {

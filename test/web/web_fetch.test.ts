@@ -73,6 +73,10 @@ test('web_fetch: a loopback address needs a grant naming it — a blanket --allo
     const blanket = runtimeAt(tempDir(), { workers: 0, permissions: { allow: { net: true } } });
     const r = await blanket.call('web_fetch', { url: `${s.base}/page` });
     assert.ok(r.isError, r.content);
+    assert.ok(r.content.includes(`net: ["${s.host}"]`), `the refusal names the exact grant: ${r.content}`);
+    const bypass = runtimeAt(tempDir(), { workers: 0, mode: 'bypass' });
+    const b = await bypass.call('web_fetch', { url: `${s.base}/page` });
+    assert.ok(b.isError && b.content.includes(`net: ["${s.host}"]`), b.content);
     const byName = runtimeAt(tempDir(), { workers: 0, permissions: { allow: { net: true } } });
     const named = await byName.call('web_fetch', { url: `${s.base.replace('127.0.0.1', 'localhost')}/page` });
     assert.ok(named.isError && /loopback, private/.test(named.content), named.content);
