@@ -96,6 +96,7 @@ test('architecture: a tool is read-only exactly when its lane is not the write l
     grep: 'search',
     load_skill: 'main',
     bash_output: 'main',
+    web_fetch: 'main',
     write_file: 'write',
     edit_file: 'write',
     multi_edit: 'write',

@@ -52,8 +52,8 @@ export const PERMISSION_KINDS = {
     allowHelp: 'reach these hosts without asking (bare: all)',
     denyHelp: 'refuse these hosts',
     ask: 'connect to',
-    byDefault: 'deny',
-    defaultWhy: 'network access is denied by default',
+    byDefault: 'ask',
+    defaultWhy: 'connections ask by default',
   },
   env: {
     subject: 'VAR',

@@ -138,10 +138,15 @@ export class Registry {
       if (!granted.ok) return granted.error;
       const signal = env.signal ?? new AbortController().signal;
       if (signal.aborted) return fail('cancelled', `${tool.name} was cancelled before it started.`);
+      const more = async (access: readonly Access[]): Promise<true | string> => {
+        const also = await env.authorize(tool, access, parsed.value, env.wording);
+        return also.ok ? true : also.error.content;
+      };
       const ctx: ToolContext = {
         root: env.root,
         paths: granted.value.paths,
         signal,
+        authorizeMore: more,
         ...(env.unbudgeted ? { unbudgeted: true } : {}),
         ...(env.form ? { form: env.form } : {}),
         ...(env.wording ? { wording: env.wording } : {}),

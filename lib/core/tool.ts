@@ -33,15 +33,26 @@ export type Access =
   | { kind: 'read'; path: string }
   | { kind: 'write'; path: string }
   | { kind: 'run'; command: string }
-  | { kind: 'net'; host: string }
+  | NetAccess
   | { kind: 'env'; name: string };
+
+/**
+ * A host to connect to (`host[:port]`). `local`: the host is a loopback, private, link-local or
+ * metadata address named as such: only a grant naming it covers it, not `--allow-net` for all hosts
+ * (no request forgery through a blanket grant).
+ */
+export interface NetAccess {
+  kind: 'net';
+  host: string;
+  local?: boolean;
+}
 
 /** A resource a call will touch, its path checked by the path gate: what the policy judges. */
 export type CheckedAccess =
   | { kind: 'read'; path: CheckedPath }
   | { kind: 'write'; path: CheckedPath }
   | { kind: 'run'; command: string }
-  | { kind: 'net'; host: string }
+  | NetAccess
   | { kind: 'env'; name: string };
 
 /**
@@ -73,6 +84,11 @@ export interface ToolContext {
   paths: readonly CheckedPath[];
   /** Aborted on cancel or deadline; long-running tools must stop promptly. */
   signal: AbortSignal;
+  /**
+   * A further access the call found it needs while it ran (web_fetch: a redirect's host), decided by
+   * the same policy as the declared ones, a prompt included: true, or the refusal's words.
+   */
+  authorizeMore?(access: readonly Access[]): Promise<true | string>;
   /** A person reading a pipe asked for everything (the CLI's grep and glob): no output budget, no spill. */
   unbudgeted?: boolean;
   /**

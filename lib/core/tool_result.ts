@@ -58,7 +58,26 @@ export interface ResultMeta
     CommandMeta,
     ChangeMeta,
     SkillMeta,
-    SubAgentMeta {}
+    SubAgentMeta,
+    WebMeta {}
+
+/** web_fetch. */
+interface WebMeta {
+  web?: {
+    /** Where the content came from, after redirects. */
+    url: string;
+    status: number;
+    contentType: string;
+    /** Body bytes read (after decompression). */
+    bytes: number;
+    /** The body went on past max_bytes. */
+    cut: boolean;
+    /** Answered from the 15-minute page cache. */
+    cached: boolean;
+    /** HTML: 'main' (its main content) or 'whole' (the page without its navigation). */
+    part?: 'main' | 'whole';
+  };
+}
 
 /** Set on any call's result by the runtime. */
 interface CallMeta {

@@ -11,7 +11,7 @@ import type { CheckedAccess } from '../core/tool.ts';
 import { ENV_ALLOWLIST } from '../exec/env.ts';
 import { covers, type Flags } from './permissions.ts';
 import { READ_RULE_TOOLS } from './read_deny.ts';
-import { type Rule, subjectOf } from './rules.ts';
+import { NET_RULE, type Rule, subjectOf } from './rules.ts';
 
 export type Verdict = 'allow' | 'ask' | 'deny';
 export type DecidedBy = 'blacklist' | 'protected' | 'mode' | 'flag' | 'rule' | 'default' | 'hook' | 'prompt';
@@ -54,13 +54,19 @@ const verdict = (v: Verdict, by: DecidedBy, why: string, access: CheckedAccess):
 const speaksTo = (r: Rule, tool: string, a: CheckedAccess) =>
   r.tool === '*' ||
   r.tool === tool ||
+  (a.kind === 'net' && r.tool === NET_RULE) ||
   (a.kind === 'read' && READ_RULE_TOOLS.includes(r.tool) && READ_RULE_TOOLS.includes(tool));
+
+/** A loopback, private or metadata address is allowed only by a rule naming it, never by a broad one. */
+const reaches = (r: Rule, a: CheckedAccess) => r.list !== 'allow' || a.kind !== 'net' || !a.local || r.namesHost;
 
 /** The verdict of the first rule of `list` that matches, naming the rule. */
 const byRule =
   (list: Rule['list']): AccessStep =>
   (c, tool, a) => {
-    const r = c.rules.find((r) => r.list === list && speaksTo(r, tool, a) && (!r.test || r.test(a, c.rel)));
+    const r = c.rules.find(
+      (r) => r.list === list && speaksTo(r, tool, a) && reaches(r, a) && (!r.test || r.test(a, c.rel)),
+    );
     return r && verdict(list, 'rule', `the ${r.level} rule ${list} ${JSON.stringify(r.text)}`, a);
   };
 
@@ -76,8 +82,9 @@ const grantedProgram: AccessStep = (c, _tool, a) =>
     ? verdict('deny', 'flag', 'it is a program granted by --allow-run, which must not change', a)
     : undefined;
 
+// Bypass mode is a blanket grant: like --allow-net without hosts, it does not reach a local address.
 const bypassMode: AccessStep = (c, _tool, a) =>
-  c.mode === 'bypass' ? verdict('allow', 'mode', 'bypass mode', a) : undefined;
+  c.mode === 'bypass' && !(a.kind === 'net' && a.local) ? verdict('allow', 'mode', 'bypass mode', a) : undefined;
 
 const allowFlag: AccessStep = (c, _tool, a) =>
   covers(c.flags.allow[a.kind], a, c.resolve, false) ? verdict('allow', 'flag', `--allow-${a.kind}`, a) : undefined;

@@ -220,6 +220,7 @@ export function createPolicy(c: PolicyConfig): Policy {
     show(a) {
       if (a.kind === 'read' || a.kind === 'write') return `${a.kind} ${quote(rel(a.path))}`;
       if (a.kind === 'run') return `run ${quote(a.command.length > 200 ? `${a.command.slice(0, 200)}…` : a.command)}`;
+      if (a.kind === 'net') return `connect to ${quote(a.host)}`;
       return `${a.kind} ${quote(subjectOf(a, rel))}`;
     },
   };

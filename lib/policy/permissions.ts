@@ -32,7 +32,8 @@ export function covers(
   asDeny: boolean,
 ): boolean {
   if (grant === undefined || grant === false) return false;
-  if (grant === true) return true;
+  // A blanket allow does not reach a local address (NetAccess.local); a blanket deny does.
+  if (grant === true) return asDeny || t.kind !== 'net' || !t.local;
   switch (t.kind) {
     case 'read':
     case 'write':

@@ -5,7 +5,8 @@
  * matched against what each access touches: a path (relative to the root) as a glob — a plain path
  * also covers everything below it —, each command of a command line as a prefix of whole words
  * (run_match.ts: an allow must cover every command of a line, a deny or ask any one), a host or
- * variable by name; `=x` is exact, `~re` a regular expression, and a leading `!` negates. Which
+ * variable by name (a host as the --allow-net flag reads it: any port unless one is named, `*.domain`
+ * its subdomains; the tool `net` speaks to every connection of every tool); `=x` is exact, `~re` a regular expression, and a leading `!` negates. Which
  * list wins is decided in check.ts (deny > ask > allow, whatever file or depth). The files are read and checked in
  * settings_file.ts; what a project's files may widen is decided by folder trust (trust.ts).
  */
@@ -17,6 +18,7 @@ import type { CheckedAccess } from '../core/tool.ts';
 import { limitsOf } from '../settings/limits_setting.ts';
 import { type Level, type McpServerConfig, readSettingsFiles, type SettingsFile } from '../settings/settings_file.ts';
 import { settleTrust, type TrustOption } from '../settings/trust.ts';
+import { hostCovers } from './permissions.ts';
 import { runRuleTest, SEVERAL } from './run_match.ts';
 
 export { LEVELS, type Level, type McpServerConfig, settingsFiles } from '../settings/settings_file.ts';
@@ -30,6 +32,11 @@ export interface Rule {
   /** The pattern as written (without parentheses); absent: every access of the tool. */
   pattern?: string;
   test?: (t: CheckedAccess, rel: (p: string) => string) => boolean;
+  /**
+   * The pattern names hosts one by one (a plain or `=` host, no wildcard, no negation): only such a
+   * rule lets a call reach a loopback, private or metadata address (NetAccess.local).
+   */
+  namesHost?: boolean;
 }
 
 export interface Hook {
@@ -108,6 +115,9 @@ function compile(files: readonly SettingsFile[], toolNames: readonly string[]): 
   return okValue(out);
 }
 
+/** The rule tool that speaks to every connection, whichever tool makes it: `net(*.npmjs.org)`. */
+export const NET_RULE = 'net';
+
 const RULE = /^(\*|[A-Za-z][A-Za-z0-9_]*|mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+)(?:\((.*)\))?$/s;
 
 export function parseRule(
@@ -119,10 +129,10 @@ export function parseRule(
   const m = RULE.exec(text.trim());
   if (!m) return errValue(`rule ${JSON.stringify(text)} is not "tool" or "tool(pattern)"`);
   const [, tool = '', inner] = m;
-  if (tool !== '*' && !tool.startsWith('mcp__') && !toolNames.includes(tool)) {
+  if (tool !== '*' && tool !== NET_RULE && !tool.startsWith('mcp__') && !toolNames.includes(tool)) {
     const near = toolNames.find((n) => n.toLowerCase() === tool.toLowerCase().replace(/-/g, '_'));
     return errValue(
-      `rule ${JSON.stringify(text)} names no tool${near ? ` (did you mean ${near}?)` : ''}; the tools are ${toolNames.join(', ')} (or * for all)`,
+      `rule ${JSON.stringify(text)} names no tool${near ? ` (did you mean ${near}?)` : ''}; the tools are ${toolNames.join(', ')} (or * for all, ${NET_RULE}(host) for every connection)`,
     );
   }
   if (inner === undefined) return okValue({ text, list, level, tool });
@@ -157,12 +167,28 @@ export function parseRule(
   }
   // A command is matched command by command (run_match.ts): an allow covers every one, a deny or ask any.
   const run = runRuleTest(p, negate, list, re, tool === '*');
+  const net = netRuleTest(p, re);
   const test = (t: CheckedAccess, rel: (p: string) => string) => {
     if (t.kind === 'run') return run(t.command);
-    const hit = match(subjectOf(t, rel), t.kind === 'read' || t.kind === 'write');
+    const hit = t.kind === 'net' ? net(t.host) : match(subjectOf(t, rel), t.kind === 'read' || t.kind === 'write');
     return negate ? !hit : hit;
   };
-  return okValue({ text, list, level, tool, pattern: inner, test });
+  const namesHost = !negate && !re && !p.includes('*');
+  return okValue({ text, list, level, tool, pattern: inner, test, ...(namesHost ? { namesHost } : {}) });
+}
+
+/**
+ * A rule's host pattern as the flags read theirs (hostCovers): lower case, no trailing dot, a host
+ * without a port covering all its ports, `*.domain` its subdomains; `=host:port` exactly that, in
+ * any case; `~re` the host as written.
+ */
+function netRuleTest(p: string, re: RegExp | undefined): (host: string) => boolean {
+  if (re) return (h) => re.test(h);
+  if (p.startsWith('=')) {
+    const exact = p.slice(1).toLowerCase();
+    return (h) => h.toLowerCase() === exact;
+  }
+  return (h) => hostCovers(p, h);
 }
 
 /** What a rule pattern is matched against for one access. */

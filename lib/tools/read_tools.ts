@@ -8,8 +8,16 @@ import { glob } from './glob.ts';
 import { grep } from './grep.ts';
 import { loadSkill } from './load_skill.ts';
 import { readFile } from './read_file.ts';
+import { webFetch } from './web_fetch.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: a tool's schema and context are its own; only the lane is checked here
 type ReadTool = Tool<string, any, Exclude<Lane, 'write'>, any>;
 
-export const READ_TOOLS = [readFile, glob, grep, loadSkill, bashOutput] as const satisfies readonly ReadTool[];
+export const READ_TOOLS = [
+  readFile,
+  glob,
+  grep,
+  loadSkill,
+  bashOutput,
+  webFetch,
+] as const satisfies readonly ReadTool[];

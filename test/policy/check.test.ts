@@ -56,6 +56,7 @@ const R = (p: string): CheckedAccess => ({ kind: 'read', path: path.join(ROOT, p
 const W = (p: string): CheckedAccess => ({ kind: 'write', path: path.join(ROOT, p) as CheckedPath });
 const X = (command: string): CheckedAccess => ({ kind: 'run', command });
 const N = (host: string): CheckedAccess => ({ kind: 'net', host });
+const L = (host: string): CheckedAccess => ({ kind: 'net', host, local: true });
 const E = (name: string): CheckedAccess => ({ kind: 'env', name });
 
 type Row = [string, Parameters<typeof decide>[0], 'allow' | 'ask' | 'deny'];
@@ -64,7 +65,7 @@ const table: Row[] = [
   ['default: reads inside the root are allowed', { tool: 'read_file', accesses: [R('a.ts')] }, 'allow'],
   ['default: writes ask', { tool: 'write_file', accesses: [W('a.ts')] }, 'ask'],
   ['default: commands ask', { tool: 'bash', accesses: [X('ls'), R('.')] }, 'ask'],
-  ['default: network is denied', { tool: 'bash', accesses: [N('example.com')] }, 'deny'],
+  ['default: network asks', { tool: 'bash', accesses: [N('example.com')] }, 'ask'],
   ['default: an allowlisted variable is allowed', { tool: 'bash', accesses: [E('HOME')] }, 'allow'],
   ['default: another variable is denied', { tool: 'bash', accesses: [E('AWS_SECRET_ACCESS_KEY')] }, 'deny'],
   [
@@ -300,11 +301,114 @@ const table: Row[] = [
   [
     'flag: --allow-net=host:port covers that port only',
     { tool: 'install_skill', accesses: [N('docs.example:8080')], flags: { allow: { net: ['docs.example:9090'] } } },
-    'deny',
+    'ask',
   ],
   [
     'flag: --allow-net=host covers every port of it',
     { tool: 'install_skill', accesses: [N('docs.example:8080')], flags: { allow: { net: ['docs.example'] } } },
+    'allow',
+  ],
+  [
+    'local address: bypass mode does not reach it',
+    { tool: 'web_fetch', accesses: [L('127.0.0.1:8080')], mode: 'bypass' },
+    'ask',
+  ],
+  [
+    'local address: bypass mode reaches a public one',
+    { tool: 'web_fetch', accesses: [N('example.com')], mode: 'bypass' },
+    'allow',
+  ],
+  [
+    'local address: a bare --allow-net does not reach it',
+    { tool: 'web_fetch', accesses: [L('10.0.0.5')], flags: { allow: { net: true } } },
+    'ask',
+  ],
+  [
+    'local address: --allow-net naming it does',
+    { tool: 'web_fetch', accesses: [L('10.0.0.5')], flags: { allow: { net: ['10.0.0.5'] } } },
+    'allow',
+  ],
+  [
+    'local address: a rule for every call does not reach it',
+    { tool: 'web_fetch', accesses: [L('127.0.0.1:8080')], rules: rules({ allow: ['web_fetch'] }) },
+    'ask',
+  ],
+  [
+    'local address: a rule for every tool does not reach it',
+    { tool: 'web_fetch', accesses: [L('127.0.0.1:8080')], rules: rules({ allow: ['*'] }) },
+    'ask',
+  ],
+  [
+    'local address: a regular expression does not reach it',
+    { tool: 'web_fetch', accesses: [L('127.0.0.1:8080')], rules: rules({ allow: ['web_fetch(~.*)'] }) },
+    'ask',
+  ],
+  [
+    'local address: a wildcard does not reach it',
+    { tool: 'web_fetch', accesses: [L('[fd00::1]')], rules: rules({ allow: ['net(*)'] }) },
+    'ask',
+  ],
+  [
+    'local address: a negation does not reach it',
+    { tool: 'web_fetch', accesses: [L('127.0.0.1:8080')], rules: rules({ allow: ['web_fetch(!evil.com)'] }) },
+    'ask',
+  ],
+  [
+    'local address: a rule naming it does',
+    { tool: 'web_fetch', accesses: [L('127.0.0.1:8080')], rules: rules({ allow: ['web_fetch(127.0.0.1)'] }) },
+    'allow',
+  ],
+  [
+    'local address: an exact rule naming it does',
+    { tool: 'web_fetch', accesses: [L('127.0.0.1:8080')], rules: rules({ allow: ['web_fetch(=127.0.0.1:8080)'] }) },
+    'allow',
+  ],
+  [
+    'local address: a broad deny still denies it',
+    { tool: 'web_fetch', accesses: [L('127.0.0.1:8080')], rules: rules({ deny: ['web_fetch'] }) },
+    'deny',
+  ],
+  [
+    'net rule: a host pattern covers its ports, in any case',
+    { tool: 'web_fetch', accesses: [N('DOCS.example.:8080')], rules: rules({ allow: ['web_fetch(docs.example)'] }) },
+    'allow',
+  ],
+  [
+    'net rule: a host:port pattern covers that port only',
+    {
+      tool: 'web_fetch',
+      accesses: [N('docs.example:8080')],
+      rules: rules({ allow: ['web_fetch(docs.example:9090)'] }),
+    },
+    'ask',
+  ],
+  [
+    'net rule: *.domain covers its subdomains',
+    {
+      tool: 'install_skill',
+      accesses: [N('registry.npmjs.org:443')],
+      rules: rules({ allow: ['install_skill(*.npmjs.org)'] }),
+    },
+    'allow',
+  ],
+  [
+    'net rule: *.domain is not the domain itself',
+    { tool: 'install_skill', accesses: [N('npmjs.org')], rules: rules({ allow: ['install_skill(*.npmjs.org)'] }) },
+    'ask',
+  ],
+  [
+    'net rule: net(host) speaks to every tool',
+    { tool: 'install_skill', accesses: [N('evil.com:443')], rules: rules({ deny: ['net(evil.com)'] }) },
+    'deny',
+  ],
+  [
+    'net rule: net(host) allows for every tool',
+    { tool: 'web_fetch', accesses: [N('docs.example')], rules: rules({ allow: ['net(docs.example)'] }) },
+    'allow',
+  ],
+  [
+    'net rule: net(host) says nothing about files',
+    { tool: 'read_file', accesses: [R('net')], rules: rules({ deny: ['net'] }) },
     'allow',
   ],
   [

@@ -42,9 +42,10 @@ function project(permissions: { deny?: string[]; ask?: string[] }, options: Omit
 const WORKERS = [0, 2] as const;
 
 test('read rules: the list of read tools is the registry’s', () => {
-  // Every read-only tool but bash_output, which reads a background job's output, not the tree.
+  // Every read-only tool but bash_output, which reads a background job's output, and web_fetch, which
+  // reads the web: neither reads the tree.
   assert.deepEqual(
-    READ_TOOLS.map((t) => t.name).filter((n) => n !== 'bash_output'),
+    READ_TOOLS.map((t) => t.name).filter((n) => n !== 'bash_output' && n !== 'web_fetch'),
     READ_RULE_TOOLS,
   );
   // …and exactly the tools that say they read files (the fact lives on each tool).

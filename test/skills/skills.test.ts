@@ -202,7 +202,10 @@ test('install_skill: needs network permission for the source host', async () => 
   });
   const r = await rt.call('install_skill', { url: tree('review') });
   assert.equal(r.code, 'permission_denied');
-  assert.match(r.content, /may not net "github\.com" \(network access is denied by default\)/);
+  assert.match(
+    r.content,
+    /wants to connect to "github\.com", and there is no prompt to ask\. Grant it with createRuntime's permissions: \{ allow: \{ net: \["github\.com"\] \} \}/,
+  );
 });
 
 test('skills: the catalog reads project and user skills; the project wins; bad files are reported', () => {
