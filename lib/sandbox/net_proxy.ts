@@ -17,7 +17,7 @@
 import net, { isIP, type Socket } from 'node:net';
 import { resolveChecked } from '../web/addresses.ts';
 import { busyAnswer, createHttpSide, type HttpLink, type Opened } from './net_proxy_http.ts';
-import { readSocksRequest, SOCKS, socksReply } from './net_proxy_socks.ts';
+import { refuseSocks, serveSocks } from './net_proxy_socks.ts';
 
 export type ProxyVia = 'http' | 'connect' | 'socks5';
 /** What the policy is asked. `host`: lower case, no brackets, no trailing dot. */
@@ -123,9 +123,10 @@ export function createNetProxy(o: { resolve?: Lookup; maxConnections?: number; h
       link.idle();
       peek(client, (first) => {
         if (first === 0x04) return link.destroy(); // SOCKS4: not offered, and it has no way to say so
-        if (!counted) return refuseBusy(link, first, max);
-        if (first === 0x05) serveSocks(link).catch(() => link.destroy());
-        else http.serve(client, link);
+        // Beyond the limit a client is still answered, in its own protocol, so the command can say why.
+        if (first === 0x05) (counted ? serveSocks : refuseSocks)(link).catch(() => link.destroy());
+        else if (counted) http.serve(client, link);
+        else link.end(busyAnswer(max));
       });
     },
     get open() {
@@ -200,38 +201,6 @@ function makeLink(
     },
   };
   return link;
-}
-
-/** One SOCKS5 client: the handshake, the verdict as a reply code, then the tunnel. */
-async function serveSocks(link: Link): Promise<void> {
-  const asked = await readSocksRequest(link.client);
-  if (!asked.ok) return link.end(asked.answer);
-  link.busy();
-  const opened = await link.open(asked.host, asked.port, 'socks5');
-  if (opened.ok) {
-    link.client.write(socksReply(SOCKS.ok));
-    return link.tunnel(opened.up, Buffer.alloc(0));
-  }
-  if (opened.kind !== 'gone') link.end(socksReply(SOCKS_CODE[opened.kind]));
-}
-
-const SOCKS_CODE = {
-  malformed: SOCKS.failure,
-  denied: SOCKS.notAllowed,
-  refused: SOCKS.refused,
-  unreachable: SOCKS.unreachable,
-} as const;
-
-/** A connection beyond the limit, answered in its own protocol so the command can say why it failed. */
-function refuseBusy(link: Link, first: number, max: number): void {
-  if (first !== 0x05) {
-    link.end(busyAnswer(max));
-    return;
-  }
-  readSocksRequest(link.client).then(
-    (asked) => link.end(asked.ok ? socksReply(SOCKS.failure) : asked.answer),
-    () => link.destroy(),
-  );
 }
 
 const GONE = 'the command closed the connection before it was made';

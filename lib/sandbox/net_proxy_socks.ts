@@ -1,15 +1,29 @@
 /**
  * The SOCKS5 side of the sandbox's network proxy (net_proxy.ts): the handshake of RFC 1928 read off
- * a client connection and the replies written to it — nothing else. Offered: no authentication (the
+ * a client connection, the verdict answered as a reply code, then the tunnel. Offered: no authentication (the
  * proxy is reachable only from inside one sandbox, whose command is the only client), the CONNECT
  * command, and IPv4, domain name and IPv6 addresses; BIND and UDP ASSOCIATE are answered "command
  * not supported". A domain name comes here as the client sent it (`socks5h://`), so the sandbox's
  * policy judges the name before anything resolves it. Main thread.
  */
 import type { Socket } from 'node:net';
+import type { Opened } from './net_proxy_http.ts';
+
+/** What the SOCKS side needs of the client connection it serves (net_proxy.ts keeps it). */
+export interface SocksLink {
+  client: Socket;
+  /** Judges, resolves and dials host:port, and records the attempt. */
+  open(host: string, port: number, via: 'socks5'): Promise<Opened>;
+  /** The client and `up` joined both ways for the rest of the connection. */
+  tunnel(up: Socket, head: Buffer): void;
+  /** The request has arrived whole: the wait for it stops. */
+  busy(): void;
+  /** `bytes` written and the connection ended (and destroyed if the client never closes its side). */
+  end(bytes: Buffer): void;
+}
 
 /** The reply codes used (RFC 1928 §6). */
-export const SOCKS = {
+const SOCKS = {
   ok: 0x00,
   failure: 0x01,
   notAllowed: 0x02,
@@ -23,10 +37,10 @@ export const SOCKS = {
  * What a client asked for: a CONNECT to `host` (a name, or an address without brackets) and `port`;
  * or the bytes to end the connection with.
  */
-export type SocksRequest = { ok: true; host: string; port: number } | { ok: false; answer: Buffer };
+type SocksRequest = { ok: true; host: string; port: number } | { ok: false; answer: Buffer };
 
 /** A reply; the bound address is 0.0.0.0:0, which clients ignore for CONNECT. */
-export const socksReply = (code: number) => Buffer.from([5, code, 0, 1, 0, 0, 0, 0, 0, 0]);
+const socksReply = (code: number) => Buffer.from([5, code, 0, 1, 0, 0, 0, 0, 0, 0]);
 
 const failed = (code: number): SocksRequest => ({ ok: false, answer: socksReply(code) });
 
@@ -34,7 +48,7 @@ const failed = (code: number): SocksRequest => ({ ok: false, answer: socksReply(
  * Reads the greeting, chooses no authentication, and reads the request (whatever the client sent
  * after it stays unread, for the tunnel). Rejects when the client leaves mid-handshake.
  */
-export async function readSocksRequest(client: Socket): Promise<SocksRequest> {
+async function readSocksRequest(client: Socket): Promise<SocksRequest> {
   const need = reader(client);
   const greeting = await need(2);
   if (greeting.readUInt8(0) !== 5) return failed(SOCKS.failure);
@@ -58,6 +72,32 @@ export async function readSocksRequest(client: Socket): Promise<SocksRequest> {
   // The whole request is read before the command is judged, so the reply is the client's next bytes.
   if (command !== 1) return failed(SOCKS.noCommand);
   return { ok: true, host, port };
+}
+
+/** One SOCKS5 client: the handshake, the verdict as a reply code, then the tunnel. */
+export async function serveSocks(link: SocksLink): Promise<void> {
+  const asked = await readSocksRequest(link.client);
+  if (!asked.ok) return link.end(asked.answer);
+  link.busy();
+  const opened = await link.open(asked.host, asked.port, 'socks5');
+  if (opened.ok) {
+    link.client.write(socksReply(SOCKS.ok));
+    return link.tunnel(opened.up, Buffer.alloc(0));
+  }
+  if (opened.kind !== 'gone') link.end(socksReply(REPLY_FOR[opened.kind]));
+}
+
+const REPLY_FOR = {
+  malformed: SOCKS.failure,
+  denied: SOCKS.notAllowed,
+  refused: SOCKS.refused,
+  unreachable: SOCKS.unreachable,
+} as const;
+
+/** A client the proxy has no room for: the handshake, then "general failure" (no verdict is asked). */
+export async function refuseSocks(link: SocksLink): Promise<void> {
+  const asked = await readSocksRequest(link.client);
+  link.end(asked.ok ? socksReply(SOCKS.failure) : asked.answer);
 }
 
 /** 16 bytes as an IPv6 literal (the proxy canonicalises it, so the long form is enough). */
