@@ -209,7 +209,7 @@ const get = (url: string, host: string, more = '') => `GET ${url} HTTP/1.1\r\nHo
 /** A SOCKS5 greeting and CONNECT request for a domain name, an IPv4 or an IPv6 address. */
 function socksRequest(host: string | number[], port: number, command = 1): number[] {
   const p = [port >> 8, port & 255];
-  if (typeof host === 'string') return [5, 1, 0, 5, command, 0, 3, host.length, ...Buffer.from(host), ...p];
+  if (typeof host === 'string') return [5, 1, 0, 5, command, 0, 3, Buffer.byteLength(host), ...Buffer.from(host), ...p];
   return [5, 1, 0, 5, command, 0, host.length === 4 ? 1 : 4, ...host, ...p];
 }
 
@@ -371,6 +371,12 @@ test('net proxy, CONNECT: allowed — 200, then a tunnel both ways, bytes sent w
     addresses: ['127.0.0.1'],
   });
 
+  // A client that ends its side right after its request (as `nc -N` does) still gets its tunnel, the
+  // end passed through it.
+  const quick = wire(t, p.port, { halfOpen: true });
+  quick.socket.end(`CONNECT echo.test:${e.port} HTTP/1.1\r\n\r\nbye`);
+  assert.equal(await quick.rest(), 'HTTP/1.1 200 Connection Established\r\n\r\nbye');
+
   const no = wire(t, p.port);
   no.send('CONNECT secret.test:443 HTTP/1.1\r\nHost: secret.test:443\r\n\r\n');
   const text = await no.rest();
@@ -380,19 +386,34 @@ test('net proxy, CONNECT: allowed — 200, then a tunnel both ways, bytes sent w
   );
   assert.match(text, /\r\nx-mewcode-denied: secret\.test:443\r\n/);
   assert.match(text, /\r\n\r\nMewCode sandbox: secret\.test:443 is not in --allow-net/);
-  assert.equal(p.records[1]?.allowed, false);
+  assert.equal(p.records[2]?.allowed, false);
 });
 
-test('net proxy, CONNECT: [::1]:port is judged as ::1; a target without a port is a 400 and not recorded', async (t) => {
+test('net proxy: hosts are judged as the policy reads them — [::1] as ::1, 127.1 as 127.0.0.1, a Unicode name as punycode; a target without a port or with a bad name is a 400 or 0x01, and not recorded', async (t) => {
   const p = await start(t, { allow: [] });
-  const w = wire(t, p.port);
-  w.send('CONNECT [::1]:8443 HTTP/1.1\r\n\r\n');
-  assert.match(await w.rest(), /^HTTP\/1\.1 403 .*\r\nx-mewcode-denied: \[::1\]:8443\r\n/s);
-  assert.deepEqual(p.asked, [{ host: '::1', port: 8443, via: 'connect' }]);
-  const bad = wire(t, p.port);
-  bad.send('CONNECT example.test HTTP/1.1\r\n\r\n');
-  assert.match(await bad.rest(), /^HTTP\/1\.1 400 /);
-  assert.equal(p.records.length, 1);
+  for (const target of ['[::1]:8443', '127.1:80']) {
+    const w = wire(t, p.port);
+    w.send(`CONNECT ${target} HTTP/1.1\r\n\r\n`);
+    assert.match(await w.rest(), /^HTTP\/1\.1 403 .*\r\nx-mewcode-denied: (\[::1\]:8443|127\.0\.0\.1:80)\r\n/s);
+  }
+  const s = wire(t, p.port);
+  s.send(socksRequest('BÜCHER.test.', 443));
+  assert.equal(await socksReply(s), 0x02);
+  assert.deepEqual(
+    p.asked.map((q) => `${q.via} ${q.host} ${q.port}`),
+    ['connect ::1 8443', 'connect 127.0.0.1 80', 'socks5 xn--bcher-kva.test 443'],
+  );
+  for (const target of ['example.test', 'a/b.test:80', 'user@x.test:80', 'x.test:99999']) {
+    const bad = wire(t, p.port);
+    bad.send(`CONNECT ${target} HTTP/1.1\r\n\r\n`);
+    assert.match(await bad.rest(), /^HTTP\/1\.1 400 /, target);
+  }
+  for (const name of ['a b.test', 'x.test/evil', '']) {
+    const bad = wire(t, p.port);
+    bad.send(socksRequest(name, 80));
+    assert.equal(await socksReply(bad), 0x01, JSON.stringify(name));
+  }
+  assert.equal(p.records.length, 3);
 });
 
 // ---- SOCKS5 -------------------------------------------------------------------------------------
@@ -629,6 +650,34 @@ test('net proxy: an answer that takes its time (a user asked) holds the connecti
   assert.match(r.body, /MewCode sandbox: the network policy failed \(no policy today\)/);
 });
 
+test('net proxy: a client that leaves while its verdict is pending is still recorded once, and nothing is looked up or dialed for it', async (t) => {
+  let answer: (x: NetAnswer) => void = () => {};
+  const p = await start(t, {
+    names: { 'late.test': ['127.0.0.1'] },
+    decide: () =>
+      new Promise((resolve) => {
+        answer = resolve;
+      }),
+  });
+  const w = wire(t, p.port);
+  w.send(socksRequest('late.test', 80));
+  await w.take(2);
+  await waitFor(() => p.asked.length === 1, 'the question');
+  // A reset: a plain close would read as a half-close, after which a client may still want its reply.
+  w.socket.resetAndDestroy();
+  await waitFor(() => p.proxy.open === 0, 'the proxy to see the client gone');
+  answer({ allow: true, allowedAddress: () => true });
+  await waitFor(() => p.records.length === 1, 'the record');
+  assert.deepEqual(withoutMs(p.records[0]), {
+    via: 'socks5',
+    host: 'late.test',
+    port: 80,
+    allowed: true,
+    detail: 'the command closed the connection before it was made',
+  });
+  assert.deepEqual(p.lookups, []);
+});
+
 // ---- slow, silent, malformed and surplus clients ------------------------------------------------
 
 test('net proxy: a client that sends nothing, half a request line, half a SOCKS handshake, or nothing more after an answer, is closed after the handshake time', async (t) => {
@@ -788,7 +837,7 @@ function curl(args: string[], proxy: Record<string, string>): Promise<{ code: nu
   });
 }
 
-test('net proxy with curl: http_proxy forwarding, a CONNECT tunnel (-p), socks5h:// and --socks5-hostname — allowed hosts answer, refused ones fail', async (t) => {
+test('net proxy with curl: http_proxy forwarding, CONNECT tunnels (-p, and https_proxy for https), socks5h:// and --socks5-hostname — allowed hosts answer, refused ones fail', async (t) => {
   const a = await upstream(t, 'A');
   const p = await start(t, {
     allow: ['allowed.test'],
@@ -815,6 +864,12 @@ test('net proxy with curl: http_proxy forwarding, a CONNECT tunnel (-p), socks5h
   assert.equal(noTunnel.code, 56);
   assert.match(noTunnel.err, /CONNECT tunnel failed, response 403/);
 
+  // https_proxy makes curl tunnel https URLs: the far end here speaks plain HTTP, so the TLS
+  // handshake inside the tunnel fails (35) — after the tunnel was made; a refused host never gets one.
+  const https = { https_proxy: `http://127.0.0.1:${p.port}` };
+  assert.equal((await curl(['-k', allowed.replace('http:', 'https:')], https)).code, 35);
+  assert.equal((await curl(['-k', secret.replace('http:', 'https:')], https)).code, 56);
+
   const viaSocks = await curl([allowed], socks);
   assert.equal(viaSocks.code, 0, viaSocks.err);
   assert.match(viaSocks.out, new RegExp(`^${ok} `));
@@ -831,11 +886,13 @@ test('net proxy with curl: http_proxy forwarding, a CONNECT tunnel (-p), socks5h
       'http secret.test false',
       'connect allowed.test true',
       'connect secret.test false',
+      'connect allowed.test true',
+      'connect secret.test false',
       'socks5 allowed.test true',
       'socks5 secret.test false',
       'socks5 allowed.test true',
       'socks5 secret.test false',
     ],
   );
-  assert.deepEqual(p.lookups, ['allowed.test', 'allowed.test', 'allowed.test', 'allowed.test']);
+  assert.deepEqual(p.lookups, Array(5).fill('allowed.test'));
 });
