@@ -1,10 +1,11 @@
 /**
  * The SOCKS5 side of the sandbox's network proxy (net_proxy.ts): the handshake of RFC 1928 read off
- * a client connection, the verdict answered as a reply code, then the tunnel. Offered: no authentication (the
- * proxy is reachable only from inside one sandbox, whose command is the only client), the CONNECT
- * command, and IPv4, domain name and IPv6 addresses; BIND and UDP ASSOCIATE are answered "command
- * not supported". A domain name comes here as the client sent it (`socks5h://`), so the sandbox's
- * policy judges the name before anything resolves it. Main thread.
+ * a client connection, the verdict answered as a reply code, then the tunnel. Offered: no
+ * authentication (the proxy is reachable only from inside one sandbox, whose command is its only
+ * client), the CONNECT command, and IPv4, domain name and IPv6 addresses; BIND and UDP ASSOCIATE
+ * are answered "command not supported", SOCKS4 is not spoken at all. A domain name comes here as the
+ * client sent it (`socks5h://`), so the sandbox's policy judges the name before anything resolves it.
+ * Main thread.
  */
 import type { Socket } from 'node:net';
 import type { Opened } from './net_proxy_http.ts';
