@@ -112,6 +112,22 @@ interface ReadFileMeta {
   lines?: { first: number; last: number; total: number | null; cut: number };
 }
 
+/** One connection a sandboxed command tried through the runtime's proxy (lib/sandbox/net_proxy.ts). */
+export interface NetAttempt {
+  /** How it asked: an HTTP request, an HTTP CONNECT tunnel, or SOCKS5. */
+  via: 'http' | 'connect' | 'socks5';
+  host: string;
+  port: number;
+  allowed: boolean;
+  /** Why it was refused (what the command was told). */
+  why?: string;
+  /** The addresses it resolved to and was connected to (or refused for). */
+  addresses?: string[];
+  /** What only the record keeps: the resolved addresses of a refusal, an upstream error. */
+  detail?: string;
+  ms: number;
+}
+
 /** bash. */
 interface CommandMeta {
   exitCode?: number | null;
@@ -128,6 +144,8 @@ interface CommandMeta {
   leftover?: string;
   /** How each limit held the command: its cgroup, a resource limit, or nothing here (lib/exec/limits.ts). */
   limits?: Partial<Record<LimitName, Enforcer>>;
+  /** The connections a sandboxed command tried, its network filtered by host (the first 200; `more` past them). */
+  network?: { attempts: NetAttempt[]; more: number };
   /** The limit that ended the command, when one did. */
   limitHit?: LimitHit;
   /** A background job (bash run_in_background, bash_output, kill_bash, write_stdin): its id. */

@@ -6,6 +6,7 @@
  * unique in the process (`bash_1`, `bash_2`…), so a job of one runtime is never mistaken for
  * another's. Main thread.
  */
+import type { ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { type LimitHit, type Limits, showLimit } from '../core/limits.ts';
 import { JobOutput, type OutputRead } from './job_output.ts';
@@ -34,6 +35,8 @@ export interface JobSpec {
   outputFile: string;
   /** Memory, processes and CPU time, as a foreground command's (lib/exec/limits.ts). */
   limits?: Limits;
+  /** A Node IPC channel for the sandbox's network listener (lib/exec/supervise.ts). */
+  ipc?: { fd: number; onSpawn: (child: ChildProcess) => void };
 }
 
 /** A job as its readers see it. */
@@ -124,6 +127,7 @@ export class JobTable {
         signal: abort.signal,
         ownPidNamespace: spec.ownPidNamespace,
         ...(spec.limits ? { limits: spec.limits } : {}),
+        ...(spec.ipc ? { ipc: spec.ipc } : {}),
         onStdin: (s) => {
           job.stdin = s;
         },
@@ -134,6 +138,14 @@ export class JobTable {
     this.#jobs.set(id, job);
     commands.set(id, spec.command);
     return this.#info(job);
+  }
+
+  /** A line of MewCode's own in a running job's output (a connection the sandbox refused), read as the rest is. */
+  note(id: string, text: string): void {
+    const job = this.#jobs.get(id);
+    if (!job || job.outcome) return;
+    job.output.push(Buffer.from(`[mewcode] ${text}\n`));
+    this.#wakeAll(job);
   }
 
   #end(job: Job, o: Outcome): void {

@@ -52,6 +52,11 @@ interface Supervised {
    * otherwise stdin is closed.
    */
   onStdin?: (stdin: Writable) => void;
+  /**
+   * Given: a Node IPC channel at descriptor `fd` of the spawned process (the sandbox's network
+   * listener comes back through it, lib/sandbox/net_session.ts), `onSpawn` told the child.
+   */
+  ipc?: { fd: number; onSpawn: (child: ChildProcess) => void };
 }
 
 type Ending = 'exit' | 'timeout' | 'cancelled' | 'spawn_error' | 'limit';
@@ -194,12 +199,18 @@ function prepare(
 function start(s: Supervised, argv: readonly string[], cgroup: boolean): ChildProcess {
   const [cmd, ...args] = argv;
   const stdin = s.onStdin ? 'pipe' : 'ignore';
+  const stdio: ('pipe' | 'ignore' | 'ipc')[] = cgroup ? [stdin, 'pipe', 'pipe', 'pipe'] : [stdin, 'pipe', 'pipe'];
+  if (s.ipc) {
+    while (stdio.length < s.ipc.fd) stdio.push('ignore');
+    stdio.push('ipc');
+  }
   const child = spawn(cmd as string, args, {
     cwd: s.cwd,
     env: s.env,
     detached: true, // its own process group, which a terminal's Ctrl-C does not reach: we decide
-    stdio: cgroup ? [stdin, 'pipe', 'pipe', 'pipe'] : [stdin, 'pipe', 'pipe'],
+    stdio,
   });
+  s.ipc?.onSpawn(child);
   if (s.onStdin && child.stdin) {
     // Writing to a command that has exited or closed its stdin fails with EPIPE: the writer learns it
     // from the write's callback, and the process must not crash on the stream's 'error' event.

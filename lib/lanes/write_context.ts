@@ -9,6 +9,7 @@ import type { ChangeSink } from '../files/changes.ts';
 import type { Ledger } from '../files/ledger.ts';
 import type { ShellKept } from '../history/shell_before.ts';
 import type { SandboxConfig } from '../sandbox/bwrap.ts';
+import type { NetProxy } from '../sandbox/net_proxy.ts';
 import type { GitUser } from '../search/ignore.ts';
 import type { SkillCatalog } from '../skills/catalog.ts';
 import type { SkillSources } from '../skills/fetch.ts';
@@ -17,6 +18,10 @@ import type { SkillSources } from '../skills/fetch.ts';
 export interface ExecConfig {
   env: Record<string, string>;
   sandbox?: SandboxConfig;
+  /** The filtering proxy sandboxed commands reach when their network is filtered by host (sandbox.proxyNet). */
+  netProxy?: NetProxy;
+  /** --allow-net's host list: an address named there may be reached through a name resolving to it. */
+  netAllow?: readonly string[];
   /** Each command's memory, processes and CPU time (lib/exec/limits.ts); absent: none. */
   limits?: Limits;
   /** The runtime's background jobs; absent where nothing outlives a call (a one-shot `mewcode call`). */

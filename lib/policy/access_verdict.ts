@@ -49,11 +49,12 @@ const verdict = (v: Verdict, by: DecidedBy, why: string, access: CheckedAccess):
  * Whether a rule speaks about this access of this tool: a rule for `*` or for the tool itself, and a
  * rule naming any read tool for the read accesses of every read tool (read_file(secret) also stops
  * `grep TOP secret/key.txt`). Only the read tools: bash's working directory is a read access too, but
- * a read rule is about reading files, not about where commands run.
+ * a read rule is about reading files, not about where commands run. A `bash` rule is about commands:
+ * the connections a sandboxed command makes are judged by `net` rules (and `*`), never by `bash`.
  */
 const speaksTo = (r: Rule, tool: string, a: CheckedAccess) =>
   r.tool === '*' ||
-  r.tool === tool ||
+  (r.tool === tool && !(tool === 'bash' && a.kind === 'net')) ||
   (a.kind === 'net' && r.tool === NET_RULE) ||
   (a.kind === 'read' && READ_RULE_TOOLS.includes(r.tool) && READ_RULE_TOOLS.includes(tool));
 

@@ -40,6 +40,7 @@ import { type LoadedSettings, loadSettings, type McpServerConfig, type Rule } fr
 import { type Prompter, terminalPrompter } from '../prompt/prompt.ts';
 import { probeSandbox, type SandboxConfig } from '../sandbox/bwrap.ts';
 import { sandboxConfigOf } from '../sandbox/config.ts';
+import { createNetProxy, type NetProxy } from '../sandbox/net_proxy.ts';
 import type { GitUser } from '../search/ignore.ts';
 import type { SearchIndex } from '../search/index/service.ts';
 import type { TrustOption } from '../settings/trust.ts';
@@ -346,6 +347,7 @@ function startLanes(
   standby: ReadPool | undefined;
   jobs: JobTable;
   shellSeen: ShellSeen;
+  netProxy: NetProxy | undefined;
 } {
   const { gate, ledger, skills } = o;
   const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
@@ -356,6 +358,8 @@ function startLanes(
   if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
   const jobs = new JobTable();
   const shellSeen: ShellSeen = {};
+  const netAllow = o.flags.allow.net;
+  const netProxy = o.sandbox?.proxyNet ? createNetProxy() : undefined;
   const lanes = createLanes({
     shellSeen,
     ...(pool ? { pool } : {}),
@@ -370,6 +374,7 @@ function startLanes(
     exec: {
       env: childEnv(process.env, o.flags.allow.env ?? false, { allowLoader: o.mode === 'bypass' }),
       ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+      ...(netProxy ? { netProxy, netAllow: Array.isArray(netAllow) ? netAllow : [] } : {}),
       limits: o.limits,
       ...(options.backgroundJobs === false ? {} : { jobs }),
     },
@@ -380,7 +385,7 @@ function startLanes(
       ...options.skillSources,
     },
   });
-  return { lanes, index, pool, standby, jobs, shellSeen };
+  return { lanes, index, pool, standby, jobs, shellSeen, netProxy };
 }
 
 /** The runtime built from its parts: a call is authorized by the gate and the policy, then run in its lane. */
@@ -399,8 +404,10 @@ function assemble(p: {
   jobs: JobTable;
   journal: Journal | undefined;
   shellSeen: ShellSeen;
+  netProxy: NetProxy | undefined;
 }): Runtime {
-  const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby, jobs, shellSeen } = p;
+  const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby, jobs } = p;
+  const { shellSeen, netProxy } = p;
   const authorize = createAuthorize(gate, policy, ledger);
   const isReadOnly = (name: string) => registry.get(name)?.readOnly === true;
 
@@ -439,6 +446,7 @@ function assemble(p: {
       definitionsAs(registry.definitions(), format)) as Runtime['definitions'],
     async close() {
       await jobs.close();
+      netProxy?.close();
       shellSeen.kept?.live?.close();
       index?.close();
       await pool?.close();

@@ -2,7 +2,8 @@
  * The OS sandbox for bash (--sandbox): bubblewrap. What the command sees is sandbox_view.ts (the
  * system read-only, the root read-write, private /tmp and $HOME, credentials masked); the protected
  * locations stay read-only whether they exist or not (sandbox_protect.ts); the seccomp filter refuses
- * Unix-domain sockets and io_uring (seccomp.ts); no network unless --allow-net grants all of it; a
+ * Unix-domain sockets and io_uring (seccomp.ts); no network of its own: all of it with --allow-net
+ * without hosts, else only the runtime's filtering proxy when hosts are named (proxy_launch.ts); a
  * fresh PID namespace that dies with us; no capabilities even as root (without --unshare-user
  * --cap-drop ALL a root command could remount / read-write); no nested user namespaces; only the
  * environment we pass. It is probed once when the runtime starts; when it cannot start, sandboxed
@@ -15,6 +16,7 @@ import path from 'node:path';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import type { DenySpec } from '../search/denied.ts';
 import { protectRoot, releaseUse } from './protect.ts';
+import { behindHelper, HELPER_CHANNEL_ENV, proxyEnv } from './proxy_launch.ts';
 import { unixSocketFilter } from './seccomp.ts';
 import { sandboxStateDir } from './state.ts';
 import { releaseWhenGone, sandboxGone, type Use } from './status.ts';
@@ -23,7 +25,10 @@ import { sandboxView } from './view.ts';
 export interface SandboxConfig {
   bwrap: string;
   root: string;
+  /** The whole network (--allow-net without hosts). */
   allowNet: boolean;
+  /** The network filtered by host: every connection goes to the runtime's proxy (proxy_launch.ts). */
+  proxyNet?: boolean;
   /** --deny-read paths, absolute: masked in the sandbox. */
   denyRead?: readonly string[];
   /** Deny rules of the read tools (relative to the root): what they match is masked in the sandbox. */
@@ -58,8 +63,9 @@ function build(c: SandboxConfig, cwd: string, env: Record<string, string>, argv:
   if (!c.allowNet) args.push('--unshare-net');
   args.push('--new-session', '--die-with-parent', ...view.base, '--bind', c.root, c.root);
   args.push(...prot.value.args, ...view.masks, '--seccomp', '3', '--json-status-fd', '4', '--clearenv');
-  for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
-  args.push('--chdir', cwd, '--', ...argv);
+  const all = c.proxyNet ? { ...env, ...proxyEnv(), ...HELPER_CHANNEL_ENV } : env;
+  for (const [k, v] of Object.entries(all)) args.push('--setenv', k, v);
+  args.push('--chdir', cwd, '--', ...(c.proxyNet ? behindHelper(argv) : argv));
   const use = prot.value.use;
   const sandboxed: Sandboxed = {
     argv: ['/bin/sh', '-c', LAUNCH, 'mewcode-sandbox', filter.value, use.status, c.bwrap, ...args],
@@ -114,7 +120,8 @@ export function probeSandbox(c: Omit<SandboxConfig, 'bwrap'>): Result<string, st
     return errValue(
       'bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap) or run without --sandbox',
     );
-  const s = build({ ...c, bwrap: found }, c.root, { PATH: '/usr/bin:/bin' }, ['true']);
+  // bwrap itself: the proxy's helper needs the channel only a supervised command has (net_session.ts).
+  const s = build({ ...c, bwrap: found, proxyNet: false }, c.root, { PATH: '/usr/bin:/bin' }, ['true']);
   if (!s.ok) return s;
   const [cmd, ...args] = s.value.argv;
   const r = spawnSync(cmd as string, args, { encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin' } });

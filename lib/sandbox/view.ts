@@ -31,10 +31,13 @@ import {
   tooBroadFor,
   toolchains,
 } from './exposed.ts';
+import { helperNode } from './proxy_launch.ts';
 
 interface ViewConfig {
   root: string;
   allowNet: boolean;
+  /** Node runs the proxy's helper inside (proxy_launch.ts): its binary must be there. */
+  proxyNet?: boolean;
   /** --deny-read paths, absolute. */
   denyRead?: readonly string[];
   /** Deny rules of the read tools, relative to the root (lib/policy/read_deny.ts). */
@@ -114,6 +117,11 @@ export function sandboxView(c: ViewConfig, env: Readonly<Record<string, string>>
       base.push('--ro-bind', real, p);
       shown.push(p);
     }
+  }
+  const node = c.proxyNet ? helperNode() : undefined;
+  if (node && !shown.some((s) => inside(node, s))) {
+    base.push('--ro-bind', node, node);
+    shown.push(node);
   }
   if (c.allowNet) {
     // DNS: /etc/resolv.conf is often a link into /run, which is otherwise not there.

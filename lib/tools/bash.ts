@@ -22,7 +22,9 @@ import { supervise } from '../exec/supervise.ts';
 import type { WriteContext } from '../lanes/write_context.ts';
 import { PROTECTED_LOCATIONS } from '../policy/protected.ts';
 import { sandboxCommand } from '../sandbox/bwrap.ts';
+import { hostPort, refusedText } from '../sandbox/net_session.ts';
 import { limitLine } from './_limit_text.ts';
+import { networkMeta, sandboxNetFor } from './_sandbox_net.ts';
 import { JOB_NOT_JOURNALED, notRecordedText, startShellJournal } from './_shell_journal.ts';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -106,7 +108,9 @@ export const bash = defineTool({
     `with run_in_background: true instead. stdin is closed (a background job's is a pipe, see write_stdin) and there is no terminal: interactive programs get EOF. Long output keeps its first and last 16 KiB and the ` +
     `whole output goes to a file the answer names. Only harmless environment variables pass (${ENV_PASSED_SHOWN}) ` +
     `plus those granted to the runtime; PAGER=cat. Each command runs within memory, process-count and CPU-time budgets set by the ` +
-    `user; a command a budget stopped says which limit it reached.`,
+    `user; a command a budget stopped says which limit it reached. In a sandbox that allows only some hosts, programs reach them through ` +
+    `the proxy variables (http_proxy, https_proxy, all_proxy; curl, git, pip and npm use them): a program that ignores them has no network, ` +
+    `and a refused host is named at the end of the answer.`,
   access: (a) => [
     { kind: 'run', command: a.command },
     { kind: 'read', path: a.workdir ?? '.' },
@@ -139,6 +143,8 @@ export const bash = defineTool({
     }
     const env = exec.sandbox ? { PATH: process.env.PATH ?? '/usr/bin:/bin' } : exec.env;
     if (a.run_in_background) return startJob(a, ctx, { argv, cwd, env, shownDir });
+    const net = sandboxNetFor(ctx);
+    if (net && 'error' in net) return fail('internal', `The sandbox refused the command: ${net.error}.`);
     // The protected locations are not compared: git's and MewCode's own (the walk never enters .git), read-only
     // in the sandbox, where their empty placeholders come and go with sandboxes — which an undo must never remove.
     const scope = ctx.shellScope && { ...ctx.shellScope, skipTop: PROTECTED_NAMES };
@@ -153,15 +159,18 @@ export const bash = defineTool({
         signal: ctx.signal,
         ownPidNamespace: Boolean(exec.sandbox), // bwrap --unshare-pid --die-with-parent
         ...(exec.limits ? { limits: exec.limits } : {}),
+        ...(net ? { ipc: net.ipc } : {}),
       },
       out,
     );
+    net?.session.end();
     const finished = out.finish();
     const { spillPath, total } = finished;
     const hit = limitHitOf(o, exec.limits, finished.text);
     // What the command changed is recorded whatever ended it: a timeout or a cancel may have written too.
     const missed = journal && o.ending !== 'spawn_error' ? await journal.finish() : [];
-    const text = finished.text + notRecordedText(missed);
+    const trailer = notRecordedText(missed) + (net ? refusedText(net.session) : '');
+    const text = finished.text + trailer;
     const meta = {
       exitCode: o.exitCode,
       ms: o.ms,
@@ -174,6 +183,7 @@ export const bash = defineTool({
       ...(o.limits ? { limits: o.limits.held } : {}),
       ...(hit ? { limitHit: hit } : {}),
       ...(missed.length > 0 ? { notRecorded: missed } : {}),
+      ...(net ? { network: networkMeta(net.session) } : {}),
     };
     if (o.ending === 'spawn_error') return fail('io', `Cannot start ${SHELL}: ${o.error}`, meta);
     if (o.ending === 'timeout') {
@@ -187,7 +197,7 @@ export const bash = defineTool({
       return fail('cancelled', `The command was cancelled (${stopped(o.contained)}). Output so far:\n${text}`, meta);
     const exit = o.exitCode !== null ? `exit_code: ${o.exitCode}` : `exit_code: killed by ${o.signal}`;
     const status = hit ? `${exit}\n${limitLine(hit)}` : exit;
-    const shown = finished.text === '' ? `(no output)${notRecordedText(missed)}` : text;
+    const shown = finished.text === '' ? `(no output)${trailer}` : text;
     return ok(`${status}\n${shown}`, meta);
   },
 });
@@ -202,6 +212,11 @@ function startJob(
   if (!jobs) return fail('invalid_args', BACKGROUND_REFUSED);
   const dir = spillDirFor(ctx.root);
   if (!dir.ok) return fail('io', `A background job needs a file for its output and there is none: ${dir.error}.`);
+  let id: string | undefined;
+  const net = sandboxNetFor(ctx, (r) => {
+    if (!r.allowed && id) jobs.note(id, `network: refused ${hostPort(r.host, r.port)}${r.why ? `: ${r.why}` : ''}`);
+  });
+  if (net && 'error' in net) return fail('internal', `The sandbox refused the command: ${net.error}.`);
   let started: ReturnType<typeof jobs.start>;
   try {
     started = jobs.start({
@@ -214,11 +229,13 @@ function startJob(
       ownPidNamespace: Boolean(ctx.exec.sandbox),
       outputFile: path.join(dir.value, `job-${Date.now()}-${randomBytes(4).toString('hex')}.txt`),
       ...(ctx.exec.limits ? { limits: ctx.exec.limits } : {}),
+      ...(net ? { ipc: net.ipc } : {}),
     });
   } catch (e) {
     return fail('io', `The job's output file cannot be created: ${(e as Error).message}.`);
   }
   if ('refused' in started) return fail('invalid_args', `Not started: ${started.refused}.`);
+  id = started.id;
   const limit = a.timeout ? ` It is stopped after ${fmtInt(a.timeout)} ms.` : '';
   return ok(
     `Started background job ${started.id} in ${quote(run.shownDir)}.${limit} Read its output with bash_output {"bash_id": "${started.id}"} ` +

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import type { Runtime } from '../../lib/runtime/runtime.ts';
@@ -160,16 +160,23 @@ test('sandbox sockets: no Unix-domain socket of the host can be connected; socke
   }
 });
 
-test('sandbox network: --allow-net with hosts (or --deny-net with hosts) is refused at start, never all hosts', () => {
+test('sandbox network: a host list (or --deny-net beside a bare --allow-net) filters through the proxy; a bare --allow-net alone shares the network', async () => {
   const root = tempDir();
   const allow = { run: true as const };
-  assert.throws(
-    () => sandboxAt(root, { permissions: { allow: { ...allow, net: ['example.com'] } } }),
-    /--sandbox cannot give a command only part of the network \(--allow-net=example\.com\): bubblewrap gives it all of the network or none\. Use --allow-net without hosts/,
-  );
-  assert.throws(
-    () => sandboxAt(root, { permissions: { allow: { ...allow, net: true }, deny: { net: ['evil.com'] } } }),
-    /only part of the network \(--deny-net=evil\.com\)/,
-  );
-  sandboxAt(root, { permissions: { allow: { ...allow, net: true } } });
+  const listener = createServer((s) => s.end('reached\n'));
+  await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
+  const port = (listener.address() as AddressInfo).port;
+  try {
+    const denied = sandboxAt(root, {
+      permissions: { allow: { ...allow, net: true }, deny: { net: [`127.0.0.1:${port}`] } },
+    });
+    const r = await denied.call('bash', { command: `curl -sS http://127.0.0.1:${port}/; echo " rc=$?"` });
+    assert.match(r.content, new RegExp(`network: refused 127\\.0\\.0\\.1:${port}: .*--deny-net covers it`), r.content);
+    const shared = sandboxAt(root, { permissions: { allow: { ...allow, net: true } } });
+    const s = await shared.call('bash', { command: `curl -sS --http0.9 --noproxy '*' http://127.0.0.1:${port}/` });
+    assert.match(s.content, /reached/, 'the whole network, the host loopback included');
+    assert.equal(s.meta?.network, undefined);
+  } finally {
+    listener.close();
+  }
 });

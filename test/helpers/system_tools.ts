@@ -10,6 +10,7 @@ export const SYSTEM_TOOLS = {
   fd: { commands: ['fdfind', 'fd'], apt: 'fd-find' },
   bwrap: { commands: ['bwrap'], apt: 'bubblewrap' },
   git: { commands: ['git'], apt: 'git' },
+  curl: { commands: ['curl'], apt: 'curl' },
 } as const;
 
 /** The command to run for a system tool; throws, naming the package to install, when it is missing. */

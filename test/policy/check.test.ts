@@ -397,6 +397,11 @@ const table: Row[] = [
     'ask',
   ],
   [
+    "net rule: a bash rule says nothing about a sandboxed command's connections",
+    { tool: 'bash', accesses: [N('example.com:443')], rules: rules({ allow: ['bash'] }) },
+    'ask',
+  ],
+  [
     'net rule: net(host) speaks to every tool',
     { tool: 'install_skill', accesses: [N('evil.com:443')], rules: rules({ deny: ['net(evil.com)'] }) },
     'deny',
