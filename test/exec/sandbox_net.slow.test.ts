@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createReadStream, mkdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -18,12 +19,14 @@ import { runCli } from '../helpers/cli.ts';
 import { mcpClient, resultText } from '../helpers/mcp_client.ts';
 import { requireTool } from '../helpers/system_tools.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
+import { loopbackCert } from '../helpers/tls.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { sandboxAt } from './_sandbox.ts';
 
 requireTool('bwrap');
 requireTool('curl');
 requireTool('git');
+requireTool('openssl');
 
 interface Site {
   port: number;
@@ -221,4 +224,20 @@ test('sandbox network by host: served over MCP — the SDK client runs a sandbox
     new RegExp(`network: refused 127\\.0\\.0\\.1:${closed.port}: .*--allow-net=127\\.0\\.0\\.1:${closed.port}`),
   );
   assert.deepEqual(closed.hits, []);
+});
+
+test('sandbox network by host: TLS end to end through a CONNECT tunnel — the command checks the server certificate, the proxy sees only the host', async () => {
+  const root = tempDir();
+  const cert = loopbackCert(root); // in the root: the sandbox shows it
+  const secure = createHttps({ key: cert.key, cert: cert.cert }, (_q, s) => s.end('secret over tls\n'));
+  await new Promise<void>((r) => secure.listen(0, '127.0.0.1', r));
+  after(() => new Promise<void>((r) => secure.close(() => r())));
+  const port = (secure.address() as AddressInfo).port;
+  const rt = sandboxAt(root, allowNet([`127.0.0.1:${port}`]));
+  const r = await rt.call('bash', { command: `curl -sS --cacert cert.pem https://127.0.0.1:${port}/` });
+  assert.match(r.content, /^exit_code: 0\nsecret over tls\n/, r.content);
+  assert.deepEqual(
+    r.meta?.network?.attempts.map((a) => [a.via, a.host, a.port, a.allowed]),
+    [['connect', '127.0.0.1', port, true]],
+  );
 });

@@ -11,6 +11,7 @@ export const SYSTEM_TOOLS = {
   bwrap: { commands: ['bwrap'], apt: 'bubblewrap' },
   git: { commands: ['git'], apt: 'git' },
   curl: { commands: ['curl'], apt: 'curl' },
+  openssl: { commands: ['openssl'], apt: 'openssl' },
 } as const;
 
 /** The command to run for a system tool; throws, naming the package to install, when it is missing. */
