@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createReadStream, mkdirSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -36,10 +36,10 @@ interface Site {
 /** A loopback HTTP server answering `hello from PORT`, or files under `dir` when given. */
 async function site(dir?: string): Promise<Site> {
   const hits: string[] = [];
-  let server: Server | undefined;
+  let port = 0;
   const made = createServer((q, s) => {
     hits.push(q.url ?? '');
-    if (!dir) return s.end(`hello from ${(server?.address() as AddressInfo).port}\n`);
+    if (!dir) return s.end(`hello from ${port}\n`);
     const file = path.join(dir, decodeURIComponent(new URL(q.url ?? '/', 'http://x').pathname));
     if (!file.startsWith(dir) || !statSync(file, { throwIfNoEntry: false })?.isFile()) {
       s.statusCode = 404;
@@ -47,10 +47,10 @@ async function site(dir?: string): Promise<Site> {
     }
     createReadStream(file).pipe(s);
   });
-  server = made;
   await new Promise<void>((r) => made.listen(0, '127.0.0.1', r));
+  port = (made.address() as AddressInfo).port;
   after(() => new Promise<void>((r) => made.close(() => r())));
-  return { port: (made.address() as AddressInfo).port, hits };
+  return { port, hits };
 }
 
 const allowNet = (net: string[], extra = {}) => ({ permissions: { allow: { run: true as const, net } }, ...extra });
