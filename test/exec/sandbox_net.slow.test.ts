@@ -138,11 +138,13 @@ test('sandbox network by host: DNS gives the command nothing, a refused name is 
   const rt = sandboxAt(tempDir(), allowNet([`localhost:${s.port}`]));
   const command = [
     'getent hosts localhost.invalid example.com; echo "getent rc=$?"',
+    `node -e "require('net').connect('/tmp/any.sock').on('error', (e) => console.log('unix', e.code))"`,
     `curl -sS --max-time 20 --proxy socks5h://127.0.0.1:3128 http://forbidden.invalid:${s.port}/; echo " rc=$?"`,
     `curl -sS --max-time 20 -f http://localhost:${s.port}/by-name; echo " rc=$?"`,
   ].join('\n');
   const r = await rt.call('bash', { command });
   assert.match(r.content, /getent rc=2/);
+  assert.match(r.content, /\nunix EPERM\n/, 'no Unix socket, whatever the path');
   assert.deepEqual(s.hits, [], r.content);
   const attempts = r.meta?.network?.attempts ?? [];
   const forbidden = attempts.find((a) => a.host === 'forbidden.invalid');
