@@ -9,7 +9,7 @@ import path from 'node:path';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import type { CheckedAccess } from '../core/tool.ts';
 import { recordGranted } from '../settings/trust.ts';
-import { parseRule, type Rule, subjectOf } from './rules.ts';
+import { NET_RULE, parseRule, type Rule, subjectOf } from './rules.ts';
 import { programsOfLine } from './run_match.ts';
 
 /** The flags that would grant what was asked, for the no-terminal denial. */
@@ -49,6 +49,8 @@ export function liftText(flags: readonly string[], as: 'flags' | 'option' = 'fla
 
 /** The exact rule that allows one access of one tool again. */
 function exactRule(tool: string, a: CheckedAccess, rel: (p: string) => string): string {
+  // A command's connection is judged by net rules: a bash rule would never speak to it again.
+  if (tool === 'bash' && a.kind === 'net') return `${NET_RULE}(=${a.host})`;
   return `${tool}(=${subjectOf(a, rel)})`;
 }
 

@@ -6,6 +6,7 @@
  * running code it is given; a `git` deny also covers `/usr/bin/git`), hosts and variables by name
  * (`AWS_*` style prefixes for variables).
  */
+import { domainToASCII } from 'node:url';
 import { inside } from '../core/paths.ts';
 import { KINDS, type Kind } from '../core/permission_kinds.ts';
 import type { CheckedAccess } from '../core/tool.ts';
@@ -43,7 +44,8 @@ export function covers(
       // command, a deny list any one (by name or path); see run_match.ts.
       return asDeny ? programsDeny(grant, analyseCommand(t.command)) : programsCover(grant, analyseCommand(t.command));
     case 'net':
-      return grant.some((g) => hostCovers(g, t.host));
+      // A local address is allowed only by an entry naming it: `*` and `*.domain` do not reach it.
+      return grant.some((g) => hostCovers(g, t.host) && (asDeny || !t.local || !g.includes('*')));
     case 'env':
       return grant.some((g) => (g.endsWith('*') ? t.name.startsWith(g.slice(0, -1)) : g === t.name));
   }
@@ -91,6 +93,8 @@ export function checkPermissions(p: unknown, toolNames: readonly string[]): stri
       );
       if (rule !== undefined)
         return `${where} lists ${JSON.stringify(rule)}, which is a rule, not ${SUBJECTS[kind as Kind]}; rules go in a settings file's permissions.${side} (.mewcode/settings.json)`;
+      const badHost = kind === 'net' ? grant.map(hostPatternError).find(Boolean) : undefined;
+      if (badHost) return `${where}: ${badHost}`;
     }
   }
   return undefined;
@@ -105,11 +109,36 @@ const SUBJECTS: Record<Kind, string> = {
   env: 'a variable name',
 };
 
-/** A host as `name` (lower case, no trailing dot, IPv6 in brackets) and the port it names, if any. */
+/**
+ * A host as `name` (lower case, no trailing dot, IPv6 in brackets, an international name in its
+ * ASCII form as URLs and resolvers carry it) and the port it names, if any.
+ */
 function hostAndPort(h: string): { name: string; port?: string } {
   const m = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(h.trim().toLowerCase());
-  const name = (m?.[1] ?? h.trim().toLowerCase()).replace(/\.$/, '');
+  const name = asciiName((m?.[1] ?? h.trim().toLowerCase()).replace(/\.$/, ''));
   return m?.[2] ? { name, port: m[2] } : { name };
+}
+
+function asciiName(name: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is what is tested
+  if (/^[\x00-\x7f]*$/.test(name)) return name;
+  const wild = name.startsWith('*.');
+  const ascii = domainToASCII(wild ? name.slice(2) : name);
+  return ascii === '' ? name : wild ? `*.${ascii}` : ascii;
+}
+
+/**
+ * What is wrong with a host pattern (a flag's entry, a rule's plain pattern), if anything: it is
+ * `host`, `host:port`, `*.domain`, `*` (every host), each with an optional port, or an IPv6 address
+ * in brackets. A wildcard anywhere else would match nothing and so deny nothing.
+ */
+export function hostPatternError(p: string): string | undefined {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d+))?$/.exec(p.trim());
+  const name = m?.[1] ?? '';
+  const port = m?.[2] === undefined ? undefined : Number(m[2]);
+  const okName = name === '*' || /^(\*\.)?[^*\s/@?#]+$/.test(name);
+  if (m && okName && (port === undefined || (port >= 1 && port <= 65535))) return undefined;
+  return `${JSON.stringify(p)} is not a host pattern: write host, host:port, *.domain (its subdomains) or * (every host), with :port if one port`;
 }
 
 /**
@@ -118,10 +147,17 @@ function hostAndPort(h: string): { name: string; port?: string } {
  * without a port covering every port (as Deno's `--allow-net=host` does) — so a deny of `evil.com`
  * also covers `evil.com:8080`, `EVIL.com` and `evil.com.`.
  */
+/** Whether `host` is the one `exact` names, no wildcard read in it: on any port unless it names one. */
+export function sameHost(exact: string, host: string): boolean {
+  const want = hostAndPort(exact);
+  const have = hostAndPort(host);
+  return want.name === have.name && (want.port === undefined || want.port === have.port);
+}
+
 export function hostCovers(g: string, host: string): boolean {
   const want = hostAndPort(g);
   const have = hostAndPort(host);
   if (want.port !== undefined && want.port !== have.port) return false;
-  if (want.name === have.name) return true;
+  if (want.name === have.name || want.name === '*') return true;
   return want.name.startsWith('*.') && have.name.endsWith(want.name.slice(1));
 }

@@ -18,7 +18,7 @@ import type { CheckedAccess } from '../core/tool.ts';
 import { limitsOf } from '../settings/limits_setting.ts';
 import { type Level, type McpServerConfig, readSettingsFiles, type SettingsFile } from '../settings/settings_file.ts';
 import { settleTrust, type TrustOption } from '../settings/trust.ts';
-import { hostCovers } from './permissions.ts';
+import { hostCovers, hostPatternError, sameHost } from './permissions.ts';
 import { runRuleTest, SEVERAL } from './run_match.ts';
 
 export { LEVELS, type Level, type McpServerConfig, settingsFiles } from '../settings/settings_file.ts';
@@ -117,6 +117,8 @@ function compile(files: readonly SettingsFile[], toolNames: readonly string[]): 
 
 /** The rule tool that speaks to every connection, whichever tool makes it: `net(*.npmjs.org)`. */
 export const NET_RULE = 'net';
+/** Tools whose only accesses are connections: their plain patterns must be host patterns. */
+const HOST_RULE_TOOLS = [NET_RULE, 'web_fetch', 'install_skill'];
 
 const RULE = /^(\*|[A-Za-z][A-Za-z0-9_]*|mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+)(?:\((.*)\))?$/s;
 
@@ -166,6 +168,8 @@ export function parseRule(
         : s === p || s.startsWith(`${p} `) || s.startsWith(`${p}\t`);
   }
   // A command is matched command by command (run_match.ts): an allow covers every one, a deny or ask any.
+  const badHost = HOST_RULE_TOOLS.includes(tool) && !re && !p.startsWith('=') ? hostPatternError(p) : undefined;
+  if (badHost) return errValue(`rule ${JSON.stringify(text)}: ${badHost}`);
   const run = runRuleTest(p, negate, list, re, tool === '*');
   const net = netRuleTest(p, re);
   const test = (t: CheckedAccess, rel: (p: string) => string) => {
@@ -184,10 +188,8 @@ export function parseRule(
  */
 function netRuleTest(p: string, re: RegExp | undefined): (host: string) => boolean {
   if (re) return (h) => re.test(h);
-  if (p.startsWith('=')) {
-    const exact = p.slice(1).toLowerCase();
-    return (h) => h.toLowerCase() === exact;
-  }
+  // `=host` is that name and no pattern (a `*` in it is a character): on any port unless it names one.
+  if (p.startsWith('=')) return (h) => sameHost(p.slice(1), h);
   return (h) => hostCovers(p, h);
 }
 

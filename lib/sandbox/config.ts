@@ -2,8 +2,9 @@
  * What the sandbox takes from the runtime's flags and rules: the root, the network, the --deny-read
  * paths and the read-deny rules to mask. The network is one of three: all of it (--allow-net without
  * hosts, nothing denied), filtered by host through the runtime's proxy (--allow-net=host,…; a
- * --deny-net list beside a bare --allow-net; any `net` allow or ask rule: each connection is then
- * decided by the policy), or none. Main thread.
+ * --deny-net list, or a deny or ask rule for connections, beside a bare --allow-net; an allow or ask
+ * rule for connections without it: each connection is then decided by the policy), or none. Main
+ * thread.
  */
 import path from 'node:path';
 import { okValue, type Result } from '../core/result.ts';
@@ -35,7 +36,9 @@ function netOf(flags: Flags, rules: readonly Rule[]): 'all' | 'proxy' | 'none' {
   const deny = flags.deny.net;
   if (deny === true) return 'none';
   const denies = Array.isArray(deny) && deny.length > 0;
-  if (allow === true) return denies || rules.some((r) => r.tool === NET_RULE && r.list === 'deny') ? 'proxy' : 'all';
+  // A rule that may speak to a connection: `net(…)`, or `*(…)` whose pattern may be a host.
+  const speaks = (r: Rule) => r.tool === NET_RULE || (r.tool === '*' && r.pattern !== undefined);
+  if (allow === true) return denies || rules.some((r) => speaks(r) && r.list !== 'allow') ? 'proxy' : 'all';
   if (Array.isArray(allow) && allow.length > 0) return 'proxy';
-  return rules.some((r) => r.tool === NET_RULE && r.list !== 'deny') ? 'proxy' : 'none';
+  return rules.some((r) => speaks(r) && r.list !== 'deny') ? 'proxy' : 'none';
 }

@@ -57,7 +57,9 @@ export interface NetProxy {
 /** The shape of dns.promises.lookup(host, { all: true, verbatim: true }). */
 export type Lookup = (host: string, o: { all: true; verbatim: true }) => Promise<{ address: string; family: number }[]>;
 
-const MAX_CONNECTIONS = 256;
+const MAX_CONNECTIONS = 1024;
+/** Open client connections of one command: a background job holding many leaves room for the others. */
+const MAX_PER_COMMAND = 256;
 const HANDSHAKE_MS = 10_000;
 /** Per address dialed: an address that swallows packets should not hold the attempt for the OS's two minutes when another may answer. */
 const DIAL_MS = 15_000;
@@ -78,6 +80,7 @@ export function createNetProxy(o: { resolve?: Lookup; maxConnections?: number; h
   const bySignal = new WeakMap<AbortSignal, { links: Set<Link>; abort: () => void }>();
   const http = createHttpSide();
   let serving = 0;
+  const perContext = new WeakMap<ProxyContext, number>();
   let closed = false;
 
   /** Links are destroyed with their command: one abort listener per signal, not one per connection. */
@@ -107,17 +110,24 @@ export function createNetProxy(o: { resolve?: Lookup; maxConnections?: number; h
       // First of all: an error on a socket nobody listens to would take the runtime down.
       client.on('error', () => {});
       if (closed || ctx.signal?.aborted) return void client.destroy();
-      const counted = serving < max;
+      const mine = perContext.get(ctx) ?? 0;
+      const counted = serving < max && mine < Math.min(max, MAX_PER_COMMAND);
       // Released once, when destroyed here or closed by the client: `open` is right at once after close().
       let held = counted;
       const release = () => {
         links.delete(link);
-        if (held) serving--;
+        if (held) {
+          serving--;
+          perContext.set(ctx, (perContext.get(ctx) ?? 1) - 1);
+        }
         held = false;
       };
       const link = makeLink(client, ctx, { handshakeMs, resolve: o.resolve, release });
       links.add(link);
-      if (counted) serving++;
+      if (counted) {
+        serving++;
+        perContext.set(ctx, mine + 1);
+      }
       client.once('close', () => link.destroy());
       if (ctx.signal) watch(link, ctx.signal);
       link.idle();
@@ -126,7 +136,7 @@ export function createNetProxy(o: { resolve?: Lookup; maxConnections?: number; h
         // Beyond the limit a client is still answered, in its own protocol, so the command can say why.
         if (first === 0x05) (counted ? serveSocks : refuseSocks)(link).catch(() => link.destroy());
         else if (counted) http.serve(client, link);
-        else link.end(busyAnswer(max));
+        else link.end(busyAnswer(serving < max ? MAX_PER_COMMAND : max));
       });
     },
     get open() {
@@ -240,14 +250,14 @@ async function attempt(link: Link, named: string, port: number, via: ProxyVia, r
   const checked = await resolveChecked(host, answer.allowedAddress, resolve);
   if (!checked.ok) {
     // A name that does not resolve was allowed and is merely unreachable, and its words name no address.
-    if (/ could not be resolved | resolves to no address$/.test(checked.why)) {
-      note({ allowed: true, detail: checked.why });
+    if (checked.reason === 'unresolved') {
+      note({ allowed: true, detail: checked.detail });
       return { ok: false, kind: 'unreachable', text: checked.why, target };
     }
     const why = isIP(host)
       ? `${host} is a loopback, private or link-local address; allow that address itself with --allow-net=${target}`
       : `${host} resolves to a loopback, private or link-local address; allow that address itself with --allow-net=ADDRESS:${port}`;
-    note({ allowed: false, why, detail: checked.why });
+    note({ allowed: false, why, detail: checked.detail });
     return { ok: false, kind: 'denied', text: why, target };
   }
   const { addresses } = checked;

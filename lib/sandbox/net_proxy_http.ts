@@ -51,21 +51,30 @@ const STATUS: Record<Refused['kind'], [number, string]> = {
   gone: [502, 'Bad Gateway'],
 };
 
+/** Requests one client connection may have waiting behind the one being forwarded. */
+const PIPELINED = 32;
+
 /** A proxy's HTTP side: `serve` parses the client's requests from the bytes it has not yet read. */
 export function createHttpSide(): { serve(client: Socket, link: HttpLink): void } {
-  const links = new WeakMap<Socket, { link: HttpLink; pending: number }>();
+  const links = new WeakMap<Socket, { link: HttpLink; pending: number; turn: Promise<void> }>();
   // Node's own keep-alive and header timers are off: the link's handshake timer does their work (and
   // a server that never listens does not run the header timer anyway).
   const server = http.createServer({ keepAliveTimeout: 0, requestTimeout: 0 });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const state = links.get(req.socket);
     if (!state) return res.destroy();
-    state.pending++;
+    // Pipelined requests are forwarded one after the other (their answers go back in order anyway):
+    // one client connection holds at most one upstream connection, and at most PIPELINED wait.
+    if (++state.pending > PIPELINED) return req.socket.destroy();
     state.link.busy();
+    const done = new Promise<void>((resolve) => res.once('close', resolve));
     res.on('close', () => {
       if (--state.pending === 0) state.link.idle();
     });
-    forward(req, res, state.link).catch(() => res.destroy());
+    state.turn = state.turn.then(() => {
+      if (!res.destroyed) forward(req, res, state.link).catch(() => res.destroy());
+      return done;
+    });
   });
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     const state = links.get(client);
@@ -82,7 +91,7 @@ export function createHttpSide(): { serve(client: Socket, link: HttpLink): void 
   });
   return {
     serve(client, link) {
-      links.set(client, { link, pending: 0 });
+      links.set(client, { link, pending: 0, turn: Promise.resolve() });
       server.emit('connection', client);
     },
   };

@@ -15,6 +15,10 @@ import { PROXY_PORT } from './proxy_launch.ts';
 
 /** Attempts kept per command; past it they are counted. */
 const MAX_RECORDS = 1000;
+/** Hosts refused in one command before the rest are refused without asking (no prompt storm). */
+const MAX_REFUSED = 10;
+/** Refused hosts the answer names one by one. */
+const MAX_NAMED = 20;
 
 export interface NetSession {
   /** Given the spawned launcher: takes the listener its sandbox hands out, once. */
@@ -36,13 +40,25 @@ export function netSession(
   const abort = new AbortController();
   let listener: Server | undefined;
   const asked = new Map<string, Promise<NetAnswer>>();
+  let refused = 0;
+  const judged = async (a: NetAsk): Promise<NetAnswer> => {
+    if (abort.signal.aborted) return { allow: false, why: 'the command has ended' };
+    if (refused >= MAX_REFUSED)
+      return {
+        allow: false,
+        why: `${MAX_REFUSED} hosts were refused already in this command, so the rest are refused without asking; name the hosts it needs with --allow-net`,
+      };
+    const answer = await decide(a);
+    if (!answer.allow) refused++;
+    return answer;
+  };
   const ctx = {
     // Once per host and port for this command: a retrying client asks (and prompts) once.
     decide: (a: NetAsk) => {
       const key = `${a.host} ${a.port}`;
       const known = asked.get(key);
       if (known) return known;
-      const answer = decide(a);
+      const answer = judged(a);
       asked.set(key, answer);
       return answer;
     },
@@ -121,7 +137,10 @@ export function refusedText(s: Pick<NetSession, 'records' | 'dropped'>): string 
   for (const r of s.records)
     if (!r.allowed && !refused.has(hostPort(r.host, r.port))) refused.set(hostPort(r.host, r.port), r.why ?? '');
   if (refused.size === 0) return '';
-  const lines = [...refused].map(([h, why]) => `network: refused ${h}${why ? `: ${why}` : ''}`);
-  const more = s.dropped > 0 ? [`network: ${s.dropped} more connection attempts were not kept`] : [];
-  return `\n${[...lines, ...more].join('\n')}`;
+  const named = [...refused].slice(0, MAX_NAMED);
+  const lines = named.map(([h, why]) => `network: refused ${h}${why ? `: ${why}` : ''}`);
+  if (refused.size > MAX_NAMED)
+    lines.push(`network: and ${refused.size - MAX_NAMED} more hosts refused (meta.network lists them)`);
+  if (s.dropped > 0) lines.push(`network: ${s.dropped} more connection attempts were not kept`);
+  return `\n${lines.join('\n')}`;
 }

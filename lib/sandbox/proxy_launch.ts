@@ -30,10 +30,12 @@ srv.listen({ host: '127.0.0.1', port: ${PROXY_PORT}, backlog: 511 }, () => {
 });`;
 
 /**
- * `$1` is node and `$2` the helper: the listener handed out, the channel is closed and forgotten
- * before the command runs, so the command can never send the runtime anything.
+ * `$1` is node and `$2` the helper, run with an environment of its own: the command's variables
+ * (NODE_OPTIONS naming a file the agent wrote, say) must not run code while the channel is open. The
+ * listener handed out, the channel is closed and forgotten before the command runs, so the command can
+ * never send the runtime anything.
  */
-const PREFIX = `"$1" -e "$2" || exit 125
+const PREFIX = `env -i NODE_CHANNEL_FD=${IPC_FD} NODE_CHANNEL_SERIALIZATION_MODE=json "$1" --max-old-space-size=64 -e "$2" || exit 125
 exec ${IPC_FD}>&-
 unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE
 shift 2

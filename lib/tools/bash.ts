@@ -213,8 +213,12 @@ function startJob(
   const dir = spillDirFor(ctx.root);
   if (!dir.ok) return fail('io', `A background job needs a file for its output and there is none: ${dir.error}.`);
   let id: string | undefined;
+  const noted = new Set<string>();
   const net = sandboxNetFor(ctx, (r) => {
-    if (!r.allowed && id) jobs.note(id, `network: refused ${hostPort(r.host, r.port)}${r.why ? `: ${r.why}` : ''}`);
+    const where = hostPort(r.host, r.port);
+    if (r.allowed || !id || noted.has(where)) return;
+    noted.add(where); // once per host: a retrying client would fill the output with the same line
+    jobs.note(id, `network: refused ${where}${r.why ? `: ${r.why}` : ''}`);
   });
   if (net && 'error' in net) return fail('internal', `The sandbox refused the command: ${net.error}.`);
   let started: ReturnType<typeof jobs.start>;

@@ -13,6 +13,7 @@ import { makeDirs, openDirFrom, removeTree, renameIn, writeNewFile } from '../fi
 import type { WriteContext } from '../lanes/write_context.ts';
 import { parseSkill } from '../skills/catalog.ts';
 import { type FetchedFile, fetchSkill, SKILL_LIMITS, sourceHost } from '../skills/fetch.ts';
+import { netAccessTo } from '../web/addresses.ts';
 
 export const installSkill = defineTool({
   name: 'install_skill',
@@ -37,10 +38,7 @@ export const installSkill = defineTool({
     `${SKILL_LIMITS.fileBytes / 1024 / 1024} MiB a file, ${SKILL_LIMITS.totalBytes / 1024 / 1024} MiB in all, ${SKILL_LIMITS.depth} levels deep, ` +
     `${SKILL_LIMITS.timeoutMs / 1000} s; a SKILL.md with name and description is required. \`sha256\` pins the tree (the answer ` +
     'gives the digest to pin). Needs network permission for the source.',
-  access: (a) => [
-    { kind: 'net', host: sourceHost(a.url) ?? a.url },
-    { kind: 'write', path: '.mewcode/skills' },
-  ],
+  access: (a) => [netAccessTo(sourceHost(a.url) ?? a.url), { kind: 'write', path: '.mewcode/skills' }],
   async run(a, ctx: WriteContext) {
     const skillsDir = ctx.paths[0];
     if (skillsDir === undefined) return fail('internal', 'install_skill received no checked path');

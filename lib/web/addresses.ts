@@ -4,12 +4,13 @@
  * through the agent. A host name is resolved once, all its addresses checked (one private address
  * among public ones refuses the name: a split answer is how DNS rebinding gets in), and the caller
  * connects to exactly the addresses checked, never resolving again. The machine's own interface
- * addresses count as loopback, whatever range they are in. Documentation ranges
+ * addresses and the networks they are on count as local, whatever range they are in. Documentation ranges
  * (203.0.113.0/24 and the like) are not refused: mirrors and test registries live there.
  */
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import type { NetAccess } from '../core/tool.ts';
 
 /** Not globally reachable, or reaching the machine itself, its networks or cloud metadata. */
 const FORBIDDEN_V4: [string, number][] = [
@@ -64,6 +65,7 @@ export function embeddedV4(ip: string): string | undefined {
   const zero = (a: number, b: number) => w.slice(a, b).every((x) => x === 0);
   const [w0, w1, w2, , , w5, w6, w7] = w as [number, number, number, number, number, number, number, number];
   if (zero(0, 5) && w5 === 0xffff) return v4of(w6, w7); // ::ffff:a.b.c.d
+  if (zero(0, 4) && w[4] === 0xffff && w5 === 0) return v4of(w6, w7); // ::ffff:0:a.b.c.d (translated, SIIT)
   if (zero(0, 6)) return v4of(w6, w7); // ::a.b.c.d
   if (w0 === 0x64 && w1 === 0xff9b && zero(2, 6)) return v4of(w6, w7); // 64:ff9b::a.b.c.d
   if (w0 === 0x2002) return v4of(w1, w2); // 6to4: 2002:AABB:CCDD::
@@ -73,35 +75,45 @@ export function embeddedV4(ip: string): string | undefined {
 // The machine's own addresses, public ones included: a service listening on all interfaces answers
 // on each of them as it does on loopback. Read again after a while, as interfaces come and go.
 const OWN_MS = 10_000;
-let own: { at: number; v4: Set<string>; v6: BlockList } | undefined;
+// Its directly attached networks too: the neighbours on them are the machine's LAN, whatever range.
+let own: { at: number; list: BlockList } | undefined;
 
-function ownAddresses() {
+function ownAddresses(): BlockList {
   const now = Date.now();
-  if (own && now - own.at < OWN_MS) return own;
-  const v4 = new Set<string>();
-  const v6 = new BlockList();
-  for (const list of Object.values(networkInterfaces()))
-    for (const a of list ?? []) {
-      if (a.family === 'IPv4') v4.add(a.address);
-      else v6.addAddress(a.address.split('%')[0] as string, 'ipv6');
+  if (own && now - own.at < OWN_MS) return own.list;
+  const list = new BlockList();
+  for (const found of Object.values(networkInterfaces()))
+    for (const a of found ?? []) {
+      const family = a.family === 'IPv4' ? 'ipv4' : 'ipv6';
+      const bare = a.address.split('%')[0] as string;
+      const prefix = Number(a.cidr?.split('/')[1]);
+      if (Number.isInteger(prefix)) list.addSubnet(bare, prefix, family);
+      else list.addAddress(bare, family);
     }
-  own = { at: now, v4, v6 };
-  return own;
+  own = { at: now, list };
+  return list;
 }
 
 /** Whether `ip` (a literal) is one the agent may reach only when that address is allowed; anything else is refused too. */
 export function isForbiddenIp(ip: string): boolean {
   const family = isIP(ip);
   const mine = ownAddresses();
-  if (family === 4) return blocked.check(ip, 'ipv4') || mine.v4.has(ip);
+  if (family === 4) return blocked.check(ip, 'ipv4') || mine.check(ip, 'ipv4');
   if (family !== 6) return true;
   const v4 = embeddedV4(ip);
-  if (v4 !== undefined && (blocked.check(v4, 'ipv4') || mine.v4.has(v4))) return true;
+  if (v4 !== undefined && (blocked.check(v4, 'ipv4') || mine.check(v4, 'ipv4'))) return true;
   const bare = ip.split('%')[0] as string;
-  return blocked.check(bare, 'ipv6') || mine.v6.check(bare, 'ipv6');
+  return blocked.check(bare, 'ipv6') || mine.check(bare, 'ipv6');
 }
 
-export type Checked = { ok: true; addresses: string[] } | { ok: false; why: string };
+/**
+ * The addresses to connect to, or why none: `unresolved` (no address found: the host is merely
+ * unreachable) or `local` (a refused address). `why` names no address — internal DNS answers are not
+ * told — and `detail` does, for records.
+ */
+export type Checked =
+  | { ok: true; addresses: string[] }
+  | { ok: false; reason: 'unresolved' | 'local'; why: string; detail: string };
 
 type Lookup = (host: string, o: { all: true; verbatim: true }) => Promise<{ address: string; family: number }[]>;
 
@@ -121,19 +133,39 @@ export async function resolveChecked(
     try {
       found = await resolve(h, { all: true, verbatim: true });
     } catch (e) {
-      return {
-        ok: false,
-        why: `${host} could not be resolved (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-      };
+      const why = `${host} could not be resolved (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+      return { ok: false, reason: 'unresolved', why, detail: why };
     }
   }
   const addresses = found.map((a) => a.address);
   const refused = addresses.filter((a) => isForbiddenIp(a) && !allowedAddress(a));
-  if (addresses.length === 0) return { ok: false, why: `${host} resolves to no address` };
-  if (refused.length > 0)
+  if (addresses.length === 0)
+    return { ok: false, reason: 'unresolved', why: `${host} resolves to no address`, detail: `${host}: no address` };
+  if (refused.length > 0) {
+    const what = 'a loopback, private, link-local or metadata address';
     return {
       ok: false,
-      why: `${host} resolves to ${refused.join(', ')}: a loopback, private, link-local or metadata address, which is reached only when that address itself is allowed`,
+      reason: 'local',
+      why: `${host} ${isIP(h) ? 'is' : 'resolves to'} ${what}, which is reached only when that address itself is allowed`,
+      detail: `${host} resolves to ${refused.join(', ')}: ${what}`,
     };
+  }
   return { ok: true, addresses };
+}
+
+/** `url`'s host as a net permission names it, its port always said (the scheme's default made explicit). */
+export function hostOfUrl(url: URL): string {
+  const port = url.port || (url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '');
+  return port ? `${url.hostname}:${port}` : url.hostname;
+}
+
+/** The access that reaches `host` (host[:port]): `local` when it names a loopback, private or metadata address. */
+export function netAccessTo(host: string): NetAccess {
+  let name = host;
+  try {
+    name = new URL(`http://${host}`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    // not a host a URL can carry: judged by its text, and no connection will be made to it
+  }
+  return { kind: 'net', host, ...(isIP(name) !== 0 && isForbiddenIp(name) ? { local: true } : {}) };
 }

@@ -14,7 +14,7 @@ import { addAbortSignal, pipeline } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { callDeadline } from '../core/deadline.ts';
 import { errValue, okValue, type Result } from '../core/result.ts';
-import { resolveChecked } from './addresses.ts';
+import { hostOfUrl, resolveChecked } from './addresses.ts';
 
 export const MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -72,10 +72,10 @@ async function follow(r: PageRequest, signal: AbortSignal): Promise<Result<Fetch
     m.destroy();
     const next = redirectTarget(at, m.headers.location, hop);
     if (!next.ok) return next;
-    const may = await r.mayReach(next.value.host);
+    const may = await r.mayReach(hostOfUrl(next.value));
     if (may !== true) return errValue(`${at.href} redirected to ${next.value.href}, which was not fetched: ${may}`);
     at = next.value;
-    via.push(at.host);
+    via.push(hostOfUrl(at));
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createReadStream, mkdirSync, statSync } from 'node:fs';
+import { createReadStream, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -242,4 +242,36 @@ test('sandbox network by host: TLS end to end through a CONNECT tunnel — the c
     r.meta?.network?.attempts.map((a) => [a.via, a.host, a.port, a.allowed]),
     [['connect', '127.0.0.1', port, true]],
   );
+});
+
+test('sandbox network by host: "always" remembers the host as a net rule, and a command asking for many hosts is refused after ten without asking', async () => {
+  const s = await site();
+  const root = tempDir();
+  writeTree(root, { '.mewcode/settings.json': JSON.stringify({ permissions: { allow: ['net(never.invalid)'] } }) });
+  const asked: string[] = [];
+  let answer: 'always' | 'deny' = 'always';
+  const rt = sandboxAt(root, {
+    trust: true,
+    prompt: {
+      ask: async (q) => {
+        asked.push(q.asks[0]?.subject ?? '');
+        return answer;
+      },
+    },
+  });
+  const once = await rt.call('bash', { command: `curl -sS http://127.0.0.1:${s.port}/first` });
+  assert.match(once.content, new RegExp(`hello from ${s.port}`), once.content);
+  const again = await rt.call('bash', { command: `curl -sS http://127.0.0.1:${s.port}/again` });
+  assert.match(again.content, new RegExp(`hello from ${s.port}`), again.content);
+  assert.deepEqual(asked, [`127.0.0.1:${s.port}`], 'asked once: the rule "always" added speaks to connections');
+  const local = JSON.parse(readFileSync(path.join(root, '.mewcode/settings.local.json'), 'utf8'));
+  assert.deepEqual(local.permissions.allow, [`net(=127.0.0.1:${s.port})`]);
+
+  answer = 'deny';
+  const ports = Array.from({ length: 15 }, (_, i) => 1 + i);
+  const storm = ports.map((p) => `curl -sS --max-time 20 -f http://127.0.0.1:${p}/ 2>/dev/null`).join('; ');
+  const r = await rt.call('bash', { command: storm });
+  assert.equal(asked.length, 1 + 10, 'ten refusals, then no more questions');
+  assert.match(r.content, /10 hosts were refused already in this command, so the rest are refused without asking/);
+  assert.equal(r.meta?.network?.attempts.filter((a) => !a.allowed).length, 15);
 });

@@ -8,7 +8,7 @@ import type { CheckedAccess } from '../../lib/core/tool.ts';
 import { childEnv } from '../../lib/exec/env.ts';
 import { blacklisted } from '../../lib/policy/blacklist.ts';
 import { createPolicy } from '../../lib/policy/check.ts';
-import type { Flags } from '../../lib/policy/permissions.ts';
+import { checkPermissions, type Flags } from '../../lib/policy/permissions.ts';
 import { parseRule, type RuleList } from '../../lib/policy/rules.ts';
 import { TOOL_NAMES } from '../../lib/tools/mod.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
@@ -402,6 +402,78 @@ const table: Row[] = [
     'ask',
   ],
   [
+    'net rule: net(*) denies every host',
+    {
+      tool: 'web_fetch',
+      accesses: [N('a.example:443')],
+      flags: { allow: { net: true } },
+      rules: rules({ deny: ['net(*)'] }),
+    },
+    'deny',
+  ],
+  [
+    'net rule: *:80 is every host on that port',
+    {
+      tool: 'web_fetch',
+      accesses: [N('a.example:80')],
+      flags: { allow: { net: true } },
+      rules: rules({ deny: ['net(*:80)'] }),
+    },
+    'deny',
+  ],
+  [
+    'net rule: =host covers it on any port',
+    {
+      tool: 'web_fetch',
+      accesses: [N('evil.com:443')],
+      flags: { allow: { net: true } },
+      rules: rules({ deny: ['net(=evil.com)'] }),
+    },
+    'deny',
+  ],
+  [
+    'net rule: a deny of a domain does not cover its subdomains',
+    {
+      tool: 'web_fetch',
+      accesses: [N('sub.evil.com:443')],
+      flags: { allow: { net: true } },
+      rules: rules({ deny: ['net(evil.com)'] }),
+    },
+    'allow',
+  ],
+  [
+    'flag: an international name is compared in its ASCII form',
+    {
+      tool: 'web_fetch',
+      accesses: [N('xn--bcher-kva.example:443')],
+      flags: { allow: { net: true }, deny: { net: ['BÜCHER.example'] } },
+    },
+    'deny',
+  ],
+  [
+    'flag: *.domain in Unicode covers its ASCII subdomains',
+    {
+      tool: 'web_fetch',
+      accesses: [N('a.xn--bcher-kva.example:443')],
+      flags: { allow: { net: ['*.bücher.example'] } },
+    },
+    'allow',
+  ],
+  [
+    'local address: an allow list with * does not reach it',
+    { tool: 'web_fetch', accesses: [L('127.0.0.1:8080')], flags: { allow: { net: ['*'] } } },
+    'ask',
+  ],
+  [
+    'local address: a deny list with * denies it',
+    {
+      tool: 'web_fetch',
+      accesses: [L('127.0.0.1:8080')],
+      flags: { allow: { net: ['127.0.0.1'] }, deny: { net: ['*'] } },
+    },
+    'deny',
+  ],
+  [
     'net rule: net(host) speaks to every tool',
     { tool: 'install_skill', accesses: [N('evil.com:443')], rules: rules({ deny: ['net(evil.com)'] }) },
     'deny',
@@ -629,4 +701,37 @@ test('policy: a 10 MB content argument and 200 calls in one batch go through', a
   assert.equal(results.length, 200);
   assert.ok(results.every((r) => r.content === '     1\ta'));
   await rt.close();
+});
+
+test('policy: a host pattern that would match nothing is refused where it is written, rule or flag', () => {
+  for (const bad of [
+    'net(*evil.com)',
+    'net(evil.com:*)',
+    'web_fetch(ev*il.com)',
+    'install_skill(a.com:99999)',
+    'net(a b)',
+  ]) {
+    const r = parseRule(bad, 'deny', 'project', TOOL_NAMES);
+    assert.ok(
+      !r.ok && /is not a host pattern: write host, host:port, \*\.domain/.test(r.error),
+      `${bad}: ${JSON.stringify(r)}`,
+    );
+  }
+  for (const good of [
+    'net(*)',
+    'net(*:443)',
+    'net(*.npmjs.org:443)',
+    'net([::1]:8080)',
+    'net(=a*b)',
+    'net(~^a)',
+    'bash(curl *)',
+  ]) {
+    const r = parseRule(good, 'deny', 'project', TOOL_NAMES);
+    assert.ok(r.ok, `${good}: ${JSON.stringify(r)}`);
+  }
+  assert.match(
+    checkPermissions({ deny: { net: ['*evil.com'] } }, TOOL_NAMES) ?? '',
+    /permissions\.deny\.net: "\*evil\.com" is not a host pattern/,
+  );
+  assert.equal(checkPermissions({ allow: { net: ['*', '*.a.org:8080', 'b.org'] } }, TOOL_NAMES), undefined);
 });

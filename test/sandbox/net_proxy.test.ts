@@ -896,3 +896,46 @@ test('net proxy with curl: http_proxy forwarding, CONNECT tunnels (-p, and https
   );
   assert.deepEqual(p.lookups, Array(5).fill('allowed.test'));
 });
+
+test('net proxy: pipelined requests are forwarded one at a time (one upstream connection), and past the queue the client is dropped', async (t) => {
+  let open = 0;
+  let most = 0;
+  const server = createHttpServer((req, res) => {
+    res.end(`got ${req.url}`);
+  });
+  server.on('connection', (s: Socket) => {
+    most = Math.max(most, ++open);
+    s.once('close', () => open--);
+  });
+  const up = await listen(t, server);
+  const { port } = await start(t, { allow: ['127.0.0.1'] });
+  const c = wire(t, port);
+  const ask = (n: number) => `GET http://127.0.0.1:${up}/${n} HTTP/1.1\r\nHost: 127.0.0.1:${up}\r\n\r\n`;
+  c.send(Array.from({ length: 20 }, (_, i) => ask(i)).join(''));
+  for (let i = 0; i < 20; i++) assert.equal((await c.response()).body, `got /${i}`);
+  assert.equal(most, 1, 'never more than one upstream connection for one client connection');
+
+  const flood = wire(t, port);
+  flood.send(Array.from({ length: 200 }, (_, i) => ask(i)).join(''));
+  await flood.closed;
+});
+
+test('net proxy: one command holding its share of connections leaves room for another command', async (t) => {
+  const proxy = createNetProxy();
+  closing(t).proxies.push(proxy);
+  const job = { decide: async () => ({ allow: false as const, why: 'no' }), record: () => {} };
+  const other = { decide: async () => ({ allow: false as const, why: 'refused for the test' }), record: () => {} };
+  let turn: typeof job = job;
+  const listener = createServer((s) => proxy.handle(s, turn));
+  const port = await listen(t, listener);
+  const held = Array.from({ length: 257 }, () => wire(t, port));
+  await waitFor(() => proxy.open === 256, 'the job to hold 256 connections');
+  const refused = held.at(-1);
+  assert.ok(refused);
+  refused.send('GET http://x.example/ HTTP/1.1\r\nHost: x.example\r\n\r\n');
+  assert.match((await refused.response()).body, /256 connections are open already/);
+  turn = other;
+  const c = wire(t, port);
+  c.send('GET http://y.example/ HTTP/1.1\r\nHost: y.example\r\n\r\n');
+  assert.match((await c.response()).body, /refused for the test/);
+});

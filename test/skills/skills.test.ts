@@ -61,7 +61,8 @@ function setup(timeoutMs?: number) {
   const rt = runtimeAt(root, {
     workers: 0,
     skillSources: { githubApi: base, skillsSh: base, ...(timeoutMs ? { timeoutMs } : {}) },
-    permissions: { allow: { net: true, write: ['.mewcode/skills'] } },
+    // Every host, and the test server's loopback address named: no blanket grant reaches that.
+    permissions: { allow: { net: ['*', new URL(base).host], write: ['.mewcode/skills'] } },
   });
   const skillsDir = path.join(root, '.mewcode', 'skills');
   const left = () => (existsSync(skillsDir) ? readdirSync(skillsDir).sort() : []);
@@ -228,4 +229,12 @@ test('skills: the catalog reads project and user skills; the project wins; bad f
     ],
   );
   assert.match(rt.skills.problems[0] ?? '', /broken\/SKILL\.md: no frontmatter/);
+});
+
+test('install_skill: a loopback address named in the URL needs a grant naming it, not every host', async () => {
+  const root = tempDir();
+  const rt = runtimeAt(root, { workers: 0, permissions: { allow: { net: true, write: ['.mewcode/skills'] } } });
+  const r = await rt.call('install_skill', { url: `${base}/raw/acme/tools/review/SKILL.md` });
+  assert.equal(r.code, 'permission_denied');
+  assert.ok(r.content.includes(`net: ["${new URL(base).host}"]`), r.content);
 });

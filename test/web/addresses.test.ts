@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { test } from 'node:test';
-import { embeddedV4, isForbiddenIp, resolveChecked } from '../../lib/web/addresses.ts';
+import { embeddedV4, hostOfUrl, isForbiddenIp, netAccessTo, resolveChecked } from '../../lib/web/addresses.ts';
 
 test('addresses: loopback, private, link-local, metadata, multicast and their IPv6 forms are refused', () => {
   const refused = [
@@ -37,6 +37,28 @@ test("addresses: the machine's own interface addresses are refused, whatever the
   for (const ip of own) assert.equal(isForbiddenIp(ip), true, ip);
   const v4 = own.filter((a) => isIP(a) === 4);
   for (const ip of v4) assert.equal(isForbiddenIp(`::ffff:${ip}`), true, `::ffff:${ip}`);
+  // A neighbour on an attached network: the machine's LAN, whatever its range.
+  const attached = Object.values(networkInterfaces())
+    .flatMap((l) => l ?? [])
+    .find((a) => a.family === 'IPv4' && !a.internal && Number(a.cidr?.split('/')[1]) <= 30);
+  assert.ok(attached, 'this machine has no attached IPv4 network to test with');
+  const parts = attached.address.split('.').map(Number);
+  const neighbour = [...parts.slice(0, 3), (parts[3] as number) ^ 1 || 1].join('.');
+  assert.equal(isForbiddenIp(neighbour), true, neighbour);
+});
+
+test('addresses: a URL names its host with its port, and an access to a local literal is local', () => {
+  assert.equal(hostOfUrl(new URL('http://127.0.0.1/')), '127.0.0.1:80');
+  assert.equal(hostOfUrl(new URL('https://Docs.Example/x')), 'docs.example:443');
+  assert.equal(hostOfUrl(new URL('http://[::1]:8080/')), '[::1]:8080');
+  assert.deepEqual(netAccessTo('[::ffff:0:127.0.0.1]:80'), {
+    kind: 'net',
+    host: '[::ffff:0:127.0.0.1]:80',
+    local: true,
+  });
+  assert.deepEqual(netAccessTo('2130706433:80'), { kind: 'net', host: '2130706433:80', local: true });
+  assert.deepEqual(netAccessTo('docs.example:443'), { kind: 'net', host: 'docs.example:443' });
+  assert.equal(embeddedV4('::ffff:0:7f00:1'), '127.0.0.1');
 });
 
 test('addresses: a name is resolved once and refused whole when any of its addresses is private, unless that address is allowed', async () => {
@@ -57,7 +79,8 @@ test('addresses: a name is resolved once and refused whole when any of its addre
   assert.deepEqual(await resolveChecked('pub.test', undefined, resolve), { ok: true, addresses: ['93.184.216.34'] });
   assert.equal(lookups, 1);
   const split = await resolveChecked('split.test', undefined, resolve);
-  assert.ok(!split.ok && /127\.0\.0\.1/.test(split.why), JSON.stringify(split));
+  assert.ok(!split.ok && split.reason === 'local' && /127\.0\.0\.1/.test(split.detail), JSON.stringify(split));
+  assert.doesNotMatch(split.why, /127\.0\.0\.1/, 'the words told name no internal address');
   assert.equal((await resolveChecked('lo.test', undefined, resolve)).ok, false);
   assert.equal((await resolveChecked('mapped.test', undefined, resolve)).ok, false);
   assert.equal((await resolveChecked('none.test', undefined, resolve)).ok, false);
