@@ -63,8 +63,12 @@ const common: BuildOptions = {
   minify: true,
   legalComments: 'inline',
   sourcemap: false,
-  // Optional native helper of Piscina (thread priorities): absent is fine, it is loaded in a try.
-  external: ['@napi-rs/nice'],
+  // Native modules cannot be inlined. Piscina's optional helper (thread priorities) is loaded in a
+  // try; sharp (pictures for read_file) is used when installed beside the file, and without it a
+  // picture within the model's limits is still shown (lib/media/image.ts).
+  external: ['@napi-rs/nice', 'sharp'],
+  // jsonc-parser's `main` is a UMD build whose requires esbuild cannot follow; its ES modules bundle.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   logLevel: 'warning',
   plugins: [piscinaWorker],
   define: {

@@ -100,6 +100,7 @@ test('architecture: a tool is read-only exactly when its lane is not the write l
     write_file: 'write',
     edit_file: 'write',
     multi_edit: 'write',
+    notebook_edit: 'write',
     apply_patch: 'write',
     bash: 'write',
     kill_bash: 'write',

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import sharp from 'sharp';
 import { runProgram } from './helpers/cli.ts';
 import { startModel } from './helpers/fake_model.ts';
 import { mcpClient } from './helpers/mcp_client.ts';
@@ -132,8 +133,8 @@ test('bundle: serves MCP over stdio', async () => {
     cwd: dir,
   });
   const { tools } = await client.listTools();
-  // The registry's 13, then the journal's history and rewind (served to clients only).
-  assert.equal(tools.length, 15);
+  // The registry's 15, then the journal's history and rewind (served to clients only).
+  assert.equal(tools.length, 17);
   const r = await client.callTool({ name: 'glob', arguments: { pattern: 'src/*' } });
   assert.equal((r.content as { text: string }[])[0]?.text, 'src/a.ts');
 });
@@ -158,7 +159,7 @@ await made.value.close();
   assert.deepEqual(JSON.parse(out), {
     grep: 'src/a.ts:1:export const a = 1; // TODO',
     batch: ['src/a.ts', '     1\t# hello'],
-    defs: 13,
+    defs: 15,
     names: [...libNames, 'runCli'].sort(),
   });
 });
@@ -198,4 +199,31 @@ await rt.close();
   );
   const out = execFileSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' });
   assert.deepEqual(JSON.parse(out), { stuck: true, next: 'x.txt:1' });
+});
+
+test('bundle: pictures — alone it shows one within the limits and names what a larger one needs; with sharp beside it, fits it', async () => {
+  const small = await sharp({ create: { width: 200, height: 100, channels: 3, background: '#208020' } })
+    .png()
+    .toBuffer();
+  const big = await sharp({ create: { width: 3000, height: 2000, channels: 3, background: '#802020' } })
+    .png()
+    .toBuffer();
+  writeFileSync(path.join(project, 'small.png'), small);
+  writeFileSync(path.join(project, 'big.png'), big);
+  const shown = await node(['read', 'small.png']);
+  assert.equal(shown.code, 0, shown.err);
+  assert.match(shown.out, /^Image "small\.png": PNG, 200×100, [\d,]+ bytes\. Open the file to see it/);
+  const refused = await node(['read', 'big.png']);
+  assert.equal(refused.code, 1);
+  assert.match(
+    refused.out + refused.err,
+    /3000×2000 is over the 1568 px and 1\.15 megapixels shown, and the image library \(sharp\) that would scale it down is not installed beside MewCode/,
+  );
+  // sharp installed beside the file (a node_modules next to it), found from the file's place.
+  const beside = tempDir('mewcode-bundle-sharp-');
+  copyFileSync(bundle, path.join(beside, 'mewcode.mjs'));
+  symlinkSync(path.join(REPO, 'node_modules'), path.join(beside, 'node_modules'));
+  const fitted = await node(['read', 'big.png'], '', path.join(beside, 'mewcode.mjs'));
+  assert.equal(fitted.code, 0, fitted.err);
+  assert.match(fitted.out, /^Image "big\.png": PNG, 3000×2000, .* shown as JPEG 1313×875/);
 });

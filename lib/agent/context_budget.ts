@@ -8,6 +8,7 @@
  * after. Main thread.
  */
 import type { ToolDefinition } from '../core/registry.ts';
+import type { ToolImage } from '../core/tool_result.ts';
 import type { Message, ToolResultMessage } from '../llm/provider.ts';
 
 /** Context windows by model family, in tokens; unknown models get a conservative 128k. */
@@ -27,8 +28,20 @@ export function contextBudget(model: string, env: NodeJS.ProcessEnv = process.en
 
 export const estimateTokens = (s: string): number => Math.ceil(Buffer.byteLength(s, 'utf8') / 3);
 
+/**
+ * An image costs what the providers charge for its pixels (about width × height / 750 tokens, at
+ * least a small fixed part), not what its base64 would cost as text: its data is left out of the JSON.
+ */
+export const imageTokens = (i: ToolImage): number => Math.max(85, Math.ceil((i.width * i.height) / 750));
+
 export function requestTokens(system: string, tools: readonly ToolDefinition[], messages: readonly Message[]): number {
-  return estimateTokens(JSON.stringify({ system, tools, messages }));
+  let images = 0;
+  const json = JSON.stringify({ system, tools, messages }, (key, value: unknown) => {
+    if (key !== 'images' || !Array.isArray(value)) return value;
+    for (const i of value as ToolImage[]) images += imageTokens(i);
+    return undefined;
+  });
+  return estimateTokens(json) + images;
 }
 
 /** Arguments longer than this (characters) are summarized once their call has run. */
@@ -47,8 +60,10 @@ interface TrimReport {
 export function trim(transcript: Message[], excess: number): TrimReport {
   const report: TrimReport = { clearedResults: 0, summarizedInputs: 0 };
   let left = excess;
-  const shed = (before: unknown, after: unknown) => {
-    left -= estimateTokens(JSON.stringify(before)) - estimateTokens(JSON.stringify(after));
+  const shed = (before: ToolResultMessage | unknown, after: unknown) => {
+    const pictured = (before as Partial<ToolResultMessage>).images ?? [];
+    left -= estimateTokens(JSON.stringify(before, skipImages)) - estimateTokens(JSON.stringify(after, skipImages));
+    left -= pictured.reduce((n, i) => n + imageTokens(i), 0);
   };
   const lastResults = transcript.findLastIndex((m) => m.role === 'tool_results');
   for (let i = 0; i < lastResults && left > 0; i++) {
@@ -57,7 +72,8 @@ export function trim(transcript: Message[], excess: number): TrimReport {
     m.results = m.results.map((r) => {
       if (left <= 0 || r.content.startsWith(CLEARED)) return r;
       report.clearedResults++;
-      const cleared = { ...r, content: stub(r, callOf(transcript, i, r.id)) };
+      const { images: _dropped, ...rest } = r;
+      const cleared = { ...rest, content: stub(r, callOf(transcript, i, r.id)) };
       shed(r, cleared);
       return cleared;
     });
@@ -80,6 +96,8 @@ export function trim(transcript: Message[], excess: number): TrimReport {
 }
 
 const CLEARED = '[cleared to save context';
+
+const skipImages = (key: string, value: unknown) => (key === 'images' ? undefined : value);
 
 function callOf(transcript: readonly Message[], resultsAt: number, id: string): unknown {
   const m = transcript[resultsAt - 1];

@@ -198,6 +198,7 @@ async function runAndRecordCalls(run: Run, calls: ToolCall[], turn: number): Pro
       name: c.name,
       content: `${results[i]?.content ?? ''}${i === calls.length - 1 && ended.length ? `\n${ended.join('\n')}` : ''}`,
       isError: results[i]?.isError ?? true,
+      ...(results[i]?.images?.length ? { images: results[i]?.images } : {}),
     })),
   });
 }

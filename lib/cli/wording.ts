@@ -21,6 +21,7 @@ export const CLI_WORDING: Wording = {
   setReplaceAll: 'pass --replace-all',
   editAt: 'pair {n}: ',
   readFirst: MODEL_WORDING.readFirst,
+  imageShown: 'Open the file to see it; --json prints the image block a model is given.',
   grants: 'flags',
 };
 

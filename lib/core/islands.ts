@@ -53,7 +53,8 @@ export function island(name: string, host: readonly unknown[] = []): Record<stri
  * The program of a read-lane worker thread (run with `eval: true`): the `read-lane` island, whose
  * first module is Piscina's worker bootstrap and second the task handler. The thread then holds that
  * island alone, not this whole file. Piscina asks the thread for its task file by this file's path;
- * the island's own `require` answers with the handler.
+ * the island's own `require` answers with the handler, and finds any other module (sharp, installed
+ * beside the file) from the file's place, not from the thread's working directory.
  */
 export function readLaneWorkerScript(): string {
   const file = bundleFile();
@@ -62,7 +63,8 @@ export function readLaneWorkerScript(): string {
 const file = ${JSON.stringify(file)};
 const url = ${JSON.stringify(pathToFileURL(file).href)};
 const module = { exports: {} };
-const own = (id) => (id === file || id === url ? { readLaneTask: (t) => module.exports.m1().readLaneTask(t) } : require(id));
+const beside = require('node:module').createRequire(file);
+const own = (id) => (id === file || id === url ? { readLaneTask: (t) => module.exports.m1().readLaneTask(t) } : beside(id));
 ${wrapped}(module.exports, own, module, file, ${JSON.stringify(path.dirname(file))}, url, []);
 module.exports.m0();
 `;

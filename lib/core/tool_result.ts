@@ -36,10 +36,21 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** An image a result shows the model (read_file of a picture, a notebook's plot), base64 within the providers' limits. */
+export interface ToolImage {
+  mediaType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+  /** The bytes, base64. */
+  data: string;
+  width: number;
+  height: number;
+}
+
 /** What every tool call ends in. `run` never throws: a failure is a result with `isError` and a code. */
 export interface ToolResult {
   content: string;
   isError: boolean;
+  /** Images beside `content` (which says what each one is). */
+  images?: ToolImage[];
   code?: ErrorCode;
   meta?: ResultMeta;
   /** What the tool found, for a caller that asked for `form: 'data'` and prints it itself. */
@@ -110,6 +121,16 @@ interface SearchMeta {
 interface ReadFileMeta {
   /** `total` is null when the file was not read to its end. */
   lines?: { first: number; last: number; total: number | null; cut: number };
+  /** A notebook: the cells shown, of how many. */
+  cells?: { first: number; last: number; total: number };
+  /** A picture: what the file is, and what the model was shown. */
+  image?: {
+    format: string;
+    width: number;
+    height: number;
+    bytes: number;
+    shown: { mediaType: string; width: number; height: number };
+  };
 }
 
 /** One connection a sandboxed command tried through the runtime's proxy (lib/sandbox/net_proxy.ts). */

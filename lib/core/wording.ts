@@ -36,6 +36,8 @@ export interface Wording {
   editAt: string;
   /** What to do about a file not read in this session before changing it. */
   readFirst: string;
+  /** Where a picture a read shows is: beside the answer for a model, elsewhere for a person. */
+  imageShown: string;
   /**
    * How a refusal names what would lift it: `flags` (`--allow-write=src`, for whoever started the
    * command line) or `option` (createRuntime's `permissions` option, for a library's caller).
@@ -61,6 +63,7 @@ export const MODEL_WORDING: Wording = {
   setReplaceAll: 'set replace_all: true',
   editAt: 'edits[{i}].',
   readFirst: 'read it with read_file first (a partial read is enough), then retry.',
+  imageShown: 'The image is attached to this answer.',
   grants: 'option',
 };
 

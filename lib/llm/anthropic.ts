@@ -109,7 +109,15 @@ function toAnthropicMessages(messages: readonly Message[]): unknown[] {
       content: m.results.map((r) => ({
         type: 'tool_result',
         tool_use_id: r.id,
-        content: r.content,
+        content: r.images?.length
+          ? [
+              { type: 'text', text: r.content },
+              ...r.images.map((i) => ({
+                type: 'image',
+                source: { type: 'base64', media_type: i.mediaType, data: i.data },
+              })),
+            ]
+          : r.content,
         is_error: r.isError,
       })),
     };

@@ -13,6 +13,7 @@ import {
   type Provider,
   type ProviderOptions,
   type ToolCall,
+  type ToolResultMessage,
   type TurnRequest,
   type Usage,
 } from './provider.ts';
@@ -243,7 +244,23 @@ function toOpenAIMessages(system: string, messages: readonly Message[]): unknown
           tool_call_id: r.id,
           content: r.isError ? `${OPENAI_ERROR_PREFIX}${r.content}` : r.content,
         });
+      const shown = imagesMessage(m.results);
+      if (shown) out.push(shown);
     }
   }
   return out;
+}
+
+/**
+ * OpenAI's tool messages carry text only: the images the results show go in a user message right
+ * after them, each named by the call it came from.
+ */
+function imagesMessage(results: readonly ToolResultMessage[]): unknown {
+  const parts: unknown[] = [];
+  for (const r of results)
+    for (const [n, i] of (r.images ?? []).entries()) {
+      parts.push({ type: 'text', text: `Image ${n + 1} of the ${r.name} result ${r.id} (${i.width}×${i.height}):` });
+      parts.push({ type: 'image_url', image_url: { url: `data:${i.mediaType};base64,${i.data}` } });
+    }
+  return parts.length > 0 ? { role: 'user', content: parts } : undefined;
 }

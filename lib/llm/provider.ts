@@ -3,6 +3,7 @@
  * openai.ts translate it to and from each wire protocol; the agent loop speaks only this. Main thread.
  */
 import type { ToolDefinition } from '../core/registry.ts';
+import type { ToolImage } from '../core/tool_result.ts';
 import { toProviderError } from './errors.ts';
 
 export interface ToolCall {
@@ -19,6 +20,8 @@ export interface ToolResultMessage {
   name: string;
   content: string;
   isError: boolean;
+  /** Images the result shows: Anthropic's tool_result carries them; OpenAI's next user message does. */
+  images?: ToolImage[];
 }
 
 export type Message =

@@ -56,7 +56,10 @@ export async function serveMcp(
       extra.signal.removeEventListener('abort', cancel);
     }
     return {
-      content: [{ type: 'text' as const, text: r.content }],
+      content: [
+        { type: 'text' as const, text: r.content },
+        ...(r.images ?? []).map((i) => ({ type: 'image' as const, data: i.data, mimeType: i.mediaType })),
+      ],
       isError: r.isError,
       ...(r.isError ? { structuredContent: { code: r.code ?? 'io', message: r.content } } : {}),
     };

@@ -1,6 +1,6 @@
 /**
  * read_file: a cat -n style numbered window of a text file, streamed so the head of a multi-GB file
- * costs what the window costs. Records the read (size, times, inode, sha256, encoding, BOM, line
+ * costs what the window costs; a picture or a notebook as what it is (_read_media.ts). Records the read (size, times, inode, sha256, encoding, BOM, line
  * endings) in its result for the write lane's ledger. Read lane.
  */
 import { type BigIntStats, constants } from 'node:fs';
@@ -11,11 +11,21 @@ import { realPathOf } from '../core/descriptors.ts';
 import { displayPath } from '../core/paths.ts';
 import type { ReadRecord } from '../core/read_record.ts';
 import { quote } from '../core/text.ts';
-import { defineTool, describeError, fail, ok, okData, type ResultMeta, type ToolResult } from '../core/tool.ts';
+import {
+  defineTool,
+  describeError,
+  fail,
+  ok,
+  okData,
+  type ResultMeta,
+  type ToolContext,
+  type ToolResult,
+} from '../core/tool.ts';
 import { continueAt, MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { similarNames } from '../files/suggest.ts';
 import { readWindow, type Window } from './_line_window.ts';
 import { FILE_PATH } from './_params.ts';
+import { readMedia } from './_read_media.ts';
 
 export const MAX_LINES = 2000;
 export const MAX_LINE_CHARS = 2000;
@@ -49,7 +59,9 @@ export const readFile = defineTool({
     `Shows up to ${MAX_LINES} lines from \`offset\` (1-based); lines longer than ${MAX_LINE_CHARS} characters are cut, ` +
     `and the output stops at ${MAX_OUTPUT_BYTES / 1024} KiB. When more lines remain, the last line says which offset to continue from. ` +
     `Decodes UTF-8 and UTF-16 with a byte-order mark; CRLF endings are shown without the CR. ` +
-    `Binary files, directories and missing files are errors (a missing file lists similar names). ` +
+    `A picture (PNG, JPEG, GIF, WebP) comes back as an image, scaled down to fit the model's limits; a Jupyter notebook ` +
+    `(.ipynb) as its cells with their ids (\`offset\` and \`limit\` count cells; outputs cut, their images attached). ` +
+    `Other binary files, directories and missing files are errors (a missing file lists similar names). ` +
     `Each read is recorded: tools that change a file require that it was read first and not changed since; partial reads count.`,
   access: (a) => [{ kind: 'read', path: a.file_path }],
   async run(a, ctx): Promise<ToolResult> {
@@ -88,6 +100,9 @@ export const readFile = defineTool({
       if (!st.isFile()) return fail('not_a_file', `Cannot read ${quote(shown)}: it is not a regular file.`);
       const size = Number(st.size);
       const offset = a.offset ?? 1;
+      const media = await readMedia({ fh, file, shown, st, offset, limit: a.limit, words });
+      if (media && !('asText' in media)) return asData(media, ctx.form);
+      const note = media ? `Not read as a notebook: ${media.asText}; shown as text.\n` : '';
       const w = await readWindow(
         fh,
         {
@@ -125,12 +140,19 @@ export const readFile = defineTool({
       record.partial = more || w.first > 1;
       const footer = more ? footerOf(w, last, size, words) : undefined;
       const lines = { first: w.first, last, total: w.totalLines, cut: w.cutLines };
-      return answer(w.lines.join('\n'), { read: record, lines }, footer);
+      return answer(note + w.lines.join('\n'), { read: record, lines }, footer);
     } finally {
       await fh.close().catch(() => {});
     }
   },
 });
+
+/** A picture's or notebook's answer as data, for a caller that prints it itself (its text is the lines). */
+function asData(r: ToolResult, form: ToolContext['form']): ToolResult {
+  if (form !== 'data' || r.isError) return r;
+  const data = okData({ tool: 'read_file', text: r.content }, r.meta);
+  return r.images ? { ...data, images: r.images } : data;
+}
 
 /** What the ledger keeps of a read: the file's identity and state, and what its text was. */
 function recordOf(file: string, size: number, st: BigIntStats, w: Window): ReadRecord {

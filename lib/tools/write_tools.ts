@@ -9,6 +9,7 @@ import { editFile } from './edit_file.ts';
 import { installSkill } from './install_skill.ts';
 import { killBash } from './kill_bash.ts';
 import { multiEdit } from './multi_edit.ts';
+import { notebookEdit } from './notebook_edit.ts';
 import { writeFile } from './write_file.ts';
 import { writeStdin } from './write_stdin.ts';
 
@@ -20,6 +21,7 @@ export const WRITE_TOOLS = [
   editFile,
   multiEdit,
   applyPatch,
+  notebookEdit,
   bash,
   killBash,
   writeStdin,

@@ -30,6 +30,7 @@ writeTree(root, {
   'u16be.txt': Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('big\nendian\n', 'utf16le').swap16()]),
   'latin1.txt': Buffer.from('caf\xe9 cr\xe8me\n', 'latin1'),
   'image.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]),
+  'blob.bin': Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
   'src/main.ts': 'export {};\n',
   'src/main.tsx': 'export {};\n',
   'src/mainly.ts': 'x\n',
@@ -107,13 +108,16 @@ test('read_file: 8-bit text without NUL bytes is text, not binary', async () => 
   assert.match(r.content, /^ {5}1\tcaf/);
 });
 
-test('read_file: a binary file is an error naming its size', async () => {
-  const r = await read({ file_path: 'image.png' });
+test('read_file: a binary file is an error naming its size; a picture that does not decode says so', async () => {
+  const r = await read({ file_path: 'blob.bin' });
   assert.equal(r.code, 'binary');
   assert.equal(
     r.content,
-    'Cannot read "image.png": it is a binary file (16 bytes), not text. Inspect it with bash (e.g. xxd or file).',
+    'Cannot read "blob.bin": it is a binary file (16 bytes), not text. Inspect it with bash (e.g. xxd or file).',
   );
+  const cut = await read({ file_path: 'image.png' });
+  assert.equal(cut.code, 'binary');
+  assert.match(cut.content, /^Cannot show "image\.png": it cannot be decoded as PNG \(.+\)\. Inspect it with bash/);
 });
 
 test('read_file: a directory is is_directory and points to glob', async () => {
