@@ -123,6 +123,8 @@ interface ReadFileMeta {
   lines?: { first: number; last: number; total: number | null; cut: number };
   /** A notebook: the cells shown, of how many. */
   cells?: { first: number; last: number; total: number };
+  /** A PDF: the pages shown, of how many. */
+  pages?: { first: number; last: number; total: number };
   /** A picture: what the file is, and what the model was shown. */
   image?: {
     format: string;

@@ -27,6 +27,8 @@ export interface NotebookRead {
   st: BigIntStats;
   offset: number;
   limit: number | undefined;
+  /** A PDF's pages ("3-5"). */
+  pages: string | undefined;
   words: Wording;
 }
 

@@ -23,9 +23,11 @@ import {
 } from '../core/tool.ts';
 import { continueAt, MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { similarNames } from '../files/suggest.ts';
+import { MAX_PDF_PAGES } from '../media/pdf.ts';
 import { readWindow, type Window } from './_line_window.ts';
 import { FILE_PATH } from './_params.ts';
 import { readMedia } from './_read_media.ts';
+import { DEFAULT_PDF_PAGES } from './_read_pdf.ts';
 
 export const MAX_LINES = 2000;
 export const MAX_LINE_CHARS = 2000;
@@ -46,6 +48,15 @@ const params = v.strictObject({
   limit: v.optional(
     v.pipe(v.number(), v.integer(), v.minValue(1), v.description(`Number of lines to show (default ${MAX_LINES})`)),
   ),
+  pages: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.description(
+        `A PDF's pages to read: "7" or "3-5" (at most ${MAX_PDF_PAGES}; default the first ${DEFAULT_PDF_PAGES})`,
+      ),
+    ),
+  ),
 });
 
 export const readFile = defineTool({
@@ -60,7 +71,8 @@ export const readFile = defineTool({
     `and the output stops at ${MAX_OUTPUT_BYTES / 1024} KiB. When more lines remain, the last line says which offset to continue from. ` +
     `Decodes UTF-8 and UTF-16 with a byte-order mark; CRLF endings are shown without the CR. ` +
     `A picture (PNG, JPEG, GIF, WebP) comes back as an image, scaled down to fit the model's limits; a Jupyter notebook ` +
-    `(.ipynb) as its cells with their ids (\`offset\` and \`limit\` count cells; outputs cut, their images attached). ` +
+    `(.ipynb) as its cells with their ids (\`offset\` and \`limit\` count cells; outputs cut, their images attached); a PDF as ` +
+    `the text of its \`pages\` with its page count. ` +
     `Other binary files, directories and missing files are errors (a missing file lists similar names). ` +
     `Each read is recorded: tools that change a file require that it was read first and not changed since; partial reads count.`,
   access: (a) => [{ kind: 'read', path: a.file_path }],
@@ -100,8 +112,10 @@ export const readFile = defineTool({
       if (!st.isFile()) return fail('not_a_file', `Cannot read ${quote(shown)}: it is not a regular file.`);
       const size = Number(st.size);
       const offset = a.offset ?? 1;
-      const media = await readMedia({ fh, file, shown, st, offset, limit: a.limit, words });
+      const media = await readMedia({ fh, file, shown, st, offset, limit: a.limit, pages: a.pages, words });
       if (media && !('asText' in media)) return asData(media, ctx.form);
+      if (a.pages !== undefined)
+        return fail('invalid_args', `pages is for a PDF; ${quote(shown)} is not one: read it with offset and limit.`);
       const note = media ? `Not read as a notebook: ${media.asText}; shown as text.\n` : '';
       const w = await readWindow(
         fh,

@@ -163,8 +163,8 @@ test('registry: invalid arguments are summarised, naming unknown keys and the re
     res.content,
     'Invalid arguments for read_file (received {"path":"x"}):\n' +
       '- missing required key file_path\n' +
-      '- unknown key "path"; the parameters are file_path, offset, limit\n' +
-      'Expected an object with required file_path; optional offset, limit.',
+      '- unknown key "path"; the parameters are file_path, offset, limit, pages\n' +
+      'Expected an object with required file_path; optional offset, limit, pages.',
   );
   for (const bad of [
     null,
