@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import sharp from 'sharp';
 import { runAgent } from '../../lib/agent/loop.ts';
 import { makeProvider } from '../../lib/llm/providers.ts';
+import { runCli } from '../helpers/cli.ts';
 import { startModel } from '../helpers/fake_model.ts';
 import { mcpClient } from '../helpers/mcp_client.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
@@ -68,4 +69,20 @@ test('mcp server: read_file of a picture answers text and MCP image content', as
   assert.equal(content[0]?.type, 'text');
   assert.match(String(content[0]?.text), /^Image "shot\.png": PNG, 64×48/);
   assert.deepEqual(content[1], { type: 'image', data, mimeType: 'image/png' });
+});
+
+test('cli: read says what a picture is and where to see it; --json gives the image block', async () => {
+  const root = tempDir();
+  const data = await shot(root);
+  const r = await runCli(['read', 'shot.png'], { cwd: root });
+  assert.deepEqual(r, {
+    code: 0,
+    out:
+      'Image "shot.png": PNG, 64×48, ' +
+      `${Buffer.from(data, 'base64').length}` +
+      ' bytes. Open the file to see it; --json prints the image block a model is given.\n',
+    err: '',
+  });
+  const j = await runCli(['read', 'shot.png', '--json'], { cwd: root });
+  assert.deepEqual(JSON.parse(j.out).images, [{ mediaType: 'image/png', data, width: 64, height: 48 }]);
 });
