@@ -59,7 +59,8 @@ export async function compact(o: {
   for (const file of recentlyRead(o.transcript).slice(0, RECOVER_FILES)) {
     if (perFile < 50) break;
     const r = await o.runtime.call('read_file', { file_path: file }, { signal: o.signal });
-    if (r.isError) continue;
+    // A picture's answer is a line about an image the summary cannot carry: not read again.
+    if (r.isError || r.meta?.image) continue;
     const max = perFile * 3;
     const body =
       r.content.length > max

@@ -133,3 +133,37 @@ function summarizeInput(input: unknown): unknown {
   }
   return changed ? out : input;
 }
+
+/** Images one request carries at most, and their base64 in all (Anthropic takes 100 and 32 MB a request). */
+export const MAX_REQUEST_IMAGES = 20;
+export const MAX_REQUEST_IMAGE_BYTES = 20 * 1024 * 1024;
+
+/**
+ * Keeps the newest images within what one request may carry, removing older ones from their results
+ * (each result then says so): past the providers' limits every later request would fail. Returns how
+ * many were removed.
+ */
+export function limitImages(transcript: Message[]): number {
+  let count = 0;
+  let bytes = 0;
+  let removed = 0;
+  for (let i = transcript.length - 1; i >= 0; i--) {
+    const m = transcript[i];
+    if (m?.role !== 'tool_results') continue;
+    m.results = m.results.map((r) => {
+      if (!r.images?.length) return r;
+      const kept = r.images.filter((img) => {
+        const fits = count < MAX_REQUEST_IMAGES && bytes + img.data.length <= MAX_REQUEST_IMAGE_BYTES;
+        if (fits) [count, bytes] = [count + 1, bytes + img.data.length];
+        return fits;
+      });
+      const gone = r.images.length - kept.length;
+      if (gone === 0) return r;
+      removed += gone;
+      const { images: _all, ...rest } = r;
+      const note = `\n[${gone} image${gone === 1 ? '' : 's'} of this result removed to keep the request within the providers' limits; read the file again to see ${gone === 1 ? 'it' : 'them'}]`;
+      return { ...rest, content: r.content + note, ...(kept.length ? { images: kept } : {}) };
+    });
+  }
+  return removed;
+}

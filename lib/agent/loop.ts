@@ -3,7 +3,7 @@ import { DEFAULT_MODELS, makeProvider } from '../llm/providers.ts';
 import { turnWithRetries } from '../llm/retry.ts';
 import { uniqueIds } from './call_ids.ts';
 import { compact } from './compact.ts';
-import { requestTokens, trim } from './context_budget.ts';
+import { limitImages, requestTokens, trim } from './context_budget.ts';
 import { runCalls } from './run_calls.ts';
 import { count, finish, type Run, startRun } from './run_state.ts';
 import type { AgentOptions, AgentResult } from './types.ts';
@@ -106,6 +106,13 @@ async function askModel(run: Run, turn: number): Promise<{ turn: ModelTurn } | {
  */
 async function fitContext(run: Run, turn: number): Promise<AgentResult | undefined> {
   const { o, tools, limit, budget, maxTokens, signal, onRetry, depth } = run;
+  const dropped = limitImages(run.transcript);
+  if (dropped)
+    run.emit({
+      type: 'notice',
+      message: `context: removed ${dropped} older images to stay within the providers' limits per request`,
+      depth,
+    });
   const fits = () => requestTokens(run.prompt(), tools, run.transcript) <= limit;
   const size = requestTokens(run.prompt(), tools, run.transcript);
   const trimmed = size > limit ? trim(run.transcript, size - limit) : { clearedResults: 0, summarizedInputs: 0 };

@@ -93,7 +93,13 @@ async function fitted(sharp: Sharp, bytes: Buffer, format: ImageFormat): Promise
   const scale = Math.min(1, L.maxEdge / Math.max(w0, h0), Math.sqrt(L.maxPixels / (w0 * h0)));
   const animated = (meta.pages ?? 1) > 1;
   const rotated = (meta.orientation ?? 1) > 1;
-  if (scale === 1 && !animated && !rotated && base64Bytes(bytes.length) <= L.maxBase64Bytes)
+  if (
+    scale === 1 &&
+    !animated &&
+    !rotated &&
+    base64Bytes(bytes.length) <= L.maxBase64Bytes &&
+    (await whole(sharp, bytes))
+  )
     return { image: toolImage(format, bytes, w0, h0), source, changed: false };
   let [w, h] = [Math.max(1, Math.floor(w0 * scale)), Math.max(1, Math.floor(h0 * scale))];
   // Transparency needs PNG or WebP; anything else goes as JPEG, a fraction of the size.
@@ -122,6 +128,24 @@ async function fitted(sharp: Sharp, bytes: Buffer, format: ImageFormat): Promise
     [w, h] = [Math.max(1, Math.floor(w * 0.75)), Math.max(1, Math.floor(h * 0.75))];
   }
   throw new Error(`it does not fit in ${L.maxBase64Bytes / 1024 / 1024} MiB even at ${w}×${h}`);
+}
+
+/**
+ * Whether the picture decodes whole, as a provider will decode it: a cut or damaged file sent as it
+ * is would make every later request of the conversation fail. One whose header claims another size
+ * than its frame (a GIF's screen) is not sent as it is either. Otherwise it is re-encoded from what
+ * decodes.
+ */
+async function whole(sharp: Sharp, bytes: Buffer): Promise<boolean> {
+  try {
+    const header = imageSize(bytes);
+    const meta = await sharp(bytes, { failOn: 'error', limitInputPixels: IMAGE_LIMITS.maxInputPixels }).metadata();
+    if (header.width !== meta.width || header.height !== meta.height) return false;
+    await sharp(bytes, { failOn: 'error', limitInputPixels: IMAGE_LIMITS.maxInputPixels }).stats();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Without sharp: shown as it is when it is within the limits, else refused with the limit named. */

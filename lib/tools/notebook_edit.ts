@@ -16,7 +16,7 @@ const params = v.strictObject({
   notebook_path: v.pipe(
     v.string(),
     v.minLength(1, 'notebook_path is empty'),
-    v.endsWith('.ipynb', 'notebook_path must name a .ipynb file'),
+    v.check((p) => p.toLowerCase().endsWith('.ipynb'), 'notebook_path must name a .ipynb file'),
     v.description('Path of the .ipynb file: relative to the root, or absolute inside it'),
   ),
   cell_id: v.optional(

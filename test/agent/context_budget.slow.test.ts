@@ -14,7 +14,7 @@ import { startModel } from '../helpers/fake_model.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 
-const BUDGET = 16_000;
+const BUDGET = 18_000;
 process.env.MEWCODE_CONTEXT_TOKENS = String(BUDGET);
 
 /** `kb` KiB of numbered lines, each naming its file, so what comes back can be told apart. */

@@ -119,3 +119,43 @@ test('notebook edit: an unknown id lists the ids, broken JSON and a non-notebook
   const noId = changeNotebook(before, { mode: 'replace', source: 'x' });
   assert.ok(!noId.ok && /replace needs cell_id/.test(noId.error));
 });
+
+test('notebook edit: a notebook on one line stays valid JSON with the right value after any change; ids are found as written', () => {
+  const oneLine = JSON.stringify(NB);
+  for (const change of [
+    { cellId: 'plot', mode: 'delete' as const },
+    { cellId: 'intro', mode: 'delete' as const },
+    { cellId: 'load', mode: 'replace' as const, source: 'x = 2', cellType: 'markdown' as const },
+    { cellId: 'plot', mode: 'insert' as const, source: 'y' },
+  ]) {
+    const r = changeNotebook(oneLine, change);
+    assert.ok(r.ok, JSON.stringify(change));
+    const cells = parsed(r.value.text).cells;
+    if (change.mode === 'delete')
+      assert.deepEqual(
+        cells.map((c) => c.id),
+        ['intro', 'load', 'plot'].filter((id) => id !== change.cellId),
+      );
+    else if (change.mode === 'insert') assert.equal(cells.length, 4);
+    else assert.deepEqual([cells[1]?.cell_type, cells[1]?.source], ['markdown', ['x = 2']]);
+  }
+  const dup = { ...NB, cells: [NB.cells[0], { ...NB.cells[0] }] };
+  const twice = changeNotebook(jupyter(dup), { cellId: 'intro', mode: 'delete' });
+  assert.ok(!twice.ok && /2 cells have the id "intro" \(cells 1, 2\)/.test(twice.error));
+  // A real id "cell-2" is that cell, not the second one; a numeric id is found by its digits.
+  const mixed = {
+    ...NB,
+    cells: [
+      { ...NB.cells[0], id: 'cell-2' },
+      { ...NB.cells[2], id: 7 },
+    ],
+  };
+  const named = changeNotebook(jupyter(mixed), { cellId: 'cell-2', mode: 'delete' });
+  assert.ok(named.ok);
+  assert.deepEqual(
+    parsed(named.value.text).cells.map((c) => c.id),
+    [7],
+  );
+  const numeric = changeNotebook(jupyter(mixed), { cellId: '7', mode: 'delete' });
+  assert.ok(numeric.ok && parsed(numeric.value.text).cells.length === 1);
+});
