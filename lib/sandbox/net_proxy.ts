@@ -15,11 +15,12 @@
  * from its first moment, and slow, silent or malformed clients are closed. Main thread.
  */
 import net, { isIP, type Socket } from 'node:net';
+import type { NetAttempt } from '../core/tool_result.ts';
 import { resolveChecked } from '../web/addresses.ts';
 import { busyAnswer, createHttpSide, type HttpLink, type Opened } from './net_proxy_http.ts';
 import { refuseSocks, serveSocks } from './net_proxy_socks.ts';
 
-export type ProxyVia = 'http' | 'connect' | 'socks5';
+export type ProxyVia = NetAttempt['via'];
 /** What the policy is asked. `host`: lower case, no brackets, no trailing dot. */
 export interface NetAsk {
   host: string;
@@ -28,17 +29,8 @@ export interface NetAsk {
 }
 /** The policy's answer. allowedAddress: which loopback/private literal addresses this request may reach (an address itself allowed). */
 export type NetAnswer = { allow: true; allowedAddress?: (ip: string) => boolean } | { allow: false; why: string };
-/** One attempt. `addresses`: those dialed; `detail`: what the command is not told (internal addresses, errors); `ms`: from asking to connected or refused. */
-export interface NetRecord {
-  via: ProxyVia;
-  host: string;
-  port: number;
-  allowed: boolean;
-  why?: string;
-  addresses?: string[];
-  detail?: string;
-  ms: number;
-}
+/** One attempt, as the command's answer keeps it (core/tool_result.ts NetAttempt). */
+export type NetRecord = NetAttempt;
 export interface ProxyContext {
   /** May take long (a user prompt); the connection waits. */
   decide: (a: NetAsk) => Promise<NetAnswer>;

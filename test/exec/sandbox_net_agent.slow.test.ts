@@ -8,8 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { runAgent } from '../../lib/agent/loop.ts';
-import { makeProvider } from '../../lib/llm/providers.ts';
-import { startModel } from '../helpers/fake_model.ts';
+import { providerFor, startModel } from '../helpers/fake_model.ts';
 import { requireTool } from '../helpers/system_tools.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { sandboxAt } from './_sandbox.ts';
@@ -35,14 +34,12 @@ for (const provider of ['anthropic', 'openai'] as const) {
       const rt = sandboxAt(tempDir(), {
         permissions: { allow: { run: true, net: [`127.0.0.1:${open.port}`] } },
       });
-      const made = makeProvider({
-        provider,
-        apiKey: 'test-key',
-        baseURL: provider === 'openai' ? `${model.url}/v1` : model.url,
-        maxRetries: 0,
+      const r = await runAgent({
+        task: 'Fetch both.',
+        provider: providerFor(provider, model),
+        model: 'm',
+        runtime: rt,
       });
-      assert.ok(made.ok);
-      const r = await runAgent({ task: 'Fetch both.', provider: made.value, model: 'm', runtime: rt });
       assert.equal(r.answer, 'Done.');
       const second = JSON.stringify(model.requests[1]?.body.messages);
       assert.match(second, new RegExp(`hello from ${open.port}`));

@@ -7,6 +7,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after } from 'node:test';
+import type { Provider } from '../../lib/llm/provider.ts';
+import { makeProvider } from '../../lib/llm/providers.ts';
 
 export interface ScriptTurn {
   text?: string;
@@ -280,4 +282,16 @@ function chunks(s: string): string[] {
   if (s.length < 8) return s ? [s] : [];
   const k = Math.ceil(s.length / 3);
   return [s.slice(0, k), s.slice(k, 2 * k), s.slice(2 * k)];
+}
+
+/** An official SDK's provider pointed at a scripted model: Anthropic's at its root, OpenAI's at /v1. */
+export function providerFor(provider: 'anthropic' | 'openai', model: FakeModel): Provider {
+  const made = makeProvider({
+    provider,
+    apiKey: 'test-key',
+    baseURL: provider === 'openai' ? `${model.url}/v1` : model.url,
+    maxRetries: 0,
+  });
+  if (!made.ok) throw new Error(made.error);
+  return made.value;
 }

@@ -9,9 +9,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import { runAgent } from '../../lib/agent/loop.ts';
-import { makeProvider } from '../../lib/llm/providers.ts';
 import { runCli } from '../helpers/cli.ts';
-import { startModel } from '../helpers/fake_model.ts';
+import { providerFor, startModel } from '../helpers/fake_model.ts';
 import { mcpClient } from '../helpers/mcp_client.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { tempDir } from '../helpers/temp.ts';
@@ -32,15 +31,13 @@ for (const provider of ['anthropic', 'openai'] as const) {
       { calls: [{ name: 'read_file', input: { file_path: 'shot.png' } }] },
       { text: 'A green square.' },
     ]);
-    const made = makeProvider({
-      provider,
-      apiKey: 'test-key',
-      baseURL: provider === 'openai' ? `${model.url}/v1` : model.url,
-      maxRetries: 0,
-    });
-    assert.ok(made.ok);
     const rt = runtimeAt(root, { workers: 0 });
-    const r = await runAgent({ task: 'What is in shot.png?', provider: made.value, model: 'm', runtime: rt });
+    const r = await runAgent({
+      task: 'What is in shot.png?',
+      provider: providerFor(provider, model),
+      model: 'm',
+      runtime: rt,
+    });
     assert.equal(r.answer, 'A green square.');
     const messages = model.requests[1]?.body.messages as Record<string, unknown>[];
     if (provider === 'anthropic') {
