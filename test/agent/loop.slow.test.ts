@@ -243,10 +243,12 @@ test('agent: sub-agents get filtered tools — never agent; read-only ones only 
     'glob',
     'grep',
     'load_skill',
+    'web_fetch',
     'write_file',
     'edit_file',
     'multi_edit',
     'apply_patch',
+    'notebook_edit',
     'install_skill',
   ]);
   assert.match(JSON.stringify(model.requests[2]?.body.messages), /sub-agent: nothing found/);

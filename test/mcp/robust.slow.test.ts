@@ -89,14 +89,14 @@ test('mcp server: a 5 MB input comes back clipped in the error, and the connecti
   assert.equal(text(read), '     1\talpha');
 });
 
-test('mcp server: install_skill and bash are open-world; 40 concurrent calls print no MaxListenersExceededWarning', async () => {
+test('mcp server: web_fetch, install_skill and bash are open-world; 40 concurrent calls print no MaxListenersExceededWarning', async () => {
   const root = tempDir();
   // Replies of ~200 KB each, so stdout's buffer fills and writes wait for 'drain'.
   writeTree(root, { 'big.txt': `${'0123456789 abcdefghijklmnopqrstuvwxyz\n'.repeat(5000)}` });
   const { client, stderr } = await server(root);
   const { tools } = await client.listTools();
   const openWorld = tools.filter((t) => t.annotations?.openWorldHint).map((t) => t.name);
-  assert.deepEqual(openWorld, ['bash', 'install_skill']);
+  assert.deepEqual(openWorld, ['web_fetch', 'bash', 'install_skill']);
   const results = await Promise.all(
     Array.from({ length: 40 }, () => client.callTool({ name: 'read_file', arguments: { file_path: 'big.txt' } })),
   );
