@@ -98,7 +98,7 @@ async function fitted(sharp: Sharp, bytes: Buffer, format: ImageFormat): Promise
     !animated &&
     !rotated &&
     base64Bytes(bytes.length) <= L.maxBase64Bytes &&
-    (await whole(sharp, bytes))
+    (await whole(sharp, bytes, meta))
   )
     return { image: toolImage(format, bytes, w0, h0), source, changed: false };
   let [w, h] = [Math.max(1, Math.floor(w0 * scale)), Math.max(1, Math.floor(h0 * scale))];
@@ -136,11 +136,10 @@ async function fitted(sharp: Sharp, bytes: Buffer, format: ImageFormat): Promise
  * than its frame (a GIF's screen) is not sent as it is either. Otherwise it is re-encoded from what
  * decodes.
  */
-async function whole(sharp: Sharp, bytes: Buffer): Promise<boolean> {
+async function whole(sharp: Sharp, bytes: Buffer, frame: { width?: number; height?: number }): Promise<boolean> {
   try {
     const header = imageSize(bytes);
-    const meta = await sharp(bytes, { failOn: 'error', limitInputPixels: IMAGE_LIMITS.maxInputPixels }).metadata();
-    if (header.width !== meta.width || header.height !== meta.height) return false;
+    if (header.width !== frame.width || header.height !== frame.height) return false;
     await sharp(bytes, { failOn: 'error', limitInputPixels: IMAGE_LIMITS.maxInputPixels }).stats();
     return true;
   } catch {

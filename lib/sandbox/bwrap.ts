@@ -16,7 +16,7 @@ import path from 'node:path';
 import { errValue, okValue, type Result } from '../core/result.ts';
 import type { DenySpec } from '../search/denied.ts';
 import { protectRoot, releaseUse } from './protect.ts';
-import { behindHelper, HELPER_CHANNEL_ENV, proxyEnv } from './proxy_launch.ts';
+import { behindHelper, proxyEnv } from './proxy_launch.ts';
 import { unixSocketFilter } from './seccomp.ts';
 import { sandboxStateDir } from './state.ts';
 import { releaseWhenGone, sandboxGone, type Use } from './status.ts';
@@ -63,7 +63,7 @@ function build(c: SandboxConfig, cwd: string, env: Record<string, string>, argv:
   if (!c.allowNet) args.push('--unshare-net');
   args.push('--new-session', '--die-with-parent', ...view.base, '--bind', c.root, c.root);
   args.push(...prot.value.args, ...view.masks, '--seccomp', '3', '--json-status-fd', '4', '--clearenv');
-  const all = c.proxyNet ? { ...env, ...proxyEnv(), ...HELPER_CHANNEL_ENV } : env;
+  const all = c.proxyNet ? { ...env, ...proxyEnv() } : env;
   for (const [k, v] of Object.entries(all)) args.push('--setenv', k, v);
   args.push('--chdir', cwd, '--', ...(c.proxyNet ? behindHelper(argv) : argv));
   const use = prot.value.use;

@@ -31,13 +31,13 @@ srv.listen({ host: '127.0.0.1', port: ${PROXY_PORT}, backlog: 511 }, () => {
 
 /**
  * `$1` is node and `$2` the helper, run with an environment of its own: the command's variables
- * (NODE_OPTIONS naming a file the agent wrote, say) must not run code while the channel is open. The
- * listener handed out, the channel is closed and forgotten before the command runs, so the command can
- * never send the runtime anything.
+ * (NODE_OPTIONS naming a file the agent wrote, say) must not run code while the channel is open; it
+ * alone is told the channel's variables (bwrap's --clearenv dropped the ones Node set). The listener
+ * handed out, the channel is closed before the command runs, so the command can never send the
+ * runtime anything.
  */
 const PREFIX = `env -i NODE_CHANNEL_FD=${IPC_FD} NODE_CHANNEL_SERIALIZATION_MODE=json "$1" --max-old-space-size=64 -e "$2" || exit 125
 exec ${IPC_FD}>&-
-unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE
 shift 2
 exec "$@"`;
 
@@ -71,9 +71,3 @@ export function proxyEnv(): Record<string, string> {
     NODE_USE_ENV_PROXY: '1', // Node releases that know it (24 on) honour the variables then; Node 20 ignores them
   };
 }
-
-/** What bwrap sets for the helper: the channel Node's child_process opened at IPC_FD. */
-export const HELPER_CHANNEL_ENV: Record<string, string> = {
-  NODE_CHANNEL_FD: String(IPC_FD),
-  NODE_CHANNEL_SERIALIZATION_MODE: 'json',
-};

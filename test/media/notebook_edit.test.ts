@@ -8,21 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { changeNotebook } from '../../lib/media/notebook_edit.ts';
 import { parseNotebook } from '../../lib/media/notebook_view.ts';
-
-/** Jupyter's own writer: json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n". */
-function jupyter(nb: unknown, indent = 1): string {
-  const sorted = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(sorted)
-      : v && typeof v === 'object'
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
-          )
-        : v;
-  return `${JSON.stringify(sorted(nb), null, indent)}\n`;
-}
+import { jupyter } from '../helpers/jupyter.ts';
 
 const NB = {
   cells: [

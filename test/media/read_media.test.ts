@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { IMAGE_LIMITS } from '../../lib/media/image.ts';
+import { jupyter } from '../helpers/jupyter.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 
@@ -105,9 +106,6 @@ test('read_file of pictures: corrupt files and a decompression bomb are clear re
     }
   }
 });
-
-/** Jupyter's own writer: json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n". */
-const jupyter = (nb: unknown): string => `${JSON.stringify(nb, null, 1)}\n`;
 
 test('read_file of a notebook: cells with ids, outputs cut, plots attached; notebook_edit by id after the read', async () => {
   const plot = (await solid(120, 80).png().toBuffer()).toString('base64');
