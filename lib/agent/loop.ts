@@ -76,9 +76,10 @@ async function runTurn(run: Run, turn: number): Promise<AgentResult | undefined>
 
 /** Fits the transcript to the budget, then asks the model; a failure there, or a cancellation, ends the run. */
 async function askModel(run: Run, turn: number): Promise<{ turn: ModelTurn } | { ended: AgentResult }> {
+  const unfit = await fitContextOrEnd(run, turn);
+  if (unfit) return { ended: unfit };
+  const asked = { startedAt: Date.now(), started: performance.now(), retries: 0 };
   try {
-    const unfit = await fitContext(run, turn);
-    if (unfit) return { ended: unfit };
     const t = await turnWithRetries(
       run.o.provider,
       {
@@ -90,14 +91,56 @@ async function askModel(run: Run, turn: number): Promise<{ turn: ModelTurn } | {
         signal: run.signal,
         onText: (delta) => run.emit({ type: 'text', delta, depth: run.depth }),
       },
-      { onRetry: run.onRetry },
+      {
+        onRetry: (n) => {
+          asked.retries++;
+          run.onRetry(n);
+        },
+      },
     );
+    recordTurn(run, turn, asked, { stop: t.stopReason, usage: t.usage, calls: t.calls.length });
     return { turn: t };
   } catch (e) {
-    if (run.signal.aborted)
-      return { ended: finish(run, 'cancelled', '', turn, 'cancelled while the model was answering') };
-    return { ended: finish(run, 'error', '', turn, describeProviderError(run.o.provider, e)) };
+    const cancelled = run.signal.aborted;
+    const error = cancelled ? 'cancelled while the model was answering' : describeProviderError(run.o.provider, e);
+    recordTurn(run, turn, asked, { stop: cancelled ? 'cancelled' : 'error', error, calls: 0 });
+    return { ended: finish(run, cancelled ? 'cancelled' : 'error', '', turn, error) };
   }
+}
+
+/** fitContext, its failure (a compaction request that failed or was cancelled) ending the run. */
+async function fitContextOrEnd(run: Run, turn: number): Promise<AgentResult | undefined> {
+  try {
+    return await fitContext(run, turn);
+  } catch (e) {
+    if (run.signal.aborted) return finish(run, 'cancelled', '', turn, 'cancelled while the model was answering');
+    return finish(run, 'error', '', turn, describeProviderError(run.o.provider, e));
+  }
+}
+
+/** The audit record of one model request. */
+function recordTurn(
+  run: Run,
+  turn: number,
+  asked: { startedAt: number; started: number; retries: number },
+  got: { stop: string; usage?: Usage | undefined; calls: number; error?: string },
+): void {
+  run.o.runtime.record({
+    type: 'turn',
+    time: new Date(asked.startedAt).toISOString(),
+    session: run.o.runtime.session,
+    run: run.id,
+    turn,
+    depth: run.depth,
+    provider: run.o.provider.name,
+    model: run.o.model,
+    tokens: { input: got.usage?.input ?? 0, output: got.usage?.output ?? 0 },
+    retries: asked.retries,
+    ms: Math.round(performance.now() - asked.started),
+    stop: got.stop,
+    ...(got.error ? { error: got.error } : {}),
+    calls: got.calls,
+  });
 }
 
 /**

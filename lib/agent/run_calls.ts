@@ -3,10 +3,12 @@
  * the rest one by one in order, each announced by tool_start/tool_end events. `agent` calls start a
  * sub-agent through the loop passed in (`runAgent`), with a filtered tool set. Main thread.
  */
+import type { CallStage } from '../core/audit_record.ts';
 import { runInGroups } from '../core/call_groups.ts';
 import type { ToolDefinition } from '../core/registry.ts';
 import { type CallOrigin, fail, type ToolResult } from '../core/tool.ts';
 import type { Provider, ToolCall } from '../llm/provider.ts';
+import { callRecord } from '../runtime/call_record.ts';
 import { agentTool } from './agent_tool.ts';
 import type { AgentToolName } from './filter.ts';
 import type { AgentEvent, AgentOptions, AgentResult } from './types.ts';
@@ -43,17 +45,38 @@ async function runOne(c: ToolCall, env: CallEnv): Promise<ToolResult> {
 }
 
 async function callTool(c: ToolCall, env: CallEnv): Promise<ToolResult> {
-  if (env.signal.aborted) return fail('cancelled', `${c.name} was not run: the run was cancelled.`);
+  const start = { startedAt: Date.now(), started: performance.now() };
+  if (env.signal.aborted)
+    return answered(c, env, start, 'unknown', fail('cancelled', `${c.name} was not run: the run was cancelled.`));
   if (!env.visible.has(c.name)) {
-    return fail(
-      'unknown_tool',
-      `There is no tool named ${JSON.stringify(c.name)} in this run. Available tools: ${[...env.visible].join(', ')}.`,
-    );
+    const known = [...env.visible].join(', ');
+    const why = `There is no tool named ${JSON.stringify(c.name)} in this run. Available tools: ${known}.`;
+    return answered(c, env, start, 'unknown', fail('unknown_tool', why));
   }
-  if (c.badJson !== undefined)
-    return fail('invalid_args', `The arguments for ${c.name} are not valid JSON: ${c.badJson.slice(0, 200)}`);
-  if (c.name === 'agent') return runSubAgent(c, env);
-  return env.runtime.call(c.name, c.input, { signal: env.signal, origin: env.origin });
+  if (c.badJson !== undefined) {
+    const why = `The arguments for ${c.name} are not valid JSON: ${c.badJson.slice(0, 200)}`;
+    return answered(c, env, start, 'parse', fail('invalid_args', why));
+  }
+  if (c.name === 'agent') {
+    const r = await runSubAgent(c, env);
+    return answered(c, env, start, r.code === 'invalid_args' && r.meta?.turns === undefined ? 'parse' : 'run', r);
+  }
+  return env.runtime.call(c.name, c.input, { signal: env.signal, origin: env.origin, callId: c.id });
+}
+
+/** A call the loop answered itself, never reaching the runtime: recorded in the audit trail as the runtime's are. */
+function answered(
+  c: ToolCall,
+  env: CallEnv,
+  start: { startedAt: number; started: number },
+  stage: CallStage,
+  result: ToolResult,
+): ToolResult {
+  const { runtime, origin } = env;
+  const input = c.badJson !== undefined ? c.badJson : c.input;
+  const facts = { session: runtime.session, via: 'agent' as const, origin, callId: c.id, tool: c.name, input };
+  runtime.record(callRecord({ ...facts, ...start, stage, result }, performance.now()));
+  return result;
 }
 
 async function runSubAgent(c: ToolCall, env: CallEnv): Promise<ToolResult> {

@@ -21,6 +21,7 @@ export const COMMANDS = [
   'history',
   'undo',
   'redo',
+  'stats',
 ] as const;
 /** `agent` runs a task (`run`, `-p`, a quoted task with spaces, or stdin); `help` prints help. */
 export type Command = Exclude<(typeof COMMANDS)[number], 'run'> | 'agent';
@@ -70,6 +71,17 @@ export const FLAGS = {
     arg: 'F',
     help: 'text (default) | json (the whole transcript) | stream-json (one JSON event per line)',
     commands: ['agent'],
+  },
+  'audit-log': {
+    type: 'string',
+    arg: 'PATH|off',
+    help: 'the audit trail, JSON Lines (default: ~/.local/share/mewcode/audit/audit.jsonl); off: none',
+    commands: ['agent', 'mcp'],
+  },
+  'audit-inputs': {
+    type: 'boolean',
+    help: 'the audit trail keeps each call’s arguments, not only their digest and size',
+    commands: ['agent', 'mcp'],
   },
   // read
   offset: { type: 'string', arg: 'N', help: 'first line to show (1-based)', commands: ['read'] },
@@ -277,6 +289,7 @@ export const COMMAND_SHORTS: Readonly<Record<Command, Readonly<Record<string, Fl
   history: {},
   undo: {},
   redo: {},
+  stats: {},
   grep: {
     e: 'regexp',
     i: 'ignore-case',

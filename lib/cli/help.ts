@@ -68,6 +68,11 @@ const USAGE: Record<Command, { usage: string; about: string; notes?: string }> =
     about: 'take back the last undo (while no change came after it)',
     notes: 'Exit 0 done, 1 a conflict, 2 nothing to redo.',
   },
+  stats: {
+    usage: 'mewcode stats [LOG] [--json]',
+    about: 'what the audit trail says: per tool success, parse failures, denials, latency; unknown and repeated calls',
+    notes: 'LOG (default: the agent’s and MCP server’s audit log) is read with its rotated files (LOG.1 …).',
+  },
   bench: { usage: 'mewcode bench [path]', about: 'grep/glob throughput against rg, fd, grep, find and JS libraries' },
 };
 

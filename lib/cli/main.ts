@@ -20,6 +20,7 @@ import {
 } from '../runtime/runtime.ts';
 import { outputFormat, runAgentCli } from './agent.ts';
 import { indexUseOf, type ParsedArgs, PERMISSION_FLAGS, positiveInt, UsageError } from './args.ts';
+import { auditOf } from './audit_sinks.ts';
 import { batch } from './batch.ts';
 import { edit } from './edit.ts';
 import { grepCommand } from './grep_command.ts';
@@ -42,8 +43,13 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
     const digest = await askTrust(options);
     if (digest) options.trust = digest;
   }
+  const audit = args.command === 'agent' || args.command === 'mcp' ? auditOf(args) : undefined;
+  if (audit) Object.assign(options, { audit: audit.sinks, auditInputs: args.values['audit-inputs'] === true });
   const made = createRuntime(options);
-  if (!made.ok) throw new UsageError(made.error);
+  if (!made.ok) {
+    await audit?.close();
+    throw new UsageError(made.error);
+  }
   const runtime = made.value;
   // SIGINT, SIGTERM, SIGHUP stop every running command; then the exit code is 128 + the signal's number.
   const stop = watchStopSignals();
@@ -81,6 +87,7 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
     }
   } finally {
     await runtime.close();
+    await audit?.close();
     stop.dispose();
   }
 }

@@ -31,6 +31,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(HELP);
     return 2;
   }
+  if (args.command === 'stats') return (await import('./stats_command.ts')).runStats(args);
   if (args.command === 'index') return (await import('./index_command.ts')).runIndex(args);
   if (args.command === 'history' || args.command === 'undo' || args.command === 'redo')
     return (await import('./history_command.ts')).runHistory(args);

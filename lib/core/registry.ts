@@ -6,6 +6,7 @@
  */
 
 import type { AnswerForm } from './answers.ts';
+import type { CallStage } from './audit_record.ts';
 import { clipQuotedInputs } from './clip_inputs.ts';
 import type { CheckedPath } from './paths.ts';
 import type { Result } from './result.ts';
@@ -72,6 +73,8 @@ interface ExecuteEnv {
   spans?: boolean | 'groups';
   /** The agent run and turn that made the call (see ToolContext.origin). */
   origin?: CallOrigin;
+  /** Filled in as the call goes: where it ended (for the audit trail). */
+  trace?: { stage: CallStage };
 }
 
 export class Registry {
@@ -125,17 +128,22 @@ export class Registry {
 
   async #execute(name: string, input: unknown, env: ExecuteEnv): Promise<ToolResult> {
     const tool = this.#tools.get(name);
+    const trace = env.trace ?? { stage: 'unknown' };
+    trace.stage = 'unknown';
     if (!tool) {
       return fail(
         'unknown_tool',
         `There is no tool named ${JSON.stringify(name)}. Available tools: ${this.names().join(', ')}.`,
       );
     }
+    trace.stage = 'parse';
     const parsed = tool.parse(input);
     if (!parsed.ok) return parsed.error;
     const checked = async (): Promise<ToolResult> => {
+      trace.stage = 'authorize';
       const granted = await env.authorize(tool, tool.access(parsed.value), parsed.value, env.wording);
       if (!granted.ok) return granted.error;
+      trace.stage = 'run';
       const signal = env.signal ?? new AbortController().signal;
       if (signal.aborted) return fail('cancelled', `${tool.name} was cancelled before it started.`);
       const more = async (access: readonly Access[]): Promise<true | string> => {

@@ -223,6 +223,13 @@ export interface PolicyDecision {
   /** The step that decided: blacklist, protected, mode, flag, rule, default, hook or prompt. */
   by: string;
   reason: string;
+  /**
+   * What in that step decided: the rule as written with its level and list (`project deny bash(rm:*)`),
+   * the flag, the mode, the hook's command, the prompt's answer (`answered once`, `no prompt`…).
+   */
+  source?: string;
+  /** The PreToolUse hooks that ran on the call (their commands), whichever step decided. */
+  hooks?: string[];
   /** A refusal that flags could lift: those flags (`--allow-write=src`), for a printer to offer. */
   grants?: string[];
 }

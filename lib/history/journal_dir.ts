@@ -6,10 +6,10 @@
  * writable by others — whoever could write there could choose what undo writes into the tree.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { errValue, okValue, type Result } from '../core/result.ts';
+import { ownPrivateDir } from '../core/private_dir.ts';
+import type { Result } from '../core/result.ts';
 
 /** The directory that holds every root's journal. */
 export function journalBase(env: NodeJS.ProcessEnv = process.env): string {
@@ -21,32 +21,5 @@ export function journalBase(env: NodeJS.ProcessEnv = process.env): string {
 export const journalDirFor = (base: string, root: string) =>
   path.join(base, createHash('sha256').update(root).digest('hex').slice(0, 16));
 
-const uid = () => process.geteuid?.() ?? process.getuid?.();
-
 /** Makes `dir` and its missing parents (0700), then accepts it and its parent only if they are the user's own. */
-export function ownJournalDir(dir: string): Result<string, string> {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 }); // a directory already there keeps its mode: checked below
-  } catch (e) {
-    return errValue(`the journal directory ${dir} cannot be created (${(e as NodeJS.ErrnoException).code ?? e})`);
-  }
-  for (const d of [path.dirname(dir), dir]) {
-    const fix = `remove it (rm -r ${d}) and MewCode will create its own`;
-    let st: ReturnType<typeof lstatSync>;
-    try {
-      st = lstatSync(d);
-    } catch (e) {
-      return errValue(`the journal directory ${d} cannot be checked (${(e as NodeJS.ErrnoException).code ?? e})`);
-    }
-    if (st.isSymbolicLink()) return errValue(`the journal directory ${d} is a symbolic link; ${fix}`);
-    if (!st.isDirectory()) return errValue(`the journal directory ${d} is not a directory; ${fix}`);
-    const me = uid();
-    if (me !== undefined && st.uid !== me)
-      return errValue(`the journal directory ${d} belongs to uid ${st.uid}; ${fix}`);
-    if (st.mode & 0o022)
-      return errValue(
-        `the journal directory ${d} is writable by others (mode ${(st.mode & 0o777).toString(8)}); chmod 700 it`,
-      );
-  }
-  return okValue(dir);
-}
+export const ownJournalDir = (dir: string): Result<string, string> => ownPrivateDir(dir, 'the journal directory');

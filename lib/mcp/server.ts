@@ -46,7 +46,10 @@ export async function serveMcp(
     const cancel = () => controller.abort(extra.signal.reason);
     if (extra.signal.aborted) cancel();
     else extra.signal.addEventListener('abort', cancel, { once: true });
-    const running = runtime.call(req.params.name, req.params.arguments ?? {}, { signal: controller.signal });
+    const running = runtime.call(req.params.name, req.params.arguments ?? {}, {
+      signal: controller.signal,
+      via: 'mcp',
+    });
     inflight.set(running, controller);
     let r: ToolResult;
     try {

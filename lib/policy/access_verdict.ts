@@ -21,6 +21,8 @@ export interface AccessVerdict {
   by: DecidedBy;
   why: string;
   access: CheckedAccess;
+  /** What in the step decided: the rule as written with its level, the flag, the mode (for an audit log). */
+  source: string;
 }
 
 /** What the access steps consult. */
@@ -38,11 +40,12 @@ export interface VerdictConfig {
 
 type AccessStep = (c: VerdictConfig, tool: string, a: CheckedAccess) => AccessVerdict | undefined;
 
-const verdict = (v: Verdict, by: DecidedBy, why: string, access: CheckedAccess): AccessVerdict => ({
+const verdict = (v: Verdict, by: DecidedBy, why: string, access: CheckedAccess, source: string): AccessVerdict => ({
   verdict: v,
   by,
   why,
   access,
+  source,
 });
 
 /**
@@ -68,36 +71,45 @@ const byRule =
     const r = c.rules.find(
       (r) => r.list === list && speaksTo(r, tool, a) && reaches(r, a) && (!r.test || r.test(a, c.rel)),
     );
-    return r && verdict(list, 'rule', `the ${r.level} rule ${list} ${JSON.stringify(r.text)}`, a);
+    return (
+      r &&
+      verdict(list, 'rule', `the ${r.level} rule ${list} ${JSON.stringify(r.text)}`, a, `${r.level} ${list} ${r.text}`)
+    );
   };
 
 const denyFlag: AccessStep = (c, _tool, a) =>
   covers(c.flags.deny[a.kind], a, c.resolve, true)
-    ? verdict('deny', 'flag', `--deny-${a.kind} covers it`, a)
+    ? verdict('deny', 'flag', `--deny-${a.kind} covers it`, a, `--deny-${a.kind}`)
     : undefined;
 
 // A program granted by path may not be rewritten: that would turn a narrow grant into running
 // anything (Deno refuses writes to granted binaries for the same reason).
 const grantedProgram: AccessStep = (c, _tool, a) =>
   a.kind === 'write' && c.grantedPrograms.includes(a.path)
-    ? verdict('deny', 'flag', 'it is a program granted by --allow-run, which must not change', a)
+    ? verdict('deny', 'flag', 'it is a program granted by --allow-run, which must not change', a, '--allow-run')
     : undefined;
 
 // Bypass mode is a blanket grant: like --allow-net without hosts, it does not reach a local address.
 const bypassMode: AccessStep = (c, _tool, a) =>
-  c.mode === 'bypass' && !(a.kind === 'net' && a.local) ? verdict('allow', 'mode', 'bypass mode', a) : undefined;
+  c.mode === 'bypass' && !(a.kind === 'net' && a.local)
+    ? verdict('allow', 'mode', 'bypass mode', a, 'bypass')
+    : undefined;
 
 const allowFlag: AccessStep = (c, _tool, a) =>
-  covers(c.flags.allow[a.kind], a, c.resolve, false) ? verdict('allow', 'flag', `--allow-${a.kind}`, a) : undefined;
+  covers(c.flags.allow[a.kind], a, c.resolve, false)
+    ? verdict('allow', 'flag', `--allow-${a.kind}`, a, `--allow-${a.kind}`)
+    : undefined;
 
 const acceptEditsMode: AccessStep = (c, _tool, a) =>
-  c.mode === 'acceptEdits' && a.kind === 'write' ? verdict('allow', 'mode', 'acceptEdits mode', a) : undefined;
+  c.mode === 'acceptEdits' && a.kind === 'write'
+    ? verdict('allow', 'mode', 'acceptEdits mode', a, 'acceptEdits')
+    : undefined;
 
 const byDefault: AccessStep = (c, _tool, a) => {
   const d = PERMISSION_KINDS[a.kind];
   if (a.kind === 'env' && (ENV_ALLOWLIST as readonly string[]).includes(subjectOf(a, c.rel)))
-    return verdict('allow', 'default', 'an allowlisted variable', a);
-  return verdict(d.byDefault, 'default', d.defaultWhy, a);
+    return verdict('allow', 'default', 'an allowlisted variable', a, `default ${a.kind}`);
+  return verdict(d.byDefault, 'default', d.defaultWhy, a, `default ${a.kind}`);
 };
 
 /** The README's order: denials, bypass, asks, allows, defaults. */

@@ -34,8 +34,12 @@ interface Decision {
   allow: boolean;
   by: DecidedBy;
   reason: string;
+  /** What in the step decided (PolicyDecision.source). */
+  source: string;
   /** A refusal that flags could lift: those flags, for a printer to offer (PolicyDecision.grants). */
   grants?: string[];
+  /** The PreToolUse hooks that ran on the call (PolicyDecision.hooks). */
+  hooks?: string[];
 }
 
 interface PolicyConfig {
@@ -71,6 +75,8 @@ export interface Policy {
 /** A call on its way through the steps; the access verdicts are judged once, when a step first needs them. */
 interface Call extends CheckRequest {
   verdicts(): readonly AccessVerdict[];
+  /** The hooks that ran on it, set by the hooks step. */
+  hooksRan?: string[];
 }
 
 /** What the steps share: the configuration and how accesses are shown. */
@@ -88,9 +94,9 @@ interface Env extends VerdictConfig {
 
 type Step = (env: Env, call: Call) => Decision | undefined | Promise<Decision | undefined>;
 
-const allow = (by: DecidedBy, reason: string): Decision => ({ allow: true, by, reason });
-const deny = (by: DecidedBy, reason: string, grants?: readonly string[]): Decision =>
-  grants?.length ? { allow: false, by, reason, grants: [...grants] } : { allow: false, by, reason };
+const allow = (by: DecidedBy, reason: string, source: string): Decision => ({ allow: true, by, reason, source });
+const deny = (by: DecidedBy, reason: string, source: string, grants?: readonly string[]): Decision =>
+  grants?.length ? { allow: false, by, reason, source, grants: [...grants] } : { allow: false, by, reason, source };
 
 const blacklist: Step = (_env, call) => {
   for (const a of call.accesses) {
@@ -99,6 +105,7 @@ const blacklist: Step = (_env, call) => {
       return deny(
         'blacklist',
         `The command is refused in every mode: it looks like ${why}. (The blacklist is a heuristic; if this is a false positive, run it yourself.)`,
+        why,
       );
   }
   return undefined;
@@ -114,6 +121,7 @@ const protectedLocations: Step = (env, call) => {
     return deny(
       'protected',
       `Writing ${JSON.stringify(shown)} is refused: it is a protected path (${where.what}). Grant it explicitly with ${liftText([grant], call.grantsAs)} if that is really intended.`,
+      where.what,
       [grant],
     );
   }
@@ -122,13 +130,22 @@ const protectedLocations: Step = (env, call) => {
 
 const planMode: Step = (env, call) =>
   env.mode === 'plan' && !call.readOnly
-    ? deny('mode', `Plan mode allows only read-only tools; ${call.tool} changes things. Present the plan instead.`)
+    ? deny(
+        'mode',
+        `Plan mode allows only read-only tools; ${call.tool} changes things. Present the plan instead.`,
+        'plan',
+      )
     : undefined;
 
 const firstDenial: Step = (env, call) => {
   const denied = call.verdicts().find((v) => v.verdict === 'deny');
   return (
-    denied && deny(denied.by, `Permission denied: ${call.tool} may not ${env.show(denied.access)} (${denied.why}).`)
+    denied &&
+    deny(
+      denied.by,
+      `Permission denied: ${call.tool} may not ${env.show(denied.access)} (${denied.why}).`,
+      denied.source,
+    )
   );
 };
 
@@ -142,14 +159,15 @@ const hooks: Step = async (env, call) => {
   };
   const h = await runHooks(env.hooks, call.tool, payload, env.root);
   for (const n of h.notes) env.log?.(`policy: ${n}`);
-  return h.block ? deny('hook', `Blocked by a PreToolUse hook: ${h.reason}`) : undefined;
+  if (h.ran.length) call.hooksRan = h.ran;
+  return h.block ? deny('hook', `Blocked by a PreToolUse hook: ${h.reason}`, h.ran.at(-1) ?? 'hook') : undefined;
 };
 
 const nothingAsks: Step = (_env, call) => {
   const verdicts = call.verdicts();
   if (verdicts.some((v) => v.verdict === 'ask')) return undefined;
   const first = verdicts[0];
-  return allow(first?.by ?? 'default', first?.why ?? 'nothing to check');
+  return allow(first?.by ?? 'default', first?.why ?? 'nothing to check', first?.source ?? 'nothing to check');
 };
 
 const prompt: Step = async (env, call) => {
@@ -164,7 +182,7 @@ const prompt: Step = async (env, call) => {
       call.grantsAs === 'option'
         ? `there is no prompt to ask. Grant it with ${liftText(grants, 'option')}`
         : `there is no terminal to ask. Run again with ${liftText(grants, 'flags')}`;
-    return deny('prompt', `Permission needed: ${call.tool} wants to ${what}, and ${lift}.`, grants);
+    return deny('prompt', `Permission needed: ${call.tool} wants to ${what}, and ${lift}.`, 'no prompt', grants);
   }
   // The user approves the whole of what will run: nothing shortened here (the prompter escapes it).
   const request: PromptRequest = {
@@ -182,11 +200,13 @@ const prompt: Step = async (env, call) => {
     return deny(
       'prompt',
       `Denied without asking: ${call.tool} wants to ${what}, ${requestChars(request)} characters in all, more than the ${MAX_PROMPT_CHARS} the prompt shows. Split it into shorter commands, or write a script file and run that.`,
+      'too long to ask',
     );
   if (answer === 'deny')
     return deny(
       'prompt',
       `The user declined: ${call.tool} may not ${what}. Do not retry it; ask what they want instead.`,
+      'answered no',
     );
   if (answer === 'always') {
     const always = alwaysRules(
@@ -201,7 +221,9 @@ const prompt: Step = async (env, call) => {
       if (!written.ok) env.log?.(`policy: the rule holds for this run only: ${written.error}`);
     }
   }
-  return allow('prompt', answer === 'always' ? 'allowed always (a local rule was added)' : 'allowed once');
+  return answer === 'always'
+    ? allow('prompt', 'allowed always (a local rule was added)', 'answered always')
+    : allow('prompt', 'allowed once', 'answered once');
 };
 
 /** The order of the check, as the README lists it. The last step always decides. */
@@ -239,7 +261,7 @@ export function createPolicy(c: PolicyConfig): Policy {
         const d = await step(env, call);
         if (d) {
           c.log?.(`policy: ${d.allow ? 'allow' : 'deny'} ${req.tool} (${d.by}: ${d.reason})`);
-          return d;
+          return call.hooksRan ? { ...d, hooks: call.hooksRan } : d;
         }
       }
       throw new Error('the prompt step always decides'); // unreachable: CHECK_STEPS ends with prompt

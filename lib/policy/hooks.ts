@@ -7,7 +7,10 @@
 import { spawn } from 'node:child_process';
 import type { Hook } from './rules.ts';
 
-type HookVerdict = { block: false; notes: string[] } | { block: true; reason: string; notes: string[] };
+/** `ran`: the commands of the hooks that ran to the end (their matcher took the tool); the blocking one last. */
+type HookVerdict =
+  | { block: false; notes: string[]; ran: string[] }
+  | { block: true; reason: string; notes: string[]; ran: string[] };
 
 export async function runHooks(
   hooks: readonly Hook[],
@@ -16,17 +19,19 @@ export async function runHooks(
   cwd: string,
 ): Promise<HookVerdict> {
   const notes: string[] = [];
+  const ran: string[] = [];
   for (const h of hooks) {
     if (h.matcher && !h.matcher.test(tool)) continue;
     const r = await runOne(h, JSON.stringify(payload), cwd);
+    ran.push(h.command);
     if (r.code === 2)
-      return { block: true, reason: r.stderr.trim() || `blocked by the hook ${JSON.stringify(h.command)}`, notes };
+      return { block: true, reason: r.stderr.trim() || `blocked by the hook ${JSON.stringify(h.command)}`, notes, ran };
     if (r.code !== 0)
       notes.push(
         `hook ${JSON.stringify(h.command)} ${r.code === null ? 'timed out' : `exited ${r.code}`}${r.stderr ? `: ${r.stderr.trim().slice(0, 200)}` : ''}`,
       );
   }
-  return { block: false, notes };
+  return { block: false, notes, ran };
 }
 
 function runOne(h: Hook, input: string, cwd: string): Promise<{ code: number | null; stderr: string }> {

@@ -4,9 +4,11 @@
  * (parse → admitted by its lane → `createAuthorize`: the path gate, then the policy's `check` →
  * `createLanes().run` in the tool's lane, which records reads in the ledger). Main thread.
  */
+import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { AnswerForm } from '../core/answers.ts';
+import type { AuditCall, AuditRecord, AuditSink, CallStage, CallVia } from '../core/audit_record.ts';
 import { runInGroups } from '../core/call_groups.ts';
 import { checkLimit, LIMIT_NAMES, type LimitName, type Limits, parseLimit } from '../core/limits.ts';
 import type { Mode } from '../core/modes.ts';
@@ -47,6 +49,7 @@ import type { TrustOption } from '../settings/trust.ts';
 import { SkillCatalog } from '../skills/catalog.ts';
 import type { SkillSources } from '../skills/fetch.ts';
 import { TOOL_NAMES, TOOLS } from '../tools/mod.ts';
+import { callRecord } from './call_record.ts';
 import { type IndexUse, searchIndexFor } from './search_index.ts';
 
 export const DEFINITION_FORMATS = ['anthropic', 'openai', 'openai-strict'] as const;
@@ -119,6 +122,14 @@ export interface RuntimeOptions {
    * (default 30) bound it, oldest entries collected first. false: nothing is recorded.
    */
   journal?: false | JournalOption;
+  /**
+   * Receives the audit trail (lib/core/audit_record.ts): a record when the runtime starts, one per call,
+   * and the agent loop's one per model request. The CLI's agent and MCP server write it as JSON Lines
+   * (lib/audit/log_file.ts: `auditLog`); default: none.
+   */
+  audit?: AuditSink | readonly AuditSink[];
+  /** The audit records keep each call's arguments, not only their digest and size. */
+  auditInputs?: boolean;
 }
 
 export interface JournalOption {
@@ -157,10 +168,18 @@ export interface CallOptions {
   spans?: boolean | 'groups';
   /** The agent run and turn making the call: its journal entry records them (`mewcode history` groups by them). */
   origin?: CallOrigin;
+  /** Who makes the call, for the audit trail (default: `agent` with an origin, else `library`). */
+  via?: CallVia;
+  /** The model's id of the call, for the audit trail. */
+  callId?: string;
 }
 
 export interface Runtime {
   readonly root: string;
+  /** This runtime's id in the audit trail. */
+  readonly session: string;
+  /** Hands a record to the audit sinks (the agent loop's model requests); nothing without sinks. */
+  record(r: AuditRecord): void;
   readonly registry: Registry;
   readonly ledger: Ledger;
   readonly gate: PathGate;
@@ -232,9 +251,43 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     limits: limits.value,
   });
   const wording = options.wording ?? MODEL_WORDING;
+  const audit = auditOf(options, { root: gate.root, mode, sandbox: sandbox.value !== undefined });
   return okValue(
-    assemble({ gate, registry, ledger, policy, settings: settings.value, skills, wording, journal, ...started }),
+    assemble({ gate, registry, ledger, policy, settings: settings.value, skills, wording, journal, audit, ...started }),
   );
+}
+
+interface Audit {
+  session: string;
+  record: AuditSink;
+  /** There are sinks: calls are timed and recorded. */
+  on: boolean;
+}
+
+/** The audit sinks as one, and the session record they start with. */
+function auditOf(options: RuntimeOptions, s: { root: string; mode: Mode; sandbox: boolean }): Audit {
+  const session = randomBytes(6).toString('hex');
+  const sinks =
+    options.audit === undefined ? [] : typeof options.audit === 'function' ? [options.audit] : options.audit;
+  const keepInputs = options.auditInputs === true;
+  const record: AuditSink = (given) => {
+    const r = given.type === 'call' && !keepInputs ? withoutInput(given) : given;
+    for (const sink of sinks) {
+      try {
+        sink(r);
+      } catch {
+        // a sink that throws breaks its own promise; the call it records goes on
+      }
+    }
+  };
+  if (sinks.length) record({ type: 'session', time: new Date().toISOString(), session, pid: process.pid, ...s });
+  return { session, record, on: sinks.length > 0 };
+}
+
+/** A call's record with its arguments' digest and size only. */
+function withoutInput(r: AuditCall): AuditCall {
+  const { value: _dropped, ...input } = r.input;
+  return { ...r, input };
 }
 
 /** What is wrong with the journal option, if anything: its numbers must be 0 or more (shellMaxFiles whole). */
@@ -405,14 +458,55 @@ function assemble(p: {
   journal: Journal | undefined;
   shellSeen: ShellSeen;
   netProxy: NetProxy | undefined;
+  audit: Audit;
 }): Runtime {
   const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby, jobs } = p;
-  const { shellSeen, netProxy } = p;
+  const { shellSeen, netProxy, audit } = p;
   const authorize = createAuthorize(gate, policy, ledger);
   const isReadOnly = (name: string) => registry.get(name)?.readOnly === true;
+  const execute = (name: string, input: unknown, callOptions: CallOptions, trace?: { stage: CallStage }) =>
+    registry.execute(name, input, {
+      root: gate.root,
+      signal: callOptions.signal,
+      authorize,
+      lanes,
+      unbudgeted: callOptions.unbudgeted ?? false,
+      ...(callOptions.form ? { form: callOptions.form } : {}),
+      wording: callOptions.wording ?? wording,
+      ...(callOptions.spans ? { spans: callOptions.spans } : {}),
+      ...(callOptions.origin ? { origin: callOptions.origin } : {}),
+      ...(trace ? { trace } : {}),
+    });
+  // Timed and recorded only when someone reads the records.
+  const audited = async (name: string, input: unknown, callOptions: CallOptions): Promise<ToolResult> => {
+    const startedAt = Date.now();
+    const started = performance.now();
+    const trace = { stage: 'unknown' as CallStage };
+    const result = await execute(name, input, callOptions, trace);
+    const { origin, callId } = callOptions;
+    const via = callOptions.via ?? (origin ? 'agent' : 'library');
+    const facts = { session: audit.session, via, tool: name, input };
+    audit.record(
+      callRecord(
+        {
+          ...facts,
+          ...(origin ? { origin } : {}),
+          ...(callId ? { callId } : {}),
+          startedAt,
+          started,
+          ...trace,
+          result,
+        },
+        performance.now(),
+      ),
+    );
+    return result;
+  };
 
   const runtime: Runtime = {
     root: gate.root,
+    session: audit.session,
+    record: audit.record,
     registry,
     ledger,
     gate,
@@ -425,17 +519,7 @@ function assemble(p: {
     ...(p.journal ? { journal: p.journal } : {}),
     isReadOnly,
     call: (name, input, callOptions = {}) =>
-      registry.execute(name, input, {
-        root: gate.root,
-        signal: callOptions.signal,
-        authorize,
-        lanes,
-        unbudgeted: callOptions.unbudgeted ?? false,
-        ...(callOptions.form ? { form: callOptions.form } : {}),
-        wording: callOptions.wording ?? wording,
-        ...(callOptions.spans ? { spans: callOptions.spans } : {}),
-        ...(callOptions.origin ? { origin: callOptions.origin } : {}),
-      }),
+      audit.on ? audited(name, input, callOptions) : execute(name, input, callOptions),
     batch: (calls, batchOptions = {}) =>
       runInGroups(
         calls,

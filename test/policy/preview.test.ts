@@ -172,7 +172,12 @@ test('always: the rule holds in this runtime at once, so the prompt is reached o
   assert.equal((await rt.call('bash', { command: 'echo hi' })).content, 'exit_code: 0\nhi\n');
   const again = await rt.call('bash', { command: 'echo hi' });
   assert.equal(again.content, 'exit_code: 0\nhi\n');
-  assert.deepEqual(again.meta?.policy, { allow: true, by: 'rule', reason: 'the local rule allow "bash(=echo hi)"' });
+  assert.deepEqual(again.meta?.policy, {
+    allow: true,
+    by: 'rule',
+    reason: 'the local rule allow "bash(=echo hi)"',
+    source: 'local allow bash(=echo hi)',
+  });
   assert.equal((await rt.call('bash', { command: 'echo other' })).code, 'permission_denied');
   assert.equal(seen.length, 2, 'asked for "echo hi" once, and for "echo other"');
   await rt.close();

@@ -1,0 +1,152 @@
+/**
+ * The audit trail as a JSON Lines file: one record a line, appended with one write each (O_APPEND, so
+ * lines of several processes sharing the log never interleave), mode 0600. When the file passes
+ * `maxBytes` it is renamed `<name>.1` (`.1` → `.2` …, the oldest past `keep` removed) and a new one
+ * begun; a writer whose file was rotated by another process follows to the new one. A write that fails
+ * is said once (through `warn`) and the calls go on: the log must never fail the work it records. The
+ * default place is the user's data directory, in a directory only the user may change. Main thread.
+ */
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import type { AuditRecord, AuditSink } from '../core/audit_record.ts';
+import { ownPrivateDir } from '../core/private_dir.ts';
+import { errValue, okValue, type Result } from '../core/result.ts';
+
+export const DEFAULT_AUDIT_MAX_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_AUDIT_KEEP = 5;
+
+export interface AuditLogOptions {
+  /** Rotate past this size (default 10 MiB). */
+  maxBytes?: number;
+  /** Rotated files kept besides the current one (default 5). */
+  keep?: number;
+  /** Told once when the log cannot be written (default: stderr). */
+  warn?: (line: string) => void;
+}
+
+export interface AuditLog {
+  readonly path: string;
+  readonly sink: AuditSink;
+  close(): void;
+}
+
+/** `$XDG_DATA_HOME/mewcode/audit/audit.jsonl`, else under `~/.local/share`. */
+export function defaultAuditPath(env: NodeJS.ProcessEnv = process.env): string {
+  const data = env.XDG_DATA_HOME ? path.resolve(env.XDG_DATA_HOME) : path.join(homedir(), '.local', 'share');
+  return path.join(data, 'mewcode', 'audit', 'audit.jsonl');
+}
+
+/**
+ * Opens the log for appending. `own`: the default place, whose directory must be the user's alone
+ * and whose file may not be a symbolic link; a path the user named is taken as it is.
+ */
+export function openAuditLog(file: string, o: AuditLogOptions & { own?: boolean } = {}): Result<AuditLog, string> {
+  const maxBytes = o.maxBytes ?? DEFAULT_AUDIT_MAX_BYTES;
+  const keep = o.keep ?? DEFAULT_AUDIT_KEEP;
+  const dir = path.dirname(path.resolve(file));
+  const made = o.own ? ownPrivateDir(dir, 'the audit log directory') : madeDir(dir);
+  if (!made.ok) return made;
+  const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (o.own ? constants.O_NOFOLLOW : 0);
+  const open = () => openSync(file, flags, 0o600);
+  let fd: number;
+  try {
+    fd = open();
+  } catch (e) {
+    return errValue(`the audit log ${file} cannot be opened (${(e as NodeJS.ErrnoException).code ?? e})`);
+  }
+  const warn = o.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+  let failed = false;
+  let closed = false;
+  const sink: AuditSink = (r: AuditRecord) => {
+    if (closed) return;
+    try {
+      fd = followRotation(file, fd, open);
+      const line = Buffer.from(`${JSON.stringify(r)}\n`);
+      const size = fstatSync(fd).size;
+      if (size > 0 && size + line.length > maxBytes) fd = rotate(file, fd, keep, open);
+      writeSync(fd, line);
+    } catch (e) {
+      if (!failed) warn(`mewcode: the audit log ${file} cannot be written (${(e as NodeJS.ErrnoException).code ?? e})`);
+      failed = true;
+    }
+  };
+  return okValue({
+    path: file,
+    sink,
+    close() {
+      if (closed) return;
+      closed = true;
+      closeSync(fd);
+    },
+  });
+}
+
+function madeDir(dir: string): Result<string, string> {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return okValue(dir);
+  } catch (e) {
+    return errValue(`the audit log's directory ${dir} cannot be created (${(e as NodeJS.ErrnoException).code ?? e})`);
+  }
+}
+
+/** The fd of the file now at `file`: another process may have rotated ours away. */
+function followRotation(file: string, fd: number, open: () => number): number {
+  const mine = fstatSync(fd);
+  let there: ReturnType<typeof statSync> | undefined;
+  try {
+    there = statSync(file);
+  } catch {
+    there = undefined;
+  }
+  if (there && there.ino === mine.ino && there.dev === mine.dev) return fd;
+  closeSync(fd);
+  return open();
+}
+
+/** Shifts `file` → `file.1` → … (the oldest past `keep` removed) and opens a new `file`. */
+function rotate(file: string, fd: number, keep: number, open: () => number): number {
+  closeSync(fd);
+  if (keep === 0) unlinkSync(file);
+  else {
+    for (let i = keep; i >= 1; i--) {
+      const from = i === 1 ? file : `${file}.${i - 1}`;
+      try {
+        renameSync(from, `${file}.${i}`);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      }
+    }
+  }
+  return open();
+}
+
+/** The log and its rotated files that exist, oldest first: what `mewcode stats` reads. */
+export function auditFiles(file: string): string[] {
+  const dir = path.dirname(file);
+  const base = path.basename(file);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const rotated = names
+    .map((n) => ({ n, i: n.startsWith(`${base}.`) ? Number(n.slice(base.length + 1)) : Number.NaN }))
+    .filter((x) => Number.isSafeInteger(x.i) && x.i > 0)
+    .sort((a, b) => b.i - a.i)
+    .map((x) => path.join(dir, x.n));
+  return [...rotated, ...(names.includes(base) ? [file] : [])];
+}
