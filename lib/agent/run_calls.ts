@@ -5,10 +5,10 @@
  */
 import type { CallStage } from '../core/audit_record.ts';
 import { runInGroups } from '../core/call_groups.ts';
+import { callRecord } from '../core/call_record.ts';
 import type { ToolDefinition } from '../core/registry.ts';
 import { type CallOrigin, fail, type ToolResult } from '../core/tool.ts';
 import type { Provider, ToolCall } from '../llm/provider.ts';
-import { callRecord } from '../runtime/call_record.ts';
 import { agentTool } from './agent_tool.ts';
 import type { AgentToolName } from './filter.ts';
 import type { AgentEvent, AgentOptions, AgentResult } from './types.ts';

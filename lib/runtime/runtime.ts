@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { AnswerForm } from '../core/answers.ts';
 import type { AuditCall, AuditRecord, AuditSink, CallStage, CallVia } from '../core/audit_record.ts';
 import { runInGroups } from '../core/call_groups.ts';
+import { callRecord } from '../core/call_record.ts';
 import { checkLimit, LIMIT_NAMES, type LimitName, type Limits, parseLimit } from '../core/limits.ts';
 import type { Mode } from '../core/modes.ts';
 import { type LaneRunner, Registry, type ToolDefinition } from '../core/registry.ts';
@@ -49,7 +50,6 @@ import type { TrustOption } from '../settings/trust.ts';
 import { SkillCatalog } from '../skills/catalog.ts';
 import type { SkillSources } from '../skills/fetch.ts';
 import { TOOL_NAMES, TOOLS } from '../tools/mod.ts';
-import { callRecord } from './call_record.ts';
 import { type IndexUse, searchIndexFor } from './search_index.ts';
 
 export const DEFINITION_FORMATS = ['anthropic', 'openai', 'openai-strict'] as const;

@@ -5,8 +5,8 @@
  * to keep them (runtime.ts `auditInputs`). Main thread.
  */
 import { createHash } from 'node:crypto';
-import type { AuditCall, CallStage, CallVia } from '../core/audit_record.ts';
-import type { CallOrigin, ToolResult } from '../core/tool.ts';
+import type { AuditCall, CallStage, CallVia } from './audit_record.ts';
+import type { CallOrigin, ToolResult } from './tool.ts';
 
 export interface CallFacts {
   session: string;
