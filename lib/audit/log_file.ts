@@ -72,10 +72,11 @@ export function openAuditLog(file: string, o: AuditLogOptions & { own?: boolean 
   const sink: AuditSink = (r: AuditRecord) => {
     if (closed) return;
     try {
-      fd = followRotation(file, fd, open);
       const line = Buffer.from(`${JSON.stringify(r)}\n`);
-      const size = fstatSync(fd).size;
-      if (size > 0 && size + line.length > maxBytes) fd = rotate(file, fd, keep, open);
+      // The path's file, not only ours: another process may have rotated it (a stat, ~3 µs).
+      const now = followRotation(file, fd, open);
+      fd = now.fd;
+      if (now.size > 0 && now.size + line.length > maxBytes) fd = rotate(file, fd, keep, open);
       writeSync(fd, line);
     } catch (e) {
       if (!failed) warn(`mewcode: the audit log ${file} cannot be written (${(e as NodeJS.ErrnoException).code ?? e})`);
@@ -102,8 +103,8 @@ function madeDir(dir: string): Result<string, string> {
   }
 }
 
-/** The fd of the file now at `file`: another process may have rotated ours away. */
-function followRotation(file: string, fd: number, open: () => number): number {
+/** The fd of the file now at `file`, and its size: another process may have rotated ours away. */
+function followRotation(file: string, fd: number, open: () => number): { fd: number; size: number } {
   const mine = fstatSync(fd);
   let there: ReturnType<typeof statSync> | undefined;
   try {
@@ -111,9 +112,10 @@ function followRotation(file: string, fd: number, open: () => number): number {
   } catch {
     there = undefined;
   }
-  if (there && there.ino === mine.ino && there.dev === mine.dev) return fd;
+  if (there && there.ino === mine.ino && there.dev === mine.dev) return { fd, size: mine.size };
   closeSync(fd);
-  return open();
+  const opened = open();
+  return { fd: opened, size: fstatSync(opened).size };
 }
 
 /** Shifts `file` → `file.1` → … (the oldest past `keep` removed) and opens a new `file`. */
