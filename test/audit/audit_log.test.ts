@@ -235,3 +235,38 @@ test('the default place must be the user’s own: a directory others may write i
   assert.equal(linked.ok, false);
   assert.match(linked.ok ? '' : linked.error, /ELOOP/);
 });
+
+test('a sub-agent’s requests and calls carry its own run and depth; the agent call is the parent’s', async () => {
+  const root = tempDir();
+  writeTree(root, { 'a.txt': 'alpha\n' });
+  const seen: AuditRecord[] = [];
+  const model = await startModel([
+    { calls: [{ name: 'agent', input: { prompt: 'read a.txt', read_only: true } }] },
+    { calls: [{ name: 'read_file', input: { file_path: 'a.txt' } }] },
+    { text: 'it says alpha' },
+    { text: 'done' },
+  ]);
+  const rt = runtimeAt(root, { workers: 0, audit: (r) => seen.push(r) });
+  const r = await runAgent({ task: 'go', provider: providerFor('anthropic', model), model: 'm', runtime: rt });
+  assert.equal(r.ok, true, r.error);
+  const turns = seen.filter((x): x is AuditTurn => x.type === 'turn');
+  const calls = seen.filter((x): x is AuditCall => x.type === 'call');
+  assert.deepEqual(
+    turns.map((t) => [t.depth, t.turn]),
+    [
+      [0, 1],
+      [1, 1],
+      [1, 2],
+      [0, 2],
+    ],
+  );
+  const [top, sub] = [turns[0]?.run, turns[1]?.run];
+  assert.notEqual(top, sub);
+  assert.deepEqual(
+    calls.map((c) => [c.tool, c.run, c.stage, c.outcome]),
+    [
+      ['read_file', sub, 'run', 'ok'],
+      ['agent', top, 'run', 'ok'],
+    ],
+  );
+});
