@@ -210,7 +210,8 @@ export interface Runtime {
 
 /** Builds a runtime, or says why it cannot (a root that does not exist, a bad settings file, no sandbox). */
 export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, string> {
-  const badGrants = grantOptionsError(options) ?? journalOptionError(options.journal);
+  const badGrants =
+    grantOptionsError(options) ?? journalOptionError(options.journal) ?? auditOptionError(options.audit);
   if (badGrants) return errValue(badGrants);
   // read_file may read this root's spill files, and no other root's (lib/core/spill_dir.ts).
   const spillRoots = (root: string) => {
@@ -288,6 +289,13 @@ function auditOf(options: RuntimeOptions, s: { root: string; mode: Mode; sandbox
 function withoutInput(r: AuditCall): AuditCall {
   const { value: _dropped, ...input } = r.input;
   return { ...r, input };
+}
+
+/** What is wrong with the audit option, if anything: a function, or a list of them. */
+function auditOptionError(o: RuntimeOptions['audit']): string | undefined {
+  if (o === undefined || typeof o === 'function') return undefined;
+  if (Array.isArray(o) && o.every((s) => typeof s === 'function')) return undefined;
+  return `audit must be a function given each record, or a list of them, not ${typeof o === 'object' ? JSON.stringify(o) : String(o)}`;
 }
 
 /** What is wrong with the journal option, if anything: its numbers must be 0 or more (shellMaxFiles whole). */

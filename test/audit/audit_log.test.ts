@@ -6,6 +6,7 @@ import { runAgent } from '../../lib/agent/loop.ts';
 import { auditFiles, openAuditLog } from '../../lib/audit/log_file.ts';
 import { auditStats } from '../../lib/audit/stats.ts';
 import type { AuditCall, AuditRecord, AuditTurn } from '../../lib/core/audit_record.ts';
+import { createRuntime } from '../../lib/runtime/runtime.ts';
 import { providerFor, startModel } from '../helpers/fake_model.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
@@ -269,4 +270,12 @@ test('a sub-agent’s requests and calls carry its own run and depth; the agent 
       ['agent', top, 'run', 'ok'],
     ],
   );
+});
+
+test('an audit option that is not a sink is refused when the runtime is made', () => {
+  for (const audit of ['log.jsonl', { write: 1 }, [() => {}, 'x']]) {
+    const made = createRuntime({ root: tempDir(), home: null, workers: 0, audit: audit as never });
+    assert.equal(made.ok, false);
+    assert.match(made.ok ? '' : made.error, /^audit must be a function given each record, or a list of them, not /);
+  }
 });
