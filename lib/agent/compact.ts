@@ -38,6 +38,11 @@ export async function compact(o: {
   runtime: Runtime;
   /** Input tokens a request may carry. */
   limit: number;
+  /**
+   * Tokens the next request carries beside its messages (the system prompt and the tools): the files
+   * read again share only what is left, or the compacted request would not fit either.
+   */
+  reserved?: number;
   maxTokens: number;
   signal: AbortSignal;
   onRetry?: (n: RetryNotice) => void;
@@ -56,7 +61,8 @@ export async function compact(o: {
   const summary = t.text.trim() || '(the model gave no summary)';
   const head = `${o.task}\n\n[The conversation so far was compacted to fit the context budget. Summary of the work until now:]\n${summary}${planPart(o.todos)}`;
   // What is left of the budget after the head, shared by the files read again.
-  const perFile = Math.min(RECOVER_TOKENS, Math.floor((o.limit - estimateTokens(head)) / 2 / RECOVER_FILES));
+  const left = o.limit - (o.reserved ?? 0) - estimateTokens(head);
+  const perFile = Math.min(RECOVER_TOKENS, Math.floor(left / 2 / RECOVER_FILES));
   const files: string[] = [];
   let attached = '';
   for (const file of recentlyRead(o.transcript).slice(0, RECOVER_FILES)) {

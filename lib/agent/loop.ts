@@ -123,7 +123,17 @@ async function fitContext(run: Run, turn: number): Promise<AgentResult | undefin
       depth,
     });
   if (fits()) return undefined;
-  const c = await compact({ ...o, transcript: run.transcript, todos: run.todos, limit, maxTokens, signal, onRetry });
+  const reserved = requestTokens(run.prompt(), tools, []);
+  const c = await compact({
+    ...o,
+    transcript: run.transcript,
+    todos: run.todos,
+    limit,
+    reserved,
+    maxTokens,
+    signal,
+    onRetry,
+  });
   count(run, c.usage, turn);
   run.transcript = [...c.transcript];
   run.emit({
