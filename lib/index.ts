@@ -6,6 +6,7 @@
 export type { AgentEvent, AgentOptions, AgentResult } from './agent/loop.ts';
 export { runAgent } from './agent/loop.ts';
 export type { AnswerForm, GlobData, GrepData, GrepLine, ReadFileData, ToolData } from './core/answers.ts';
+export type { TodoItem, TodoStatus } from './core/todos.ts';
 export type { ResultMeta, ToolResult } from './core/tool.ts';
 export { MODEL_WORDING, type Wording } from './core/wording.ts';
 export { makeProvider } from './llm/providers.ts';

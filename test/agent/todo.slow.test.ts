@@ -66,7 +66,8 @@ for (const provider of ['anthropic', 'openai'] as const) {
       [0, [item('Read the parser', 'in_progress'), item('Fix the bug')]],
       [0, [item('Read the parser', 'completed'), item('Fix the bug', 'in_progress'), item('Add a test')]],
     ]);
-    // The model reads its checklist back, with what changed and what is next.
+    // The system prompt says when to keep a plan; the model reads its checklist back, with what changed and what is next.
+    assert.match(bodies[0] ?? '', /keep a plan with todo_write: one item in_progress at a time/);
     assert.match(bodies[1] ?? '', /\[>\] Read the parser\\n\[ \] Fix the bug\\nNow: \\"Read the parser\\"/);
     assert.match(
       bodies[2] ?? '',
