@@ -10,6 +10,7 @@ export { type AuditLog, type AuditLogOptions, auditFiles, defaultAuditPath, open
 export { type AuditStats, auditStats } from './audit/stats.ts';
 export type { AnswerForm, GlobData, GrepData, GrepLine, ReadFileData, ToolData } from './core/answers.ts';
 export type { AuditCall, AuditRecord, AuditSession, AuditSink, AuditTurn } from './core/audit_record.ts';
+export type { TodoItem, TodoStatus } from './core/todos.ts';
 export type { ResultMeta, ToolResult } from './core/tool.ts';
 export { MODEL_WORDING, type Wording } from './core/wording.ts';
 export { makeProvider } from './llm/providers.ts';

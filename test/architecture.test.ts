@@ -97,6 +97,7 @@ test('architecture: a tool is read-only exactly when its lane is not the write l
     load_skill: 'main',
     bash_output: 'main',
     web_fetch: 'main',
+    todo_write: 'main',
     write_file: 'write',
     edit_file: 'write',
     multi_edit: 'write',

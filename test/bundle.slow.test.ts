@@ -133,8 +133,8 @@ test('bundle: serves MCP over stdio', async () => {
     cwd: dir,
   });
   const { tools } = await client.listTools();
-  // The registry's 15, then the journal's history and rewind (served to clients only).
-  assert.equal(tools.length, 17);
+  // The registry's 16, then the journal's history and rewind (served to clients only).
+  assert.equal(tools.length, 18);
   const r = await client.callTool({ name: 'glob', arguments: { pattern: 'src/*' } });
   assert.equal((r.content as { text: string }[])[0]?.text, 'src/a.ts');
 });
@@ -159,7 +159,7 @@ await made.value.close();
   assert.deepEqual(JSON.parse(out), {
     grep: 'src/a.ts:1:export const a = 1; // TODO',
     batch: ['src/a.ts', '     1\t# hello'],
-    defs: 15,
+    defs: 16,
     names: [...libNames, 'runCli'].sort(),
   });
 });

@@ -92,6 +92,7 @@ test('cli: tools lists the tools and prints each provider format', () => {
     'load_skill read',
     'bash_output read',
     'web_fetch read',
+    'todo_write read',
     'write_file write',
     'edit_file write',
     'multi_edit write',
@@ -138,7 +139,7 @@ const usageErrors: [string[], RegExp][] = [
   [['read'], /^mewcode: read needs a file path\.\n$/],
   [
     ['call'],
-    /^mewcode: call needs a tool name\. Tools: read_file, glob, grep, load_skill, bash_output, web_fetch, write_file, edit_file, multi_edit, apply_patch, notebook_edit, bash, kill_bash, write_stdin, install_skill\.\n$/,
+    /^mewcode: call needs a tool name\. Tools: read_file, glob, grep, load_skill, bash_output, web_fetch, todo_write, write_file, edit_file, multi_edit, apply_patch, notebook_edit, bash, kill_bash, write_stdin, install_skill\.\n$/,
   ],
   [['call', 'read_file', '{nope'], /^mewcode: The arguments for read_file are not valid JSON: /],
   [['call', 'read_file', '{}', 'extra'], /^mewcode: call takes a tool name and one JSON argument; unexpected "extra"/],
@@ -161,7 +162,7 @@ test('cli: an unknown tool is an error result listing the tools, on stderr, exit
   assert.deepEqual(cli(['call', 'nope', '{}']), {
     code: 1,
     out: '',
-    err: 'There is no tool named "nope". Available tools: read_file, glob, grep, load_skill, bash_output, web_fetch, write_file, edit_file, multi_edit, apply_patch, notebook_edit, bash, kill_bash, write_stdin, install_skill.\n',
+    err: 'There is no tool named "nope". Available tools: read_file, glob, grep, load_skill, bash_output, web_fetch, todo_write, write_file, edit_file, multi_edit, apply_patch, notebook_edit, bash, kill_bash, write_stdin, install_skill.\n',
   });
 });
 

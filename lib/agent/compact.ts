@@ -1,11 +1,12 @@
 /**
  * Compaction: when clearing tool results and summarizing applied inputs (context_budget.ts) is not
  * enough, the model itself summarizes the conversation so far, and the run goes on from the task, that
- * summary and the most recently read files read again (up to 5 files of up to 5,000 tokens each, fewer
- * when the budget is small) — the seed's compact/recovery, and Claude Code's auto-compact. The
- * summary request fits the budget too: the conversation goes to it as text, oldest parts dropped first
- * when it would not fit. Main thread.
+ * summary, its plan (todo_write) as it stood, and the most recently read files read again (up to 5
+ * files of up to 5,000 tokens each, fewer when the budget is small) — the seed's compact/recovery, and
+ * Claude Code's auto-compact. The summary request fits the budget too: the conversation goes to it as
+ * text, oldest parts dropped first when it would not fit. Main thread.
  */
+import { planLines, type TodoItem } from '../core/todos.ts';
 import type { Message, Provider, TurnRequest } from '../llm/provider.ts';
 import type { RetryNotice } from '../llm/retry.ts';
 import { turnWithRetries } from '../llm/retry.ts';
@@ -32,9 +33,16 @@ export async function compact(o: {
   model: string;
   task: string;
   transcript: readonly Message[];
+  /** The run's plan (todo_write): the head carries it, so the work goes on from it. */
+  todos?: readonly TodoItem[];
   runtime: Runtime;
   /** Input tokens a request may carry. */
   limit: number;
+  /**
+   * Tokens the next request carries beside its messages (the system prompt and the tools): the files
+   * read again share only what is left, or the compacted request would not fit either.
+   */
+  reserved?: number;
   maxTokens: number;
   signal: AbortSignal;
   onRetry?: (n: RetryNotice) => void;
@@ -51,9 +59,10 @@ export async function compact(o: {
   };
   const t = await turnWithRetries(o.provider, req, o.onRetry ? { onRetry: o.onRetry } : {});
   const summary = t.text.trim() || '(the model gave no summary)';
-  const head = `${o.task}\n\n[The conversation so far was compacted to fit the context budget. Summary of the work until now:]\n${summary}`;
+  const head = `${o.task}\n\n[The conversation so far was compacted to fit the context budget. Summary of the work until now:]\n${summary}${planPart(o.todos)}`;
   // What is left of the budget after the head, shared by the files read again.
-  const perFile = Math.min(RECOVER_TOKENS, Math.floor((o.limit - estimateTokens(head)) / 2 / RECOVER_FILES));
+  const left = o.limit - (o.reserved ?? 0) - estimateTokens(head);
+  const perFile = Math.min(RECOVER_TOKENS, Math.floor(left / 2 / RECOVER_FILES));
   const files: string[] = [];
   let attached = '';
   for (const file of recentlyRead(o.transcript).slice(0, RECOVER_FILES)) {
@@ -76,6 +85,12 @@ export async function compact(o: {
     ...(t.usage ? { usage: t.usage } : {}),
   };
 }
+
+/** The plan as it stood, for the head: the model goes on from it and keeps it up to date with todo_write. */
+const planPart = (todos: readonly TodoItem[] | undefined) =>
+  todos?.length
+    ? `\n\n[Your plan (todo_write) as it stood before compaction; go on from it, and keep it up to date with todo_write:]\n${planLines(todos).join('\n')}`
+    : '';
 
 /** The files read_file read, most recent first, each once. */
 function recentlyRead(transcript: readonly Message[]): string[] {

@@ -1,8 +1,9 @@
 /**
  * Which tools a sub-agent gets. Never `agent` itself (no recursion); a read-only agent only the
- * read-only tools (read_file, glob, grep, load_skill, bash_output, and MCP tools whose server says
- * they only read); then the agent's deny list, then its allow list. System tools survive every step. Every
- * list is typed by tool name, so a misspelt name is a compile error.
+ * read-only tools (read_file, glob, grep, load_skill, bash_output, web_fetch, todo_write — whose plan
+ * is the sub-agent's own — and MCP tools whose server says they only read); then the agent's deny
+ * list, then its allow list. System tools survive every step. Every list is typed by tool name, so a
+ * misspelt name is a compile error.
  */
 import type { ToolDefinition } from '../core/registry.ts';
 import type { McpToolName, ToolName } from '../tools/mod.ts';

@@ -166,7 +166,17 @@ async function fitContext(run: Run, turn: number): Promise<AgentResult | undefin
       depth,
     });
   if (fits()) return undefined;
-  const c = await compact({ ...o, transcript: run.transcript, limit, maxTokens, signal, onRetry });
+  const reserved = requestTokens(run.prompt(), tools, []);
+  const c = await compact({
+    ...o,
+    transcript: run.transcript,
+    todos: run.todos,
+    limit,
+    reserved,
+    maxTokens,
+    signal,
+    onRetry,
+  });
   count(run, c.usage, turn);
   run.transcript = [...c.transcript];
   run.emit({
@@ -227,7 +237,7 @@ function answerCutCalls(run: Run, t: ModelTurn, calls: ToolCall[]): void {
   });
 }
 
-/** Runs the turn's calls and records their answers, pinning the skills they loaded. */
+/** Runs the turn's calls and records their answers, pinning the skills they loaded and keeping the plan they wrote. */
 async function runAndRecordCalls(run: Run, calls: ToolCall[], turn: number): Promise<void> {
   const { o, depth, visible, signal, emit } = run;
   const origin = { run: run.id, turn };
@@ -235,6 +245,10 @@ async function runAndRecordCalls(run: Run, calls: ToolCall[], turn: number): Pro
   for (const r of results) {
     const skill = r?.meta?.skill;
     if (skill && !run.activeSkills.some((s) => s.name === skill.name)) run.activeSkills.push(skill);
+    if (r?.meta?.todos && !r.isError) {
+      run.todos = r.meta.todos;
+      run.emit({ type: 'todo', todos: run.todos, depth });
+    }
     // A sub-agent's tokens count toward the run's totals.
     count(run, r?.meta?.usage, turn);
   }

@@ -2,11 +2,13 @@
  * How an agent run shows itself on the command line. `activityLog` is the text form: the answer to
  * stdout, tool activity to stderr — `● tool(argument preview)` when a call starts, `⎿ result preview`
  * when it ends, in call order (a result that finishes early waits for the ones before it), labelled
- * with its call unless it directly follows its own start line. `streamJsonEvent` is the
+ * with its call unless it directly follows its own start line; the plan (todo_write) as a checklist
+ * each time it changes. `streamJsonEvent` is the
  * `--output-format stream-json` form: one JSON object per line, as Claude Code's stream-json and
  * `codex exec --json` print. Main thread.
  */
 import { escapeControl } from '../core/text.ts';
+import { BOX_MARKS, planLines } from '../core/todos.ts';
 import type { ToolResult } from '../core/tool.ts';
 import type { Usage } from '../llm/provider.ts';
 import type { AgentEvent } from './types.ts';
@@ -108,6 +110,10 @@ export function activityLog(out: (s: string) => void, err: (s: string) => void, 
       } else if (e.type === 'job') {
         breakText();
         line(`${indent}mewcode: background job ${e.id} (${oneLine(e.command, 60)}): ${e.state}`);
+      } else if (e.type === 'todo') {
+        breakText();
+        if (e.todos.length === 0) line(`${indent}    (the plan is empty)`);
+        for (const l of planLines(e.todos, BOX_MARKS)) line(`${indent}    ${oneLine(l, 160)}`);
       }
     },
     end: breakText,
@@ -125,6 +131,9 @@ export function usageLine(turns: number, u: Usage): string {
 /** The argument that says most about a call, on one line. */
 export function preview(tool: string, input: unknown): string {
   const a = (input ?? {}) as Record<string, unknown>;
+  // The plan itself is shown as a checklist when it changes (the `todo` event): here only its size.
+  if (tool === 'todo_write' && Array.isArray(a.todos))
+    return `${a.todos.length} item${a.todos.length === 1 ? '' : 's'}`;
   const main =
     tool === 'bash' && typeof a.description === 'string'
       ? a.description
@@ -212,6 +221,8 @@ export function streamJsonEvent(e: AgentEvent): Record<string, unknown> {
       return { type: 'notice', message: e.message, depth };
     case 'job':
       return { type: 'job', id: e.id, command: e.command, state: e.state, depth };
+    case 'todo':
+      return { type: 'todo', todos: e.todos.map((t) => ({ content: t.content, status: t.status })), depth };
     case 'done':
       return {
         type: depth === 0 ? 'result' : 'subagent_result',

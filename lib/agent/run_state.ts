@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ToolDefinition } from '../core/registry.ts';
+import type { TodoItem } from '../core/todos.ts';
 import type { Message, Provider, Usage } from '../llm/provider.ts';
 import type { RetryNotice } from '../llm/retry.ts';
 import { agentTool } from './agent_tool.ts';
@@ -35,6 +36,8 @@ export interface Run {
   tools: ToolDefinition[];
   visible: Set<string>;
   activeSkills: { name: string; body: string }[];
+  /** The plan as the run's last successful todo_write left it: shown as it changes, carried across compaction. */
+  todos: readonly TodoItem[];
   prompt: () => string;
   budget: number;
   maxTokens: number;
@@ -78,6 +81,7 @@ export function startRun(o: ResolvedOptions, usage: Usage): Run {
     tools,
     visible: new Set(tools.map((t) => t.name)),
     activeSkills,
+    todos: [],
     prompt,
     budget,
     maxTokens,

@@ -27,6 +27,7 @@ export function systemPrompt(c: PromptContext): string {
       '- Copy old_string exactly as read_file shows it, without the line-number prefix. If an edit fails, read the error: it says what differs.',
       '- Run commands with bash; it has no terminal and no stdin, and background jobs end with the command.',
       '- Independent read-only calls in one turn run in parallel; changes run one at a time, in order.',
+      '- For work of three steps or more, keep a plan with todo_write: one item in_progress at a time, each marked completed as soon as it is done.',
       '- When a call is denied, do not retry it in another form; work within what is allowed or say what you need.',
     ].join('\n'),
   ];

@@ -2,6 +2,7 @@
  * The agent loop's public shapes: its options, the events it emits while it runs, and its result.
  */
 
+import type { TodoItem } from '../core/todos.ts';
 import type { ToolResult } from '../core/tool.ts';
 import type { Message, Provider, Usage } from '../llm/provider.ts';
 import type { ProviderName } from '../llm/providers.ts';
@@ -22,6 +23,8 @@ export type AgentEvent =
   | { type: 'notice'; message: string; depth: number }
   /** A background job started (`running`) or ended (its state: `exited 0`, `stopped by kill_bash`…). */
   | { type: 'job'; id: string; command: string; state: string; depth: number }
+  /** The run's plan changed (a todo_write call succeeded): every item, as it now stands. */
+  | { type: 'todo'; todos: readonly TodoItem[]; depth: number }
   | { type: 'done'; reason: StopReason; answer: string; error?: string; usage: Usage; turns: number; depth: number };
 
 export interface AgentOptions {

@@ -5,6 +5,7 @@
 import type { ToolData } from './answers.ts';
 import type { Enforcer, LimitHit, LimitName } from './limits.ts';
 import type { ReadRecord } from './read_record.ts';
+import type { TodoItem } from './todos.ts';
 
 /**
  * The closed set of error codes a result may carry. The model reads `content`; programs read `code`.
@@ -70,6 +71,7 @@ export interface ResultMeta
     ChangeMeta,
     SkillMeta,
     SubAgentMeta,
+    TodoMeta,
     WebMeta {}
 
 /** web_fetch. */
@@ -209,6 +211,12 @@ interface SkillMeta {
   /** install_skill: the skill installed, and its tree's digest. */
   name?: string;
   sha256?: string;
+}
+
+/** todo_write. */
+interface TodoMeta {
+  /** The plan as it now stands, every item (the whole plan replaces the one before it). */
+  todos?: TodoItem[];
 }
 
 /** The agent tool: the sub-agent's turns and tokens. */

@@ -5,7 +5,7 @@
  * - `pool`: a worker of the read pool under the read deadline (inline when there is no pool);
  * - `search`: here, fanning shards out to the pool under the same deadline, skipping denied paths;
  *   without a pool, inline, but what must be stoppable runs on the standby worker under that deadline;
- * - `main`: here, with the skill catalog and the background jobs;
+ * - `main`: here, with the skill catalog, the background jobs and the runtime's plans (todo_write);
  * - `write`: here, inside the write lane, with the ledger and the command environment.
  * Every read record a result carries goes into the ledger. Main thread.
  */
@@ -24,6 +24,7 @@ import type { MainContext } from './main_context.ts';
 import type { ReadPool } from './pool.ts';
 import type { ToolTask } from './pool_protocol.ts';
 import type { SearchContext } from './search_context.ts';
+import { TodoPlans } from './todo_plans.ts';
 import type { ExecConfig, ShellSeen, WriteContext } from './write_context.ts';
 import { WriteLane } from './write_lane.ts';
 
@@ -67,6 +68,8 @@ export function createLanes(c: LaneConfig): LaneRunner {
   const writeLane = c.writeLane ?? new WriteLane();
   // What this runtime learned of the root's size around a command (write_context.ts ShellScope.seen).
   const shellSeen: ShellSeen = c.shellSeen ?? {};
+  // One runtime, one set of plans: its lanes are made once (lib/runtime/runtime.ts).
+  const plans = new TodoPlans();
   const { pool } = c;
   // Each call's deadline ends with the call (lib/core/deadline.ts says why not AbortSignal.timeout).
   const withDeadline = async <T>(ctx: ToolContext, run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
@@ -123,6 +126,7 @@ export function createLanes(c: LaneConfig): LaneRunner {
       tool.invoke(args, {
         ...ctx,
         skills: c.skills,
+        plans,
         ...(c.exec.jobs ? { jobs: c.exec.jobs } : {}),
       } satisfies LaneContexts['main']),
     async write(tool, args, ctx) {

@@ -3,7 +3,8 @@
  * same gate and policy as any other (stdin carries the protocol, so nothing is ever asked: what would
  * ask is denied, naming the flag). Tools are annotated read-only or destructive, and open-world when
  * they reach outside the project; an error result is an MCP error result with its code in
- * `structuredContent` (messages quote long inputs clipped: lib/core/clip_inputs.ts). Beside the
+ * `structuredContent` (messages quote long inputs clipped: lib/core/clip_inputs.ts), as todo_write's
+ * plan is (`{todos}`; the server's runtime keeps one plan for its clients). Beside the
  * registry's tools it serves `history` and `rewind` over the undo journal (journal_tools.ts). A client's
  * notifications/cancelled aborts its call as Ctrl-C does; when stdin closes (the client is gone,
  * even SIGKILLed) every call in flight is aborted — their process groups killed — and the server ends.
@@ -65,6 +66,8 @@ export async function serveMcp(
       ],
       isError: r.isError,
       ...(r.isError ? { structuredContent: { code: r.code ?? 'io', message: r.content } } : {}),
+      // todo_write's plan as data, so a client shows it without reading the text.
+      ...(!r.isError && r.meta?.todos ? { structuredContent: { todos: r.meta.todos } } : {}),
     };
   });
   const transport = new QueuedStdioServerTransport(io.stdin, io.stdout);

@@ -8,6 +8,7 @@ import { glob } from './glob.ts';
 import { grep } from './grep.ts';
 import { loadSkill } from './load_skill.ts';
 import { readFile } from './read_file.ts';
+import { todoWrite } from './todo_write.ts';
 import { webFetch } from './web_fetch.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: a tool's schema and context are its own; only the lane is checked here
@@ -20,4 +21,5 @@ export const READ_TOOLS = [
   loadSkill,
   bashOutput,
   webFetch,
+  todoWrite,
 ] as const satisfies readonly ReadTool[];

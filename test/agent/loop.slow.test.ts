@@ -161,7 +161,7 @@ for (const provider of ['anthropic', 'openai'] as const) {
     const tools = ((model.requests[0]?.body.tools ?? []) as { name?: string; function?: { name: string } }[]).map(
       (t) => t.name ?? t.function?.name,
     );
-    assert.deepEqual(tools, ['read_file', 'glob', 'grep', 'load_skill', 'bash_output', 'web_fetch']);
+    assert.deepEqual(tools, ['read_file', 'glob', 'grep', 'load_skill', 'bash_output', 'web_fetch', 'todo_write']);
     assert.match(
       JSON.stringify(model.requests[1]?.body.messages),
       /There is no tool named \\"write_file\\" in this run/,
@@ -237,13 +237,14 @@ test('agent: sub-agents get filtered tools — never agent; read-only ones only 
   assert.deepEqual(r.usage, { input: 25, output: 45 });
   const toolsOf = (i: number) => ((model.requests[i]?.body.tools ?? []) as { name: string }[]).map((t) => t.name);
   assert.ok(toolsOf(0).includes('agent'));
-  assert.deepEqual(toolsOf(1), ['read_file', 'glob', 'grep', 'load_skill', 'bash_output', 'web_fetch']);
+  assert.deepEqual(toolsOf(1), ['read_file', 'glob', 'grep', 'load_skill', 'bash_output', 'web_fetch', 'todo_write']);
   assert.deepEqual(toolsOf(3), [
     'read_file',
     'glob',
     'grep',
     'load_skill',
     'web_fetch',
+    'todo_write',
     'write_file',
     'edit_file',
     'multi_edit',

@@ -28,6 +28,7 @@ test('mcp server: the official client lists the tools with read-only and destruc
       ['load_skill', true, false],
       ['bash_output', true, false],
       ['web_fetch', true, false],
+      ['todo_write', true, false],
       ['write_file', false, true],
       ['edit_file', false, true],
       ['multi_edit', false, true],

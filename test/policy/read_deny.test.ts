@@ -42,10 +42,11 @@ function project(permissions: { deny?: string[]; ask?: string[] }, options: Omit
 const WORKERS = [0, 2] as const;
 
 test('read rules: the list of read tools is the registry’s', () => {
-  // Every read-only tool but bash_output, which reads a background job's output, and web_fetch, which
-  // reads the web: neither reads the tree.
+  // Every read-only tool but bash_output, which reads a background job's output, web_fetch, which
+  // reads the web, and todo_write, which keeps the plan: none reads the tree.
+  const notTree = ['bash_output', 'web_fetch', 'todo_write'];
   assert.deepEqual(
-    READ_TOOLS.map((t) => t.name).filter((n) => n !== 'bash_output' && n !== 'web_fetch'),
+    READ_TOOLS.map((t) => t.name).filter((n) => !notTree.includes(n)),
     READ_RULE_TOOLS,
   );
   // …and exactly the tools that say they read files (the fact lives on each tool).
