@@ -1,6 +1,6 @@
 import { describeProviderError, type ModelTurn, type Provider, type ToolCall, type Usage } from '../llm/provider.ts';
 import { DEFAULT_MODELS, makeProvider } from '../llm/providers.ts';
-import { turnWithRetries } from '../llm/retry.ts';
+import { type RetryNotice, turnWithRetries } from '../llm/retry.ts';
 import { uniqueIds } from './call_ids.ts';
 import { compact } from './compact.ts';
 import { limitImages, requestTokens, trim } from './context_budget.ts';
@@ -123,7 +123,7 @@ function recordTurn(
   run: Run,
   turn: number,
   asked: { startedAt: number; started: number; retries: number },
-  got: { stop: string; usage?: Usage | undefined; calls: number; error?: string },
+  got: { stop: string; usage?: Usage | undefined; calls: number; error?: string; purpose?: 'compact' },
 ): void {
   run.o.runtime.record({
     type: 'turn',
@@ -140,6 +140,7 @@ function recordTurn(
     stop: got.stop,
     ...(got.error ? { error: got.error } : {}),
     calls: got.calls,
+    ...(got.purpose ? { purpose: got.purpose } : {}),
   });
 }
 
@@ -167,6 +168,11 @@ async function fitContext(run: Run, turn: number): Promise<AgentResult | undefin
     });
   if (fits()) return undefined;
   const reserved = requestTokens(run.prompt(), tools, []);
+  const asked = { startedAt: Date.now(), started: performance.now(), retries: 0 };
+  const retried = (n: RetryNotice) => {
+    asked.retries++;
+    onRetry(n);
+  };
   const c = await compact({
     ...o,
     transcript: run.transcript,
@@ -175,8 +181,9 @@ async function fitContext(run: Run, turn: number): Promise<AgentResult | undefin
     reserved,
     maxTokens,
     signal,
-    onRetry,
+    onRetry: retried,
   });
+  recordTurn(run, turn, asked, { stop: 'compacted', usage: c.usage, calls: 0, purpose: 'compact' });
   count(run, c.usage, turn);
   run.transcript = [...c.transcript];
   run.emit({

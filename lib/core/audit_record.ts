@@ -72,6 +72,8 @@ export interface AuditTurn {
   error?: string;
   /** Calls the model made in this turn. */
   calls: number;
+  /** `compact`: the request that summarised the conversation to fit the budget, not the turn's own. */
+  purpose?: 'compact';
 }
 
 /** A runtime started: the records that follow with its session id came from it. */

@@ -279,3 +279,31 @@ test('an audit option that is not a sink is refused when the runtime is made', (
     assert.match(made.ok ? '' : made.error, /^audit must be a function given each record, or a list of them, not /);
   }
 });
+
+test('the request that compacts the conversation is recorded as such, with its tokens', async () => {
+  const root = tempDir();
+  // About 20,000 tokens by the loop's estimate: more than the budget below holds.
+  const big = Array.from({ length: 1500 }, (_, i) => `big line ${String(i).padStart(5, '0')} ${'x'.repeat(24)}`);
+  writeTree(root, { 'big.txt': big.join('\n') });
+  const seen: AuditRecord[] = [];
+  const model = await startModel(
+    [{ calls: [{ name: 'read_file', input: { file_path: 'big.txt' } }] }, { text: 'Done.' }],
+    {
+      summary: 'SUMMARY',
+    },
+  );
+  const rt = runtimeAt(root, { workers: 0, audit: (r) => seen.push(r) });
+  const provider = providerFor('anthropic', model);
+  const r = await runAgent({ task: 'go', provider, model: 'm', runtime: rt, contextTokens: 18_000 });
+  assert.equal(r.ok, true, r.error);
+  const turns = seen.filter((x): x is AuditTurn => x.type === 'turn');
+  assert.deepEqual(
+    turns.map((t) => [t.turn, t.purpose ?? 'turn', t.stop]),
+    [
+      [1, 'turn', 'tool_use'],
+      [2, 'compact', 'compacted'],
+      [2, 'turn', 'end_turn'],
+    ],
+  );
+  assert.ok((turns[1]?.tokens.input ?? 0) > 0);
+});
