@@ -28,7 +28,9 @@ test('cli: call exits 1 on an error result, and --json prints the whole result',
     content: 'Cannot read "dir": it is a directory. List its files with glob (pattern "*", path "dir").',
     isError: true,
     code: 'is_directory',
-    meta: { policy: { allow: true, by: 'default', reason: 'reads inside the root are allowed' } },
+    meta: {
+      policy: { allow: true, by: 'default', reason: 'reads inside the root are allowed', source: 'default read' },
+    },
   });
 });
 
