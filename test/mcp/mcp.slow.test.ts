@@ -85,7 +85,7 @@ test('mcp client: an external server’s tools register as mcp__<server>__<tool>
   assert.deepEqual(await rt.call('mcp__fx__echo', { text: 'hi' }), {
     content: 'hi',
     isError: false,
-    meta: { policy: { allow: true, by: 'default', reason: 'nothing to check' } },
+    meta: { policy: { allow: true, by: 'default', reason: 'nothing to check', source: 'nothing to check' } },
   });
   const asked = await rt.call('mcp__fx__shout', { text: 'hi' });
   assert.equal(asked.code, 'permission_denied');
