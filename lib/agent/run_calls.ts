@@ -9,6 +9,7 @@ import { type CallOrigin, fail, type ToolResult } from '../core/tool.ts';
 import type { Provider, ToolCall } from '../llm/provider.ts';
 import { agentTool } from './agent_tool.ts';
 import type { AgentToolName } from './filter.ts';
+import { type DeferredTools, notFoundYet, runToolSearch, TOOL_SEARCH } from './tool_search.ts';
 import type { AgentEvent, AgentOptions, AgentResult } from './types.ts';
 
 let seq = 0;
@@ -24,6 +25,8 @@ interface CallEnv extends AgentOptions {
   runAgent: (o: AgentOptions) => Promise<AgentResult>;
   /** The run and turn the calls belong to (their journal entries record them). */
   origin: CallOrigin;
+  /** The run's MCP tools kept behind tool_search, if any. */
+  deferred?: DeferredTools | undefined;
 }
 
 /** Runs a turn's calls as the runtime's batch does: consecutive read-only ones together, the rest one by one. */
@@ -45,14 +48,17 @@ async function runOne(c: ToolCall, env: CallEnv): Promise<ToolResult> {
 async function callTool(c: ToolCall, env: CallEnv): Promise<ToolResult> {
   if (env.signal.aborted) return fail('cancelled', `${c.name} was not run: the run was cancelled.`);
   if (!env.visible.has(c.name)) {
+    if (env.deferred?.tools.has(c.name)) return notFoundYet(c.name);
+    const more = env.deferred ? ` (and ${env.deferred.tools.size} MCP tools found with tool_search)` : '';
     return fail(
       'unknown_tool',
-      `There is no tool named ${JSON.stringify(c.name)} in this run. Available tools: ${[...env.visible].join(', ')}.`,
+      `There is no tool named ${JSON.stringify(c.name)} in this run. Available tools: ${[...env.visible].join(', ')}${more}.`,
     );
   }
   if (c.badJson !== undefined)
     return fail('invalid_args', `The arguments for ${c.name} are not valid JSON: ${c.badJson.slice(0, 200)}`);
   if (c.name === 'agent') return runSubAgent(c, env);
+  if (c.name === TOOL_SEARCH && env.deferred) return runToolSearch(c.input, env.deferred);
   return env.runtime.call(c.name, c.input, { signal: env.signal, origin: env.origin });
 }
 
@@ -68,6 +74,8 @@ async function runSubAgent(c: ToolCall, env: CallEnv): Promise<ToolResult> {
     signal: env.signal,
     depth: env.depth + 1,
     ...(env.maxTurns ? { maxTurns: env.maxTurns } : {}),
+    // The sub-agent's run decides its own deferral and keeps its own found tools.
+    ...(env.toolSearch !== undefined ? { toolSearch: env.toolSearch } : {}),
     ...(env.onEvent ? { onEvent: env.onEvent } : {}),
     filter: {
       readOnly: a.read_only ?? false,
