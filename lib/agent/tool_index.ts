@@ -171,10 +171,14 @@ export function toolIndex<T extends Searchable>(tools: readonly T[], o: IndexOpt
   };
   return {
     search(query, max) {
-      const q = query.trim().toLowerCase();
+      // Quotes and backticks around a name are the model's markup, not part of it.
+      const q = query
+        .trim()
+        .replace(/^[`'"]+|[`'"]+$/g, '')
+        .toLowerCase();
       const terms = queryTerms(query, o.synonyms !== false);
       // Names the query holds whole: itself, or any of its words that looks like a tool name.
-      const named = new Set([q, ...q.split(/[\s,]+/).filter((w) => w.includes('_'))]);
+      const named = new Set([q, ...q.split(/[\s,`'"]+/).filter((w) => w.includes('_'))]);
       const hits: Hit<T>[] = [];
       for (const d of docs) {
         const score = bm25(d, terms);

@@ -41,6 +41,8 @@ test('tool index: a whole name ranks first, even when the text favours another t
   assert.deepEqual(names('create_issue', 2).sort(), ['exact:mcp__gh__create_issue', 'exact:mcp__jira__create_issue']);
   // A name among other words counts too.
   assert.equal(names('use mcp__jira__create_issue for the bug')[0], 'exact:mcp__jira__create_issue');
+  assert.equal(names('`mcp__slack__postMessage`')[0], 'exact:mcp__slack__postMessage');
+  assert.equal(names('call "mcp__gh__list_issues" please')[0], 'exact:mcp__gh__list_issues');
 });
 
 test('tool index: names the query starts come next, then BM25 on words', () => {
