@@ -49,7 +49,7 @@ async function callTool(c: ToolCall, env: CallEnv): Promise<ToolResult> {
   if (env.signal.aborted) return fail('cancelled', `${c.name} was not run: the run was cancelled.`);
   if (!env.visible.has(c.name)) {
     if (env.deferred?.tools.has(c.name)) return notFoundYet(c.name);
-    const more = env.deferred ? ` (and ${env.deferred.tools.size} MCP tools found with tool_search)` : '';
+    const more = env.deferred ? `, and ${env.deferred.tools.size} MCP tools to find with tool_search` : '';
     return fail(
       'unknown_tool',
       `There is no tool named ${JSON.stringify(c.name)} in this run. Available tools: ${[...env.visible].join(', ')}${more}.`,
