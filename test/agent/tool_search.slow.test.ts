@@ -202,3 +202,13 @@ test('tool search: a few MCP tools, or tool search turned off, are sent as they 
   });
   assert.ok(!wide.sent[0]?.includes('tool_search'));
 });
+
+test('tool search: calling only deferred tools not found yet, turn after turn, trips the unknown-tool breaker', async () => {
+  const call = { calls: [{ name: MERGE, input: { owner: 'o', repo: 'r', pull_number: 1 } }] };
+  const { r } = await scripted('openai', shared, [call, call, call, { text: 'never asked' }]);
+  assert.deepEqual([r.ok, r.reason, r.turns], [false, 'unknown_tools', 3]);
+  assert.match(
+    r.error ?? '',
+    /3 turns in a row called only tools that do not exist \(mcp__devhub__github_merge_pull_request\)/,
+  );
+});
