@@ -246,9 +246,9 @@ function answerCutCalls(run: Run, t: ModelTurn, calls: ToolCall[]): void {
 
 /** Runs the turn's calls and records their answers, pinning the skills they loaded and keeping the plan they wrote. */
 async function runAndRecordCalls(run: Run, calls: ToolCall[], turn: number): Promise<void> {
-  const { o, depth, visible, signal, emit } = run;
+  const { o, depth, visible, signal, emit, deferred } = run;
   const origin = { run: run.id, turn };
-  const results = await runCalls(calls, { ...o, depth, visible, signal, emit, runAgent, origin });
+  const results = await runCalls(calls, { ...o, depth, visible, signal, emit, runAgent, origin, deferred });
   for (const r of results) {
     const skill = r?.meta?.skill;
     if (skill && !run.activeSkills.some((s) => s.name === skill.name)) run.activeSkills.push(skill);

@@ -11,6 +11,7 @@ import { type CallOrigin, fail, type ToolResult } from '../core/tool.ts';
 import type { Provider, ToolCall } from '../llm/provider.ts';
 import { agentTool } from './agent_tool.ts';
 import type { AgentToolName } from './filter.ts';
+import { type DeferredTools, notFoundYet, runToolSearch, TOOL_SEARCH } from './tool_search.ts';
 import type { AgentEvent, AgentOptions, AgentResult } from './types.ts';
 
 let seq = 0;
@@ -26,6 +27,8 @@ interface CallEnv extends AgentOptions {
   runAgent: (o: AgentOptions) => Promise<AgentResult>;
   /** The run and turn the calls belong to (their journal entries record them). */
   origin: CallOrigin;
+  /** The run's MCP tools kept behind tool_search, if any. */
+  deferred?: DeferredTools | undefined;
 }
 
 /** Runs a turn's calls as the runtime's batch does: consecutive read-only ones together, the rest one by one. */
@@ -49,8 +52,10 @@ async function callTool(c: ToolCall, env: CallEnv): Promise<ToolResult> {
   if (env.signal.aborted)
     return answered(c, env, start, 'unknown', fail('cancelled', `${c.name} was not run: the run was cancelled.`));
   if (!env.visible.has(c.name)) {
+    if (env.deferred?.tools.has(c.name)) return answered(c, env, start, 'unknown', notFoundYet(c.name));
+    const more = env.deferred ? `, and ${env.deferred.tools.size} MCP tools to find with tool_search` : '';
     const known = [...env.visible].join(', ');
-    const why = `There is no tool named ${JSON.stringify(c.name)} in this run. Available tools: ${known}.`;
+    const why = `There is no tool named ${JSON.stringify(c.name)} in this run. Available tools: ${known}${more}.`;
     return answered(c, env, start, 'unknown', fail('unknown_tool', why));
   }
   if (c.badJson !== undefined) {
@@ -60,6 +65,10 @@ async function callTool(c: ToolCall, env: CallEnv): Promise<ToolResult> {
   if (c.name === 'agent') {
     const r = await runSubAgent(c, env);
     return answered(c, env, start, r.code === 'invalid_args' && r.meta?.turns === undefined ? 'parse' : 'run', r);
+  }
+  if (c.name === TOOL_SEARCH && env.deferred) {
+    const r = runToolSearch(c.input, env.deferred);
+    return answered(c, env, start, r.code === 'invalid_args' ? 'parse' : 'run', r);
   }
   return env.runtime.call(c.name, c.input, { signal: env.signal, origin: env.origin, callId: c.id });
 }
@@ -91,6 +100,8 @@ async function runSubAgent(c: ToolCall, env: CallEnv): Promise<ToolResult> {
     signal: env.signal,
     depth: env.depth + 1,
     ...(env.maxTurns ? { maxTurns: env.maxTurns } : {}),
+    // The sub-agent's run decides its own deferral and keeps its own found tools.
+    ...(env.toolSearch !== undefined ? { toolSearch: env.toolSearch } : {}),
     ...(env.onEvent ? { onEvent: env.onEvent } : {}),
     filter: {
       readOnly: a.read_only ?? false,

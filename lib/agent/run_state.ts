@@ -15,6 +15,7 @@ import { subAgentTools } from './filter.ts';
 import { type JobWatch, watchJobs } from './job_watch.ts';
 import { toDef } from './run_calls.ts';
 import { systemPrompt } from './system_prompt.ts';
+import { type DeferredTools, deferTools } from './tool_search.ts';
 import type { AgentEvent, AgentOptions, AgentResult, StopReason } from './types.ts';
 
 export const DEFAULT_MAX_TURNS = 25;
@@ -33,8 +34,12 @@ export interface Run {
   maxTurns: number;
   /** Turns in a row that call only unknown tools before the run stops. */
   breakerAt: number;
+  /** What each request sends; tools found with tool_search join it (the same array as `deferred.sent`). */
   tools: ToolDefinition[];
+  /** The tools the model may call (the same set as `deferred.visible`). */
   visible: Set<string>;
+  /** MCP tools kept behind tool_search, when they would take too much of the context. */
+  deferred?: DeferredTools;
   activeSkills: { name: string; body: string }[];
   /** The plan as the run's last successful todo_write left it: shown as it changes, carried across compaction. */
   todos: readonly TodoItem[];
@@ -61,7 +66,6 @@ export function startRun(o: ResolvedOptions, usage: Usage): Run {
   const maxTurns = o.maxTurns ?? DEFAULT_MAX_TURNS;
   const breakerAt = depth === 0 ? 3 : 2;
   const rt = o.runtime;
-  const tools = toolsOf(o, depth);
   // Skills loaded with load_skill stay pinned in the system prompt for the following turns.
   const activeSkills: { name: string; body: string }[] = [];
   const catalog = rt.skills.list().map((s) => `${s.name}: ${s.description}`);
@@ -69,6 +73,13 @@ export function startRun(o: ResolvedOptions, usage: Usage): Run {
   // The budget covers the request and the answer: the answer's share is reserved out of it.
   const budget = o.contextTokens ?? contextBudget(o.model);
   const maxTokens = Math.min(MAX_TOKENS, Math.floor(budget / 4));
+  const { sent: tools, deferred } = deferTools(toolsOf(o, depth), budget, o.toolSearch);
+  if (deferred)
+    emit({
+      type: 'notice',
+      message: `tools: ${deferred.tools.size} MCP tools are deferred behind tool_search to save context`,
+      depth,
+    });
   return {
     id: randomBytes(4).toString('hex'),
     o,
@@ -79,7 +90,8 @@ export function startRun(o: ResolvedOptions, usage: Usage): Run {
     maxTurns,
     breakerAt,
     tools,
-    visible: new Set(tools.map((t) => t.name)),
+    visible: deferred?.visible ?? new Set(tools.map((t) => t.name)),
+    ...(deferred ? { deferred } : {}),
     activeSkills,
     todos: [],
     prompt,

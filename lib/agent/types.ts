@@ -9,6 +9,7 @@ import type { ProviderName } from '../llm/providers.ts';
 import type { RetryNotice } from '../llm/retry.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import type { SubAgentFilter } from './filter.ts';
+import type { ToolSearchOptions } from './tool_search.ts';
 
 export type StopReason = 'end' | 'max_turns' | 'unknown_tools' | 'cancelled' | 'error' | 'truncated' | 'empty';
 
@@ -43,6 +44,11 @@ export interface AgentOptions {
   depth?: number;
   /** Input + output tokens no request may exceed (default: MEWCODE_CONTEXT_TOKENS, else the model's window). */
   contextTokens?: number;
+  /**
+   * When MCP tools are deferred behind tool_search (default: past 10% of the context budget or 100
+   * tools); false never defers them.
+   */
+  toolSearch?: false | ToolSearchOptions;
 }
 
 export interface AgentResult {
