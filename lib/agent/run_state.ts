@@ -73,7 +73,7 @@ export function startRun(o: ResolvedOptions, usage: Usage): Run {
   // The budget covers the request and the answer: the answer's share is reserved out of it.
   const budget = o.contextTokens ?? contextBudget(o.model);
   const maxTokens = Math.min(MAX_TOKENS, Math.floor(budget / 4));
-  const { sent: tools, deferred } = deferTools(toolsOf(o, depth), budget, o.toolSearch);
+  const { sent: tools, deferred } = deferTools(toolsOf(o, depth), budget, o.toolSearch ?? rt.toolSearch);
   if (deferred)
     emit({
       type: 'notice',

@@ -55,6 +55,8 @@ export interface LoadedSettings {
   mode?: Mode;
   /** The closest file's `model`. */
   model?: string;
+  /** The closest file's `toolSearch`: when the agent defers MCP tools (false: never). */
+  toolSearch?: false | { share?: number; maxTools?: number };
   /** Command limits: the user file's, tightened by the project and local files' (lib/settings/limits_setting.ts). */
   limits: Limits;
   files: string[];
@@ -92,6 +94,7 @@ function compile(files: readonly SettingsFile[], toolNames: readonly string[]): 
     // The closest file's mode wins (local > project > user).
     if (s.mode && out.mode === undefined) out.mode = s.mode;
     if (s.model && out.model === undefined) out.model = s.model;
+    if (s.toolSearch !== undefined && out.toolSearch === undefined) out.toolSearch = s.toolSearch;
     for (const list of ['deny', 'ask', 'allow'] as const) {
       for (const text of s.permissions?.[list] ?? []) {
         const r = parseRule(text, list, level, toolNames);

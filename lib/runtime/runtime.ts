@@ -188,6 +188,8 @@ export interface Runtime {
   readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
   /** The agent's model from the settings files, if one names it. */
   readonly model: string | undefined;
+  /** When the agent defers MCP tools behind tool_search, from the settings files (AgentOptions.toolSearch comes first). */
+  readonly toolSearch?: false | { share?: number; maxTools?: number };
   /** The skills under .mewcode/skills and ~/.mewcode/skills. */
   readonly skills: SkillCatalog;
   /** The root's n-gram index (absent when `index` is 'off'). */
@@ -521,6 +523,7 @@ function assemble(p: {
     policy,
     mcpServers: settings.mcpServers,
     model: settings.model,
+    ...(settings.toolSearch !== undefined ? { toolSearch: settings.toolSearch } : {}),
     skills,
     ...(index ? { searchIndex: index } : {}),
     jobs,

@@ -50,6 +50,16 @@ const Settings = v.strictObject({
   mode: v.optional(v.picklist(MODES)),
   /** The agent's model (MEWCODE_MODEL and --model come first). */
   model: v.optional(v.pipe(v.string(), v.minLength(1))),
+  /** When the agent defers MCP tools behind tool_search (false: never); the closest file's wins. */
+  toolSearch: v.optional(
+    v.union([
+      v.literal(false),
+      v.strictObject({
+        share: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
+        maxTools: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+      }),
+    ]),
+  ),
   /** Each bash command's budget (lib/core/limits.ts); a project's or local file may only tighten it. */
   limits: v.optional(
     v.strictObject({

@@ -6,13 +6,14 @@
  * read-only tools; a few tools, or tool search turned off, are sent as they are.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { runAgent } from '../../lib/agent/loop.ts';
 import type { AgentOptions } from '../../lib/agent/types.ts';
 import type { Message } from '../../lib/llm/provider.ts';
 import { connectMcpServer } from '../../lib/mcp/client.ts';
-import type { Runtime, RuntimeOptions } from '../../lib/runtime/runtime.ts';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../lib/runtime/runtime.ts';
 import { providerFor, type ScriptTurn, startModel } from '../helpers/fake_model.ts';
 import { REPO, TSX } from '../helpers/repo.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
@@ -211,4 +212,25 @@ test('tool search: calling only deferred tools not found yet, turn after turn, t
     r.error ?? '',
     /3 turns in a row called only tools that do not exist \(mcp__devhub__github_merge_pull_request\)/,
   );
+});
+
+test('tool search: the settings file says when (false: never; a count); the agent option comes first', async () => {
+  const home = tempDir();
+  const write = (toolSearch: unknown) =>
+    writeFileSync(path.join(home, '.mewcode', 'settings.json'), JSON.stringify({ toolSearch }));
+  mkdirSync(path.join(home, '.mewcode'));
+  write(false);
+  const never = await runtimeWithTools(150, { home });
+  assert.deepEqual(never.toolSearch, false);
+  const off = await scripted('anthropic', never, [{ text: 'ok' }]);
+  assert.ok(!off.sent[0]?.includes('tool_search'));
+  const asked = await scripted('anthropic', never, [{ text: 'ok' }], { toolSearch: {} });
+  assert.ok(asked.sent[0]?.includes('tool_search'), 'the option comes before the settings');
+  write({ maxTools: 2 });
+  const few = await scripted('anthropic', await runtimeWithTools(5, { home }), [{ text: 'ok' }]);
+  assert.ok(few.sent[0]?.includes('tool_search'));
+  write({ share: 2 });
+  const bad = createRuntime({ root: tempDir(), home, workers: 0 });
+  assert.equal(bad.ok, false);
+  assert.match(bad.ok ? '' : bad.error, /toolSearch/);
 });
