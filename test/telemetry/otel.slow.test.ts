@@ -8,6 +8,7 @@ import type { Runtime } from '../../lib/runtime/runtime.ts';
 import { openTelemetry } from '../../lib/telemetry/open_telemetry.ts';
 import { CLEAN_ENV, runCli, runProgram } from '../helpers/cli.ts';
 import { type FakeModel, startModel } from '../helpers/fake_model.ts';
+import { connectMcp, resultText } from '../helpers/mcp_client.ts';
 import {
   type OtlpReceiver,
   type ReceivedPoint,
@@ -17,6 +18,7 @@ import {
 import { REPO, TSX } from '../helpers/repo.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 // The retried request waits a millisecond, not a second.
 process.env.MEWCODE_RETRY_BASE_MS = '1';
@@ -288,5 +290,25 @@ test('mewcode -p: its spans and metrics reach the receiver before the process ex
   assert.equal(new Set(spans.map((s) => s.traceId)).size, 1);
   assert.equal(total(receiver.points(), 'mewcode.tool.unknown'), 1);
   assert.equal(total(receiver.points(), 'mewcode.tool.calls'), 2);
+  checkNothingPrivate(receiver);
+});
+
+test('mewcode mcp: each call a span of its own, sent by the time the server has gone', async () => {
+  const receiver = await startOtlpReceiver();
+  const { client } = await connectMcp({ root: project(), env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
+  const read = await client.callTool({ name: 'read_file', arguments: { file_path: FILE } });
+  assert.match(resultText(read), new RegExp(CONTENT));
+  await client.callTool({ name: 'read_file', arguments: {} });
+  await client.close();
+  await waitFor(() => receiver.spans().length >= 2, 'the server’s spans');
+  const spans = receiver.spans();
+  assert.deepEqual(
+    spans.map((s) => [s.name, s.attributes['mewcode.call.via'], s.attributes['mewcode.call.outcome'], s.parentSpanId]),
+    [
+      ['execute_tool read_file', 'mcp', 'ok', ''],
+      ['execute_tool read_file', 'mcp', 'invalid_args', ''],
+    ],
+  );
+  await waitFor(() => total(receiver.points(), 'mewcode.tool.calls') === 2, 'the server’s metrics');
   checkNothingPrivate(receiver);
 });
