@@ -132,7 +132,7 @@ test('bundle: OpenTelemetry is loaded only when an endpoint is set, and then exp
   const receiver = await startOtlpReceiver();
   const run = async (program: string, env: Record<string, string> = {}) => {
     const model = await startModel([{ text: 'A greeting.' }]);
-    return runProgram(process.execPath, [program, '--root', project, ...model.openaiFlags, 'say hi'], {
+    return runProgram(process.execPath, [program, '--root', project, ...model.openaiFlags, '--model', 'm1', 'say hi'], {
       cwd: dir,
       env: { ...PLAIN_ENV, ...env },
     });
@@ -153,7 +153,7 @@ test('bundle: OpenTelemetry is loaded only when an endpoint is set, and then exp
       .spans()
       .map((s) => s.name)
       .sort(),
-    ['chat gpt-5.4', 'invoke_agent mewcode'],
+    ['chat m1', 'invoke_agent mewcode'],
   );
   assert.ok(receiver.points().some((p) => p.metric === 'gen_ai.client.token.usage'));
 });

@@ -10,7 +10,7 @@ import type { AuditCall, AuditTurn } from '../core/audit_record.ts';
 export const OTHER_TOOL = '_OTHER';
 
 /** The tool's name for a metric or a span name: a name no tool has is the model's text, unbounded. */
-export const toolLabel = (c: AuditCall): string => (c.stage === 'unknown' ? OTHER_TOOL : c.tool);
+export const toolLabel = (c: AuditCall): string => (c.outcome === 'unknown_tool' ? OTHER_TOOL : c.tool);
 
 /** The name as the model gave it, cut to a length a backend keeps. */
 const given = (name: string) => (name.length > 128 ? `${name.slice(0, 128)}...` : name);

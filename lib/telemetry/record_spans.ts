@@ -7,7 +7,7 @@
  */
 import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { AuditCall, AuditRecord, AuditTurn } from '../core/audit_record.ts';
-import { callAttributes, toolLabel, turnAttributes } from './attributes.ts';
+import { callAttributes, OTHER_TOOL, toolLabel, turnAttributes } from './attributes.ts';
 
 /** Runs whose end was not seen that stay open; past this the oldest is ended (a library's long life). */
 const OPEN_RUNS = 64;
@@ -86,7 +86,8 @@ export function spansOf(tracer: Tracer): RecordSpans {
     const start = Date.parse(c.time);
     const end = start + c.ms;
     const parent = c.run ? trace.setSpan(ROOT_CONTEXT, runOf(c.run, start, end).span) : ROOT_CONTEXT;
-    const name = c.stage === 'unknown' ? 'execute_tool' : `execute_tool ${toolLabel(c)}`;
+    const tool = toolLabel(c);
+    const name = tool === OTHER_TOOL ? 'execute_tool' : `execute_tool ${tool}`;
     const span = tracer.startSpan(
       name,
       { kind: SpanKind.INTERNAL, startTime: start, attributes: callAttributes(c) },
