@@ -20,6 +20,7 @@ export const createRuntime: typeof Lib.createRuntime = (...a) => lib().createRun
 export const runAgent: typeof Lib.runAgent = (...a) => lib().runAgent(...a);
 export const makeProvider: typeof Lib.makeProvider = (...a) => lib().makeProvider(...a);
 export const inspectTrust: typeof Lib.inspectTrust = (...a) => lib().inspectTrust(...a);
+export const openTelemetry: typeof Lib.openTelemetry = (...a) => lib().openTelemetry(...a);
 
 if (isMainThread && isProgram(import.meta.url))
   runCli(process.argv.slice(2)).then((code) => {

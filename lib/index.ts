@@ -1,7 +1,7 @@
 /**
- * The library entry: a runtime to call the tools (`createRuntime`), the agent loop (`runAgent`) and
- * providers (`makeProvider`), the audit log (`openAuditLog`, `auditStats`). The same names are exported
- * by the single-file bundle.
+ * The library entry: a runtime to call the tools (`createRuntime`), the agent loop (`runAgent`),
+ * providers (`makeProvider`), the audit log (`openAuditLog`, `auditStats`) and the OpenTelemetry
+ * audit sink (`openTelemetry`). The same names are exported by the single-file bundle.
  */
 
 export type { AgentEvent, AgentOptions, AgentResult } from './agent/loop.ts';
@@ -17,3 +17,5 @@ export { makeProvider } from './llm/providers.ts';
 export type { BatchCall, CallOptions, LimitsOption, Runtime, RuntimeOptions } from './runtime/runtime.ts';
 export { createRuntime } from './runtime/runtime.ts';
 export { inspectTrust, type TrustView } from './settings/trust.ts';
+export type { Telemetry, TelemetryOptions } from './telemetry/open_telemetry.ts';
+export { openTelemetry } from './telemetry/open_telemetry.ts';

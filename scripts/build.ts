@@ -9,7 +9,7 @@
  * benchmark is not bundled.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { type BuildOptions, build, type Plugin } from 'esbuild';
@@ -48,6 +48,27 @@ const piscinaWorker: Plugin = {
   },
 };
 
+// OpenTelemetry's packages (but the API) have no exports map, and esbuild takes their CommonJS `main`
+// for Node, whose names an island's facade cannot read: their ES module build (`module`) is bundled.
+const otelEsm: Plugin = {
+  name: 'opentelemetry-esm',
+  setup(b) {
+    b.onResolve({ filter: /^@opentelemetry\/[\w-]+$/ }, async (args) => {
+      if (args.pluginData === 'resolving') return undefined;
+      const { kind, importer, resolveDir } = args;
+      const found = await b.resolve(args.path, { kind, importer, resolveDir, pluginData: 'resolving' });
+      if (found.errors.length) return undefined;
+      let dir = path.dirname(found.path);
+      while (!existsSync(path.join(dir, 'package.json')) && dir !== path.dirname(dir)) dir = path.dirname(dir);
+      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+        module?: string;
+        exports?: unknown;
+      };
+      return pkg.exports || !pkg.module ? undefined : { path: path.join(dir, pkg.module) };
+    });
+  },
+};
+
 // The bash parser's licence: its source carries none, and the bundle is all that is shipped.
 const shParser = require.resolve('mvdan-sh');
 const shLicence = readFileSync(path.join(path.dirname(shParser), 'LICENSE'), 'utf8');
@@ -70,7 +91,7 @@ const common: BuildOptions = {
   // jsonc-parser's `main` is a UMD build whose requires esbuild cannot follow; its ES modules bundle.
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   logLevel: 'warning',
-  plugins: [piscinaWorker],
+  plugins: [piscinaWorker, otelEsm],
   define: {
     __MEWCODE_BUNDLE__: 'true',
     __MEWCODE_VERSION__: JSON.stringify(pkg.version),
@@ -95,7 +116,7 @@ const result = await build({
     ].join('\n'),
   },
   footer: { js: `/*! mvdan-sh (the bash parser):\n${shLicence.replaceAll('*/', '* /')}*/${islands.text}` },
-  plugins: [islands.plugin, piscinaWorker],
+  plugins: [islands.plugin, piscinaWorker, otelEsm],
 });
 
 /**

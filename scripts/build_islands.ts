@@ -5,7 +5,7 @@
  * code cost node -e 0 + 180 ms; with the packages below as islands, 441 KB of code left, + 60 ms; with
  * MewCode's own lazily loaded code an island too, see docs/library.md.
  *
- * - Package islands: the model SDKs, MCP and the bash parser, one island per package family.
+ * - Package islands: the model SDKs, MCP, the bash parser and OpenTelemetry, one island per package family.
  * - The own island: every module of MewCode's that the start reaches only through a `require()` or
  *   a dynamic `import()` (the library, the commands, the read lane's worker), and all they import.
  * What the start imports statically (the argument parser, the help) stays code; the own island takes
@@ -22,6 +22,22 @@ const PACKAGE_ISLANDS: Record<string, string[]> = {
   anthropic: ['@anthropic-ai/sdk'],
   openai: ['openai'],
   mcp: ['@modelcontextprotocol/sdk'],
+  // Loaded only when an OTLP endpoint is configured (lib/telemetry/open_telemetry.ts).
+  opentelemetry: [
+    '@opentelemetry/api',
+    '@opentelemetry/exporter-metrics-otlp-http',
+    '@opentelemetry/exporter-trace-otlp-http',
+    '@opentelemetry/resources',
+    '@opentelemetry/sdk-metrics',
+    '@opentelemetry/sdk-trace',
+  ],
+};
+/**
+ * Build options of a package island of its own. An island is compiled by vm.compileFunction, where an
+ * `import()` has no loader: OpenTelemetry's exporter imports node:http so, made a require() here.
+ */
+const ISLAND_OPTIONS: Record<string, BuildOptions> = {
+  opentelemetry: { supported: { 'dynamic-import': false } },
 };
 /** The island of MewCode's own lazily loaded modules. */
 const OWN = 'mewcode';
@@ -69,7 +85,8 @@ export interface IslandBuild {
 export async function buildIslands(entry: string, common: BuildOptions, buildId: string): Promise<IslandBuild> {
   const split = await splitProgram(entry, common);
   let text = '';
-  for (const [island, specs] of split.packages) text += comment(buildId, island, await islandSource(specs, common));
+  for (const [island, specs] of split.packages)
+    text += comment(buildId, island, await islandSource(specs, { ...common, ...ISLAND_OPTIONS[island] }));
   if (split.lazy.length)
     text += comment(buildId, OWN, await islandSource(split.lazy, common, facades(split, true), hostModules(split)));
   text += comment(buildId, 'read-lane', await islandSource(READ_LANE, common));

@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import { runProgram } from './helpers/cli.ts';
 import { startModel } from './helpers/fake_model.ts';
 import { mcpClient } from './helpers/mcp_client.ts';
+import { startOtlpReceiver } from './helpers/otlp_receiver.ts';
 import { REPO, TSX } from './helpers/repo.ts';
 import { tempDir, writeTree } from './helpers/temp.ts';
 
@@ -64,6 +65,7 @@ test('bundle: one file, which the build writes alone and which runs alone', asyn
     'mcp',
     'mewcode',
     'openai',
+    'opentelemetry',
     'read-lane',
   ]);
   assert.match((await node(['--version'])).out, /^mewcode \d+\.\d+\.\d+\n$/);
@@ -124,6 +126,36 @@ test('bundle: an agent run against an OpenAI-compatible server', async () => {
   const r = await node([...model.openaiFlags, 'what is in README.md?']);
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, 'A greeting.\n');
+});
+
+test('bundle: OpenTelemetry is loaded only when an endpoint is set, and then exports from its island', async () => {
+  const receiver = await startOtlpReceiver();
+  const run = async (program: string, env: Record<string, string> = {}) => {
+    const model = await startModel([{ text: 'A greeting.' }]);
+    return runProgram(process.execPath, [program, '--root', project, ...model.openaiFlags, '--model', 'm1', 'say hi'], {
+      cwd: dir,
+      env: { ...PLAIN_ENV, ...env },
+    });
+  };
+  const noOtel = spoiled(['opentelemetry']);
+  const plain = await run(noOtel);
+  assert.deepEqual([plain.code, plain.out], [0, 'A greeting.\n'], plain.err);
+  assert.doesNotMatch(plain.err, /OpenTelemetry/);
+  // The proof that spoiling bites: with an endpoint the island is needed, and the run goes on without it.
+  const spoilt = await run(noOtel, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+  assert.match(spoilt.err, /no OpenTelemetry this run/);
+  assert.equal(spoilt.code, 0);
+  assert.equal(receiver.requests.length, 0);
+  const sent = await run(bundle, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+  assert.equal(sent.code, 0, sent.err);
+  assert.deepEqual(
+    receiver
+      .spans()
+      .map((s) => s.name)
+      .sort(),
+    ['chat m1', 'invoke_agent mewcode'],
+  );
+  assert.ok(receiver.points().some((p) => p.metric === 'gen_ai.client.token.usage'));
 });
 
 test('bundle: serves MCP over stdio', async () => {

@@ -1,10 +1,13 @@
 /**
  * Where the agent's and the MCP server's audit trail goes: the JSON Lines log (`--audit-log PATH`,
- * default the user's data directory, `off` for none). A log the user named that cannot be opened is a
- * usage error; the default one that cannot is said on stderr and the run goes on without it. Main thread.
+ * default the user's data directory, `off` for none), and OpenTelemetry when an OTLP endpoint is
+ * configured (OTEL_EXPORTER_OTLP_ENDPOINT…; not loaded otherwise). A log the user named that cannot
+ * be opened is a usage error; the default one that cannot is said on stderr and the run goes on
+ * without it. `close` sends the telemetry not yet sent. Main thread.
  */
 import { defaultAuditPath, openAuditLog } from '../audit/log_file.ts';
 import type { AuditSink } from '../core/audit_record.ts';
+import { openTelemetry } from '../telemetry/open_telemetry.ts';
 import { type ParsedArgs, UsageError } from './args.ts';
 
 export interface CliAudit {
@@ -12,7 +15,7 @@ export interface CliAudit {
   close(): Promise<void>;
 }
 
-export function auditOf(args: ParsedArgs): CliAudit {
+export async function auditOf(args: ParsedArgs): Promise<CliAudit> {
   const flag = args.values['audit-log'];
   const sinks: AuditSink[] = [];
   const closers: (() => void | Promise<void>)[] = [];
@@ -25,6 +28,16 @@ export function auditOf(args: ParsedArgs): CliAudit {
       closers.push(() => log.value.close());
     } else if (named) throw new UsageError(`${log.error}.`);
     else process.stderr.write(`mewcode: no audit trail this run: ${log.error}\n`);
+  }
+  const otel = await openTelemetry().catch((e: Error) => {
+    // Telemetry that cannot start must not stop the run it would have reported.
+    process.stderr.write(`mewcode: no OpenTelemetry this run: ${e?.message ?? e}\n`);
+    return undefined;
+  });
+  if (otel) {
+    for (const note of otel.notes) process.stderr.write(`mewcode: OpenTelemetry: ${note}\n`);
+    sinks.push(otel.sink);
+    closers.push(() => otel.shutdown());
   }
   return {
     sinks,

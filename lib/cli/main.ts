@@ -43,7 +43,7 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
     const digest = await askTrust(options);
     if (digest) options.trust = digest;
   }
-  const audit = args.command === 'agent' || args.command === 'mcp' ? auditOf(args) : undefined;
+  const audit = args.command === 'agent' || args.command === 'mcp' ? await auditOf(args) : undefined;
   if (audit) Object.assign(options, { audit: audit.sinks, auditInputs: args.values['audit-inputs'] === true });
   const made = createRuntime(options);
   if (!made.ok) {
@@ -73,7 +73,11 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
         const { serveMcp } = await import('../mcp/server.ts');
         // The server waits on stdin: a signal ends it, once its running commands are gone.
         const code = await Promise.race([serveMcp(runtime, version()).then(() => 0), stop.stopped]);
-        if (stop.exitCode() !== undefined) await runtime.close().then(() => process.exit(code));
+        if (stop.exitCode() !== undefined) {
+          await runtime.close();
+          await audit?.close();
+          process.exit(code);
+        }
         return code;
       }
       case 'tools':

@@ -9,10 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { currentBundle } from '../../bin/current_bundle.mjs';
 import { REPO, TSX } from './repo.ts';
 
-/** The environment without the machine's model keys, MewCode settings and colour settings. */
+/** The environment without the machine's model keys, MewCode and OpenTelemetry settings and colour settings. */
 export const CLEAN_ENV = Object.fromEntries(
   Object.entries(process.env).filter(
-    ([k]) => !/^(ANTHROPIC|OPENAI|MEWCODE)_/.test(k) && k !== 'NO_COLOR' && k !== 'FORCE_COLOR',
+    ([k]) => !/^(ANTHROPIC|OPENAI|MEWCODE|OTEL)_/.test(k) && k !== 'NO_COLOR' && k !== 'FORCE_COLOR',
   ),
 );
 
