@@ -21,6 +21,10 @@ export const runAgent: typeof Lib.runAgent = (...a) => lib().runAgent(...a);
 export const makeProvider: typeof Lib.makeProvider = (...a) => lib().makeProvider(...a);
 export const inspectTrust: typeof Lib.inspectTrust = (...a) => lib().inspectTrust(...a);
 export const openTelemetry: typeof Lib.openTelemetry = (...a) => lib().openTelemetry(...a);
+export const openAuditLog: typeof Lib.openAuditLog = (...a) => lib().openAuditLog(...a);
+export const defaultAuditPath: typeof Lib.defaultAuditPath = (...a) => lib().defaultAuditPath(...a);
+export const auditFiles: typeof Lib.auditFiles = (...a) => lib().auditFiles(...a);
+export const auditStats: typeof Lib.auditStats = (...a) => lib().auditStats(...a);
 
 if (isMainThread && isProgram(import.meta.url))
   runCli(process.argv.slice(2)).then((code) => {

@@ -106,7 +106,19 @@ test('install: `import { createRuntime } from "mewcode"` works under plain node,
   const r = await runProgram(process.execPath, ['use.mjs', project], { cwd: consumer, env: cleanEnv() });
   assert.equal(r.code, 0, r.err);
   assert.deepEqual(JSON.parse(r.out), {
-    names: ['MODEL_WORDING', 'createRuntime', 'inspectTrust', 'makeProvider', 'openTelemetry', 'runAgent', 'runCli'],
+    names: [
+      'MODEL_WORDING',
+      'auditFiles',
+      'auditStats',
+      'createRuntime',
+      'defaultAuditPath',
+      'inspectTrust',
+      'makeProvider',
+      'openAuditLog',
+      'openTelemetry',
+      'runAgent',
+      'runCli',
+    ],
     same: true,
     content: 'src/a.ts',
   });
