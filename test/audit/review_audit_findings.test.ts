@@ -126,3 +126,33 @@ test('review: stats sums tokens and retries as numbers, not strings', () => {
   assert.equal(s.models[0]?.input, 15, `input tokens ${JSON.stringify(s.models[0]?.input)}`);
   assert.equal(s.models[0]?.retries, 2, `retries ${JSON.stringify(s.models[0]?.retries)}`);
 });
+
+test('review: a call not run because the run was cancelled is not recorded as a tool that does not exist', async () => {
+  const root = tempDir();
+  writeTree(root, { 'a.txt': 'alpha\n' });
+  const records: AuditRecord[] = [];
+  const model = await startModel([
+    {
+      calls: [
+        { name: 'write_file', input: { file_path: 'b.txt', content: 'x' } },
+        { name: 'read_file', input: { file_path: 'a.txt' } },
+      ],
+    },
+    { text: 'done' },
+  ]);
+  const rt = runtimeAt(root, { workers: 0, audit: (r) => records.push(r) });
+  const stop = new AbortController();
+  await runAgent({
+    task: 't',
+    provider: providerFor('anthropic', model),
+    model: 'm',
+    runtime: rt,
+    signal: stop.signal,
+    onEvent: (e) => {
+      if (e.type === 'tool_start' && e.name === 'write_file') stop.abort();
+    },
+  });
+  const read = records.find((x): x is AuditCall => x.type === 'call' && x.tool === 'read_file');
+  assert.equal(read?.outcome, 'cancelled');
+  assert.notEqual(read?.stage, 'unknown', 'read_file exists; "unknown" means no such tool');
+});
