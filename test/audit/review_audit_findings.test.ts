@@ -156,3 +156,23 @@ test('review: a call not run because the run was cancelled is not recorded as a 
   assert.equal(read?.outcome, 'cancelled');
   assert.notEqual(read?.stage, 'unknown', 'read_file exists; "unknown" means no such tool');
 });
+
+test('review: a call allowed by two grants names both in its decision, not only the first access', async () => {
+  const root = tempDir();
+  writeTree(root, {
+    '.mewcode/settings.json': JSON.stringify({ permissions: { allow: ['apply_patch(b.txt)'] } }),
+  });
+  const records: AuditRecord[] = [];
+  const rt = runtimeAt(root, {
+    workers: 0,
+    trust: true,
+    permissions: { allow: { write: ['a.txt'] } },
+    audit: (r) => records.push(r),
+  });
+  const patch = '*** Begin Patch\n*** Add File: b.txt\n+b\n*** Add File: a.txt\n+a\n*** End Patch\n';
+  const res = await rt.call('apply_patch', { patch });
+  assert.equal(res.isError, false, res.content);
+  const call = records.find((x): x is AuditCall => x.type === 'call');
+  const said = JSON.stringify(call?.decision);
+  assert.ok(said.includes('--allow-write'), `a.txt was allowed by --allow-write, the record says only: ${said}`);
+});
