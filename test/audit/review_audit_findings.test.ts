@@ -176,3 +176,23 @@ test('review: a call allowed by two grants names both in its decision, not only 
   const said = JSON.stringify(call?.decision);
   assert.ok(said.includes('--allow-write'), `a.txt was allowed by --allow-write, the record says only: ${said}`);
 });
+
+test('review: a compaction request that fails still leaves its turn record', async () => {
+  const root = tempDir();
+  const big = Array.from({ length: 1500 }, (_, i) => `big line ${String(i).padStart(5, '0')} ${'x'.repeat(24)}`);
+  writeTree(root, { 'big.txt': big.join('\n') });
+  const seen: AuditRecord[] = [];
+  // No summary: the compaction request takes the script's next turn, a 400 (not retried).
+  const model = await startModel([
+    { calls: [{ name: 'read_file', input: { file_path: 'big.txt' } }] },
+    { status: 400 },
+    { text: 'Done.' },
+  ]);
+  const rt = runtimeAt(root, { workers: 0, audit: (r) => seen.push(r) });
+  const provider = providerFor('anthropic', model);
+  const r = await runAgent({ task: 'go', provider, model: 'm', runtime: rt, contextTokens: 18_000 });
+  assert.equal(r.ok, false);
+  assert.equal(model.requests.length, 2, 'the model was asked twice: the turn, then the compaction');
+  const turns = seen.filter((x) => x.type === 'turn');
+  assert.equal(turns.length, 2, `requests recorded: ${JSON.stringify(turns)}; the run ended: ${r.error}`);
+});
