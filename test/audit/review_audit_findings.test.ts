@@ -196,3 +196,32 @@ test('review: a compaction request that fails still leaves its turn record', asy
   const turns = seen.filter((x) => x.type === 'turn');
   assert.equal(turns.length, 2, `requests recorded: ${JSON.stringify(turns)}; the run ended: ${r.error}`);
 });
+
+test('review: the reads compaction makes inside an agent run are recorded as the run’s, not a library caller’s', async () => {
+  const root = tempDir();
+  const big = Array.from({ length: 1500 }, (_, i) => `big line ${String(i).padStart(5, '0')} ${'x'.repeat(24)}`);
+  writeTree(root, { 'big.txt': big.join('\n') });
+  const seen: AuditRecord[] = [];
+  const model = await startModel(
+    [{ calls: [{ name: 'read_file', input: { file_path: 'big.txt' } }] }, { text: 'Done.' }],
+    { summary: 'SUMMARY' },
+  );
+  const rt = runtimeAt(root, { workers: 0, audit: (r) => seen.push(r) });
+  const r = await runAgent({
+    task: 'go',
+    provider: providerFor('anthropic', model),
+    model: 'm',
+    runtime: rt,
+    contextTokens: 18_000,
+  });
+  assert.equal(r.ok, true, r.error);
+  const calls = seen.filter((x): x is AuditCall => x.type === 'call');
+  assert.equal(calls.length, 2, 'the model’s read and the read compaction made again');
+  assert.deepEqual(
+    calls.map((c) => [c.via, c.run !== undefined]),
+    [
+      ['agent', true],
+      ['agent', true],
+    ],
+  );
+});
