@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runAgent } from '../../lib/agent/loop.ts';
-import { auditFiles, openAuditLog } from '../../lib/audit/log_file.ts';
+import { auditFiles } from '../../lib/audit/log_file.ts';
 import { statsText } from '../../lib/audit/print.ts';
 import { auditStats } from '../../lib/audit/stats.ts';
 import type { AuditCall, AuditRecord } from '../../lib/core/audit_record.ts';
