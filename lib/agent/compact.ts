@@ -7,6 +7,7 @@
  * text, oldest parts dropped first when it would not fit. Main thread.
  */
 import { planLines, type TodoItem } from '../core/todos.ts';
+import type { CallOrigin } from '../core/tool.ts';
 import type { Message, Provider, TurnRequest } from '../llm/provider.ts';
 import type { RetryNotice } from '../llm/retry.ts';
 import { turnWithRetries } from '../llm/retry.ts';
@@ -46,6 +47,8 @@ export async function compact(o: {
   maxTokens: number;
   signal: AbortSignal;
   onRetry?: (n: RetryNotice) => void;
+  /** The run and turn compacting: the files read again are its calls. */
+  origin?: CallOrigin;
 }): Promise<Compacted> {
   const system = 'You write summaries of coding-agent conversations so that the work can continue.';
   const room = o.limit - estimateTokens(system) - estimateTokens(INSTRUCTION) - 200;
@@ -67,7 +70,11 @@ export async function compact(o: {
   let attached = '';
   for (const file of recentlyRead(o.transcript).slice(0, RECOVER_FILES)) {
     if (perFile < 50) break;
-    const r = await o.runtime.call('read_file', { file_path: file }, { signal: o.signal });
+    const r = await o.runtime.call(
+      'read_file',
+      { file_path: file },
+      { signal: o.signal, ...(o.origin ? { origin: o.origin } : {}) },
+    );
     // A picture's answer is a line about an image the summary cannot carry: not read again.
     if (r.isError || r.meta?.image) continue;
     const max = perFile * 3;

@@ -1,10 +1,11 @@
+import { fail } from '../core/tool.ts';
 import { describeProviderError, type ModelTurn, type Provider, type ToolCall, type Usage } from '../llm/provider.ts';
 import { DEFAULT_MODELS, makeProvider } from '../llm/providers.ts';
 import { type RetryNotice, turnWithRetries } from '../llm/retry.ts';
 import { uniqueIds } from './call_ids.ts';
 import { compact } from './compact.ts';
 import { limitImages, requestTokens, trim } from './context_budget.ts';
-import { runCalls } from './run_calls.ts';
+import { recordLoopAnswer, runCalls } from './run_calls.ts';
 import { count, finish, type Run, startRun } from './run_state.ts';
 import type { AgentOptions, AgentResult } from './types.ts';
 
@@ -64,7 +65,7 @@ async function runTurn(run: Run, turn: number): Promise<AgentResult | undefined>
   const unanswered = endWithoutAnswer(run, t, calls, turn);
   if (unanswered) return unanswered;
   if (t.truncated) {
-    answerCutCalls(run, t, calls);
+    answerCutCalls(run, t, calls, turn);
     return undefined;
   }
   run.transcript.push({ role: 'assistant', text: t.text, calls });
@@ -149,7 +150,7 @@ function recordTurn(
  * was not enough. The run's result when even the compacted request does not fit.
  */
 async function fitContext(run: Run, turn: number): Promise<AgentResult | undefined> {
-  const { o, tools, limit, budget, maxTokens, signal, onRetry, depth } = run;
+  const { tools, limit, budget, depth } = run;
   const dropped = limitImages(run.transcript);
   if (dropped)
     run.emit({
@@ -167,23 +168,7 @@ async function fitContext(run: Run, turn: number): Promise<AgentResult | undefin
       depth,
     });
   if (fits()) return undefined;
-  const reserved = requestTokens(run.prompt(), tools, []);
-  const asked = { startedAt: Date.now(), started: performance.now(), retries: 0 };
-  const retried = (n: RetryNotice) => {
-    asked.retries++;
-    onRetry(n);
-  };
-  const c = await compact({
-    ...o,
-    transcript: run.transcript,
-    todos: run.todos,
-    limit,
-    reserved,
-    maxTokens,
-    signal,
-    onRetry: retried,
-  });
-  recordTurn(run, turn, asked, { stop: 'compacted', usage: c.usage, calls: 0, purpose: 'compact' });
+  const c = await compactRecorded(run, turn, requestTokens(run.prompt(), tools, []));
   count(run, c.usage, turn);
   run.transcript = [...c.transcript];
   run.emit({
@@ -199,6 +184,41 @@ async function fitContext(run: Run, turn: number): Promise<AgentResult | undefin
     turn,
     `the context budget (${budget} tokens) is too small for the task and the tools; raise MEWCODE_CONTEXT_TOKENS`,
   );
+}
+
+/**
+ * The model summarises the conversation (compact.ts): its request is a turn record of its own, its
+ * failure too, and the files it reads again are the run's calls. `reserved`: the tokens of the system
+ * prompt and the tools, which the compacted request carries beside its messages.
+ */
+async function compactRecorded(run: Run, turn: number, reserved: number) {
+  const { o, limit, maxTokens, signal, onRetry } = run;
+  const asked = { startedAt: Date.now(), started: performance.now(), retries: 0 };
+  const retried = (n: RetryNotice) => {
+    asked.retries++;
+    onRetry(n);
+  };
+  const origin = { run: run.id, turn };
+  try {
+    const c = await compact({
+      ...o,
+      transcript: run.transcript,
+      todos: run.todos,
+      limit,
+      reserved,
+      maxTokens,
+      signal,
+      onRetry: retried,
+      origin,
+    });
+    recordTurn(run, turn, asked, { stop: 'compacted', usage: c.usage, calls: 0, purpose: 'compact' });
+    return c;
+  } catch (e) {
+    const cancelled = signal.aborted;
+    const error = cancelled ? 'cancelled while the model was answering' : describeProviderError(o.provider, e);
+    recordTurn(run, turn, asked, { stop: cancelled ? 'cancelled' : 'error', error, calls: 0, purpose: 'compact' });
+    throw e;
+  }
 }
 
 /** A turn without calls that was cut off or is empty ends the run: there is no whole answer to give. */
@@ -226,7 +246,7 @@ function endWithoutAnswer(run: Run, t: ModelTurn, calls: ToolCall[], turn: numbe
  * The arguments of a cut turn are incomplete: running them would act on half a call, so each call is
  * answered with an error saying why it was not run.
  */
-function answerCutCalls(run: Run, t: ModelTurn, calls: ToolCall[]): void {
+function answerCutCalls(run: Run, t: ModelTurn, calls: ToolCall[], turn: number): void {
   const { maxTokens } = run;
   run.emit({
     type: 'notice',
@@ -242,6 +262,9 @@ function answerCutCalls(run: Run, t: ModelTurn, calls: ToolCall[]): void {
     role: 'tool_results',
     results: calls.map((c) => ({ id: c.id, name: c.name, content: cutCall(c.name, maxTokens), isError: true })),
   });
+  const start = { startedAt: Date.now(), started: performance.now() };
+  const env = { runtime: run.o.runtime, origin: { run: run.id, turn } };
+  for (const c of calls) recordLoopAnswer(env, c, start, 'parse', fail('invalid_args', cutCall(c.name, maxTokens)));
 }
 
 /** Runs the turn's calls and records their answers, pinning the skills they loaded and keeping the plan they wrote. */

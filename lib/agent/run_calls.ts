@@ -9,6 +9,7 @@ import { callRecord } from '../core/call_record.ts';
 import type { ToolDefinition } from '../core/registry.ts';
 import { type CallOrigin, fail, type ToolResult } from '../core/tool.ts';
 import type { Provider, ToolCall } from '../llm/provider.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 import { agentTool } from './agent_tool.ts';
 import type { AgentToolName } from './filter.ts';
 import { type DeferredTools, notFoundYet, runToolSearch, TOOL_SEARCH } from './tool_search.ts';
@@ -50,7 +51,7 @@ async function runOne(c: ToolCall, env: CallEnv): Promise<ToolResult> {
 async function callTool(c: ToolCall, env: CallEnv): Promise<ToolResult> {
   const start = { startedAt: Date.now(), started: performance.now() };
   if (env.signal.aborted)
-    return answered(c, env, start, 'unknown', fail('cancelled', `${c.name} was not run: the run was cancelled.`));
+    return answered(c, env, start, 'skipped', fail('cancelled', `${c.name} was not run: the run was cancelled.`));
   if (!env.visible.has(c.name)) {
     if (env.deferred?.tools.has(c.name)) return answered(c, env, start, 'unknown', notFoundYet(c.name));
     const more = env.deferred ? `, and ${env.deferred.tools.size} MCP tools to find with tool_search` : '';
@@ -81,11 +82,22 @@ function answered(
   stage: CallStage,
   result: ToolResult,
 ): ToolResult {
+  recordLoopAnswer(env, c, start, stage, result);
+  return result;
+}
+
+/** The audit record of a call the loop answered itself (a cut turn's calls too: loop.ts). */
+export function recordLoopAnswer(
+  env: { runtime: Runtime; origin: CallOrigin },
+  c: ToolCall,
+  start: { startedAt: number; started: number },
+  stage: CallStage,
+  result: ToolResult,
+): void {
   const { runtime, origin } = env;
   const input = c.badJson !== undefined ? c.badJson : c.input;
   const facts = { session: runtime.session, via: 'agent' as const, origin, callId: c.id, tool: c.name, input };
   runtime.record(callRecord({ ...facts, ...start, stage, result }, performance.now()));
-  return result;
 }
 
 async function runSubAgent(c: ToolCall, env: CallEnv): Promise<ToolResult> {

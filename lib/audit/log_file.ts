@@ -55,6 +55,10 @@ export function defaultAuditPath(env: NodeJS.ProcessEnv = process.env): string {
 export function openAuditLog(file: string, o: AuditLogOptions & { own?: boolean } = {}): Result<AuditLog, string> {
   const maxBytes = o.maxBytes ?? DEFAULT_AUDIT_MAX_BYTES;
   const keep = o.keep ?? DEFAULT_AUDIT_KEEP;
+  if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0))
+    return errValue(`maxBytes must be a whole number of bytes over 0, not ${JSON.stringify(maxBytes)}`);
+  if (!(Number.isSafeInteger(keep) && keep >= 0))
+    return errValue(`keep must be a whole number of files, 0 or more, not ${JSON.stringify(keep)}`);
   const dir = path.dirname(path.resolve(file));
   const made = o.own ? ownPrivateDir(dir, 'the audit log directory') : madeDir(dir);
   if (!made.ok) return made;
@@ -69,15 +73,20 @@ export function openAuditLog(file: string, o: AuditLogOptions & { own?: boolean 
   const warn = o.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
   let failed = false;
   let closed = false;
+  // The last write was cut short (a full disk): the next record starts on a line of its own.
+  let torn = false;
   const sink: AuditSink = (r: AuditRecord) => {
     if (closed) return;
     try {
-      const line = Buffer.from(`${JSON.stringify(r)}\n`);
+      const line = Buffer.from(`${torn ? '\n' : ''}${JSON.stringify(r)}\n`);
       // The path's file, not only ours: another process may have rotated it (a stat, ~3 µs).
       const now = followRotation(file, fd, open);
       fd = now.fd;
-      if (now.size > 0 && now.size + line.length > maxBytes) fd = rotate(file, fd, keep, open);
-      writeSync(fd, line);
+      if (now.size > 0 && now.size + line.length > maxBytes)
+        fd = rotateLocked(file, fd, { keep, maxBytes, open }, line.length);
+      const written = writeSync(fd, line);
+      torn = written < line.length;
+      if (torn) throw Object.assign(new Error('a short write'), { code: 'ENOSPC' });
     } catch (e) {
       if (!failed) warn(`mewcode: the audit log ${file} cannot be written (${(e as NodeJS.ErrnoException).code ?? e})`);
       failed = true;
@@ -118,6 +127,48 @@ function followRotation(file: string, fd: number, open: () => number): { fd: num
   return { fd: opened, size: fstatSync(opened).size };
 }
 
+/** A lock older than this was left by a writer that died while rotating. */
+const STALE_LOCK_MS = 30_000;
+
+/**
+ * Rotates holding `<file>.lock` (made O_EXCL), so two writers never shift the files at once — one
+ * would rename over what the other just moved. The file is looked at again under the lock (another
+ * writer may have rotated it meanwhile). A writer that finds the lock taken goes on writing to its
+ * file, rotated or not: its lines land in one of the kept files either way.
+ */
+function rotateLocked(
+  file: string,
+  fd: number,
+  o: { keep: number; maxBytes: number; open: () => number },
+  lineBytes: number,
+): number {
+  const lock = `${file}.lock`;
+  let held: number;
+  try {
+    held = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    breakStaleLock(lock);
+    return fd;
+  }
+  try {
+    const now = followRotation(file, fd, o.open);
+    if (now.size === 0 || now.size + lineBytes <= o.maxBytes) return now.fd;
+    return rotate(file, now.fd, o.keep, o.open);
+  } finally {
+    closeSync(held);
+    unlinkSync(lock);
+  }
+}
+
+function breakStaleLock(lock: string): void {
+  try {
+    if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) unlinkSync(lock);
+  } catch {
+    // gone already: its holder finished
+  }
+}
+
 /** Shifts `file` → `file.1` → … (the oldest past `keep` removed) and opens a new `file`. */
 function rotate(file: string, fd: number, keep: number, open: () => number): number {
   closeSync(fd);
@@ -146,7 +197,9 @@ export function auditFiles(file: string): string[] {
     return [];
   }
   const rotated = names
-    .map((n) => ({ n, i: n.startsWith(`${base}.`) ? Number(n.slice(base.length + 1)) : Number.NaN }))
+    // `.1`, never `.01`: the names rotation makes, each file once.
+    .map((n) => ({ n, suffix: n.startsWith(`${base}.`) ? n.slice(base.length + 1) : '' }))
+    .map(({ n, suffix }) => ({ n, i: /^[1-9][0-9]*$/.test(suffix) ? Number(suffix) : Number.NaN }))
     .filter((x) => Number.isSafeInteger(x.i) && x.i > 0)
     .sort((a, b) => b.i - a.i)
     .map((x) => path.join(dir, x.n));

@@ -22,7 +22,7 @@ function table(head: readonly string[], rows: readonly (readonly string[])[]): s
 export function statsText(s: AuditStats, files: readonly string[]): string {
   const out: string[] = [];
   out.push(
-    `${s.calls} calls in ${s.sessions} sessions (${files.length} file${files.length === 1 ? '' : 's'}: ${files.map(escapeControl).join(', ')})${s.badLines ? `; ${s.badLines} lines were not records` : ''}\n`,
+    `${s.calls} calls in ${s.sessions} sessions (${files.length} file${files.length === 1 ? '' : 's'}: ${files.map(escapeControl).join(', ')})${s.badLines ? `; ${s.badLines === 1 ? '1 line was' : `${s.badLines} lines were`} not a record` : ''}\n`,
   );
   if (s.tools.length)
     out.push(
@@ -49,14 +49,14 @@ export function statsText(s: AuditStats, files: readonly string[]): string {
     out.push(
       `denials\n${table(
         ['step', 'by', 'count'],
-        s.denials.map((d) => [d.by, escapeControl(d.source), String(d.count)]),
+        s.denials.map((d) => [escapeControl(d.by), escapeControl(d.source), String(d.count)]),
       )}`,
     );
   if (s.slowest.length)
     out.push(
       `slowest calls\n${table(
         ['tool', 'time', 'took', 'outcome'],
-        s.slowest.map((c) => [escapeControl(c.tool), c.time, ms(c.ms), c.outcome]),
+        s.slowest.map((c) => [escapeControl(c.tool), escapeControl(c.time), ms(c.ms), escapeControl(c.outcome)]),
       )}`,
     );
   if (s.models.length)
@@ -73,5 +73,5 @@ export function statsText(s: AuditStats, files: readonly string[]): string {
         ]),
       )}`,
     );
-  return out.join('\n');
+  return out.join('');
 }

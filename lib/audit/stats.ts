@@ -4,7 +4,7 @@
  * identical calls repeated within a run; denials by the step and rule that made them; the slowest
  * calls; model requests and tokens per model. Records it cannot read are counted, never fatal.
  */
-import type { AuditCall, AuditRecord, AuditTurn } from '../core/audit_record.ts';
+import { type AuditCall, type AuditRecord, type AuditTurn, CALL_STAGES } from '../core/audit_record.ts';
 
 export interface ToolStats {
   tool: string;
@@ -77,7 +77,7 @@ export function auditStats(lines: Iterable<string>): AuditStats {
     calls: calls.length,
     tools: toolStats(known),
     unknown: unknownStats(calls),
-    repeats: repeatStats(known),
+    repeats: repeatStats(known, calls.length),
     denials: denialStats(known),
     slowest: [...known]
       .sort((a, b) => b.ms - a.ms)
@@ -87,7 +87,11 @@ export function auditStats(lines: Iterable<string>): AuditStats {
   };
 }
 
-/** A record, or nothing when the line is not one (a cut line, another program's output). */
+/**
+ * A record, or nothing when the line is not one (a cut line, another program's output, a hand-edited
+ * record): every field the figures use is checked for its type, so a hostile log is skipped line by
+ * line, never fatal and never summed as text.
+ */
 function parseRecord(line: string): AuditRecord | undefined {
   let r: unknown;
   try {
@@ -95,15 +99,46 @@ function parseRecord(line: string): AuditRecord | undefined {
   } catch {
     return undefined;
   }
-  if (typeof r !== 'object' || r === null) return undefined;
-  const o = r as Record<string, unknown>;
-  if (typeof o.session !== 'string') return undefined;
-  if (o.type === 'call' && typeof o.tool === 'string' && typeof o.ms === 'number' && typeof o.outcome === 'string')
-    return r as AuditCall;
-  if (o.type === 'turn' && typeof o.model === 'string' && typeof o.tokens === 'object' && o.tokens !== null)
-    return r as AuditTurn;
-  if (o.type === 'session') return r as AuditRecord;
+  if (!isObject(r) || typeof r.session !== 'string' || typeof r.time !== 'string') return undefined;
+  if (r.type === 'call') return isCall(r) ? (r as unknown as AuditCall) : undefined;
+  if (r.type === 'turn') return isTurn(r) ? (r as unknown as AuditTurn) : undefined;
+  if (r.type === 'session') return r as unknown as AuditRecord;
   return undefined;
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+const isOptional = (x: unknown, type: 'string' | 'boolean') => x === undefined || typeof x === type;
+
+function isCall(r: Record<string, unknown>): boolean {
+  const { input, decision } = r;
+  return (
+    typeof r.tool === 'string' &&
+    typeof r.outcome === 'string' &&
+    (CALL_STAGES as readonly unknown[]).includes(r.stage) &&
+    isCount(r.ms) &&
+    isOptional(r.run, 'string') &&
+    isObject(input) &&
+    typeof input.sha256 === 'string' &&
+    (decision === undefined ||
+      (isObject(decision) &&
+        typeof decision.allow === 'boolean' &&
+        typeof decision.by === 'string' &&
+        isOptional(decision.source, 'string')))
+  );
+}
+
+function isTurn(r: Record<string, unknown>): boolean {
+  const { tokens } = r;
+  return (
+    typeof r.model === 'string' &&
+    typeof r.provider === 'string' &&
+    isObject(tokens) &&
+    isCount(tokens.input) &&
+    isCount(tokens.output) &&
+    isCount(r.retries) &&
+    isOptional(r.error, 'string')
+  );
 }
 
 function toolStats(calls: readonly AuditCall[]): ToolStats[] {
@@ -143,13 +178,14 @@ function unknownStats(calls: readonly AuditCall[]): AuditStats['unknown'] {
   };
 }
 
-function repeatStats(calls: readonly AuditCall[]): AuditStats['repeats'] {
+/** `all`: every call, unknown ones included, as the unknown-tool rate counts them. */
+function repeatStats(calls: readonly AuditCall[], all: number): AuditStats['repeats'] {
   const by = groupBy(calls, (c) => `${c.session}\0${c.run ?? ''}\0${c.tool}\0${c.input.sha256}`);
   const repeated = [...by.values()].filter((cs) => cs.length > 1);
   const extra = repeated.reduce((n, cs) => n + cs.length - 1, 0);
   return {
     calls: extra,
-    rate: calls.length ? extra / calls.length : 0,
+    rate: all ? extra / all : 0,
     top: repeated
       .sort((a, b) => b.length - a.length)
       .slice(0, TOP)
@@ -175,9 +211,9 @@ function modelStats(turns: readonly AuditTurn[]): AuditStats['models'] {
       provider: t.provider,
       model: t.model,
       requests: ts.length,
-      input: ts.reduce((n, x) => n + (x.tokens.input ?? 0), 0),
-      output: ts.reduce((n, x) => n + (x.tokens.output ?? 0), 0),
-      retries: ts.reduce((n, x) => n + (x.retries ?? 0), 0),
+      input: ts.reduce((n, x) => n + x.tokens.input, 0),
+      output: ts.reduce((n, x) => n + x.tokens.output, 0),
+      retries: ts.reduce((n, x) => n + x.retries, 0),
       errors: ts.filter((x) => x.error !== undefined).length,
     };
   });

@@ -9,13 +9,21 @@ import type { ErrorCode, PolicyDecision } from './tool_result.ts';
 
 /**
  * Where a call ended: `unknown` (no such tool), `parse` (its arguments were refused before anything
- * ran), `authorize` (the path gate or the policy refused it), `run` (it ran; `outcome` says how).
+ * ran: not JSON, cut off by the output limit, not what the tool takes), `authorize` (the path gate or
+ * the policy refused it), `skipped` (the run was cancelled before it started), `run` (it ran;
+ * `outcome` says how).
  */
-export const CALL_STAGES = ['unknown', 'parse', 'authorize', 'run'] as const;
+export const CALL_STAGES = ['unknown', 'parse', 'authorize', 'skipped', 'run'] as const;
 export type CallStage = (typeof CALL_STAGES)[number];
 
 /** Who made a call: an agent run, an MCP client, the command line, or a program using the library. */
 export type CallVia = 'agent' | 'mcp' | 'cli' | 'library';
+
+/**
+ * A decision as recorded: its `reason` is what the model was told, which quotes the arguments (a
+ * refused command line, a path), so it is kept only where the arguments are (`auditInputs`).
+ */
+export type AuditDecision = Omit<PolicyDecision, 'reason'> & { reason?: string };
 
 export interface AuditCall {
   type: 'call';
@@ -37,7 +45,7 @@ export interface AuditCall {
   input: { sha256: string; bytes: number; value?: unknown };
   stage: CallStage;
   /** The policy's decision (or the path gate's refusal, `by: 'gate'`), when the call reached that step. */
-  decision?: PolicyDecision;
+  decision?: AuditDecision;
   /** `ok`, or the result's error code. */
   outcome: 'ok' | ErrorCode;
   ms: number;

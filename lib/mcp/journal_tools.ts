@@ -7,6 +7,7 @@
  * `mewcode undo`. Main thread.
  */
 
+import { callRecord } from '../core/call_record.ts';
 import type { ErrorCode } from '../core/tool.ts';
 import type { Journal } from '../history/journal.ts';
 import { historyTable, rewindReport } from '../history/print.ts';
@@ -70,13 +71,23 @@ export async function callJournalTool(
   args: unknown,
 ): Promise<McpToolResult | undefined> {
   if (!journalToolList(runtime).some((t) => t.name === name)) return undefined;
+  const start = { startedAt: Date.now(), started: performance.now() };
   const journal = runtime.journal as Journal;
   const a = (args ?? {}) as Record<string, unknown>;
+  let r: McpToolResult;
   try {
-    return name === 'history' ? history(journal, a) : await rewind(journal, a);
+    r = name === 'history' ? history(journal, a) : await rewind(journal, a);
   } catch (err) {
-    return failure('io', `${name} failed: ${(err as Error).message}`);
+    r = failure('io', `${name} failed: ${(err as Error).message}`);
   }
+  // Answered here, not by the runtime: recorded in the audit trail as its calls are (rewind changes files).
+  const code = r.isError ? (r.structuredContent?.code as ErrorCode | undefined) : undefined;
+  const result = { content: r.content.map((c) => c.text).join('\n'), isError: r.isError, ...(code ? { code } : {}) };
+  const facts = { session: runtime.session, via: 'mcp' as const, tool: name, input: a };
+  runtime.record(
+    callRecord({ ...facts, ...start, stage: code === 'invalid_args' ? 'parse' : 'run', result }, performance.now()),
+  );
+  return r;
 }
 
 function history(journal: Journal, a: Record<string, unknown>): McpToolResult {

@@ -167,7 +167,9 @@ const nothingAsks: Step = (_env, call) => {
   const verdicts = call.verdicts();
   if (verdicts.some((v) => v.verdict === 'ask')) return undefined;
   const first = verdicts[0];
-  return allow(first?.by ?? 'default', first?.why ?? 'nothing to check', first?.source ?? 'nothing to check');
+  // Each access may be allowed by something else (a rule for one file, a flag for another): all are named.
+  const sources = [...new Set(verdicts.map((v) => v.source))].join('; ');
+  return allow(first?.by ?? 'default', first?.why ?? 'nothing to check', sources || 'nothing to check');
 };
 
 const prompt: Step = async (env, call) => {

@@ -287,10 +287,15 @@ function auditOf(options: RuntimeOptions, s: { root: string; mode: Mode; sandbox
   return { session, record, on: sinks.length > 0 };
 }
 
-/** A call's record with its arguments' digest and size only. */
+/**
+ * A call's record with its arguments' digest and size only. The decision's `reason` goes too: it is
+ * what the model was told, and quotes the arguments (a refused command line, a path).
+ */
 function withoutInput(r: AuditCall): AuditCall {
   const { value: _dropped, ...input } = r.input;
-  return { ...r, input };
+  if (!r.decision) return { ...r, input };
+  const { reason: _quoted, ...decision } = r.decision;
+  return { ...r, input, decision };
 }
 
 /** What is wrong with the audit option, if anything: a function, or a list of them. */

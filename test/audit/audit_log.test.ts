@@ -129,7 +129,7 @@ for (const wire of ['anthropic', 'openai'] as const) {
       ['read_file', 'run', 'ok', 'default', 'default read'],
       ['grep', 'run', 'ok', 'default', 'default read'],
       ['write_file', 'authorize', 'permission_denied', 'rule', 'project deny write_file(secret.txt)'],
-      ['bash', 'run', 'ok', 'rule', 'project allow bash(echo)'],
+      ['bash', 'run', 'ok', 'rule', 'project allow bash(echo); default read'],
       ['bash', 'run', 'ok', 'prompt', 'answered once'],
       ['bash', 'authorize', 'permission_denied', 'hook', 'if grep -q curl; then echo no network >&2; exit 2; fi'],
       ['no_such_tool', 'unknown', 'unknown_tool', undefined, undefined],

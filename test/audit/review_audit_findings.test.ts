@@ -111,7 +111,7 @@ test('review: stats escapes control characters in outcome, step and time', () =>
   assert.ok(!text.includes('\u001b'), JSON.stringify(text));
 });
 
-test('review: stats sums tokens and retries as numbers, not strings', () => {
+test('review: stats never sums tokens or retries written as text: such a record is not one', () => {
   const turn = (input: unknown, retries: unknown) =>
     JSON.stringify({
       type: 'turn',
@@ -122,9 +122,9 @@ test('review: stats sums tokens and retries as numbers, not strings', () => {
       tokens: { input, output: 1 },
       retries,
     });
-  const s = auditStats([turn('5', 0), turn(10, '2')]);
-  assert.equal(s.models[0]?.input, 15, `input tokens ${JSON.stringify(s.models[0]?.input)}`);
-  assert.equal(s.models[0]?.retries, 2, `retries ${JSON.stringify(s.models[0]?.retries)}`);
+  const s = auditStats([turn('5', 0), turn(10, '2'), turn(7, 1)]);
+  assert.equal(s.badLines, 2);
+  assert.deepEqual([s.models[0]?.input, s.models[0]?.retries], [7, 1]);
 });
 
 test('review: a call not run because the run was cancelled is not recorded as a tool that does not exist', async () => {

@@ -176,7 +176,7 @@ test('always: the rule holds in this runtime at once, so the prompt is reached o
     allow: true,
     by: 'rule',
     reason: 'the local rule allow "bash(=echo hi)"',
-    source: 'local allow bash(=echo hi)',
+    source: 'local allow bash(=echo hi); default read',
   });
   assert.equal((await rt.call('bash', { command: 'echo other' })).code, 'permission_denied');
   assert.equal(seen.length, 2, 'asked for "echo hi" once, and for "echo other"');
