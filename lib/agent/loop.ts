@@ -79,6 +79,7 @@ async function runTurn(run: Run, turn: number): Promise<AgentResult | undefined>
 async function askModel(run: Run, turn: number): Promise<{ turn: ModelTurn } | { ended: AgentResult }> {
   const unfit = await fitContextOrEnd(run, turn);
   if (unfit) return { ended: unfit };
+  forgetGoneTools(run);
   const asked = { startedAt: Date.now(), started: performance.now(), retries: 0 };
   try {
     const t = await turnWithRetries(
@@ -107,6 +108,27 @@ async function askModel(run: Run, turn: number): Promise<{ turn: ModelTurn } | {
     recordTurn(run, turn, asked, { stop: cancelled ? 'cancelled' : 'error', error, calls: 0 });
     return { ended: finish(run, cancelled ? 'cancelled' : 'error', '', turn, error) };
   }
+}
+
+/**
+ * An MCP server that went away (its connection closed) took its tools out of the registry: the run
+ * stops offering them, found ones included, so the model is not sent tools it cannot call.
+ */
+function forgetGoneTools(run: Run): void {
+  const gone = run.tools.filter((t) => t.name.startsWith('mcp__') && !run.o.runtime.registry.get(t.name));
+  for (const t of gone) {
+    run.tools.splice(run.tools.indexOf(t), 1);
+    run.visible.delete(t.name);
+    run.deferred?.gone.add(t.name);
+  }
+  if (run.deferred)
+    for (const name of run.deferred.tools.keys()) if (!run.o.runtime.registry.get(name)) run.deferred.gone.add(name);
+  if (gone.length)
+    run.emit({
+      type: 'notice',
+      message: `tools: ${gone.length} tools of MCP servers no longer connected are not offered any more`,
+      depth: run.depth,
+    });
 }
 
 /** fitContext, its failure (a compaction request that failed or was cancelled) ending the run. */

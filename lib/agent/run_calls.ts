@@ -12,7 +12,7 @@ import type { Provider, ToolCall } from '../llm/provider.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { agentTool } from './agent_tool.ts';
 import type { AgentToolName } from './filter.ts';
-import { type DeferredTools, notFoundYet, runToolSearch, TOOL_SEARCH } from './tool_search.ts';
+import { type DeferredTools, notFoundYet, runToolSearch, TOOL_SEARCH, usedFound } from './tool_search.ts';
 import type { AgentEvent, AgentOptions, AgentResult } from './types.ts';
 
 let seq = 0;
@@ -52,6 +52,10 @@ async function callTool(c: ToolCall, env: CallEnv): Promise<ToolResult> {
   const start = { startedAt: Date.now(), started: performance.now() };
   if (env.signal.aborted)
     return answered(c, env, start, 'skipped', fail('cancelled', `${c.name} was not run: the run was cancelled.`));
+  if ((env.visible.has(c.name) || env.deferred?.gone.has(c.name)) && isGone(c.name, env)) {
+    const why = `${c.name} is no longer available: its MCP server is not connected any more. Go on without it.`;
+    return answered(c, env, start, 'unknown', fail('unknown_tool', why));
+  }
   if (!env.visible.has(c.name)) {
     if (env.deferred?.tools.has(c.name)) return answered(c, env, start, 'unknown', notFoundYet(c.name));
     const more = env.deferred ? `, and ${env.deferred.tools.size} MCP tools to find with tool_search` : '';
@@ -71,8 +75,12 @@ async function callTool(c: ToolCall, env: CallEnv): Promise<ToolResult> {
     const r = runToolSearch(c.input, env.deferred);
     return answered(c, env, start, r.code === 'invalid_args' ? 'parse' : 'run', r);
   }
+  if (env.deferred) usedFound(env.deferred, c.name);
   return env.runtime.call(c.name, c.input, { signal: env.signal, origin: env.origin, callId: c.id });
 }
+
+/** An MCP tool whose server went away (its tools left the registry when its connection closed). */
+const isGone = (name: string, env: CallEnv) => name.startsWith('mcp__') && !env.runtime.registry.get(name);
 
 /** A call the loop answered itself, never reaching the runtime: recorded in the audit trail as the runtime's are. */
 function answered(

@@ -27,6 +27,12 @@ export const DEFAULT_SHARE = 0.1;
 export const DEFAULT_MAX_TOOLS = 100;
 const DEFAULT_RESULTS = 5;
 const MAX_RESULTS = 20;
+/**
+ * The most found tools a run keeps loaded: past it, those found or called least recently are let go
+ * (found again, they come back). With the ~20 built-in tools this stays under the 128 a request to
+ * OpenAI may carry, and it bounds what the found tools take of the context.
+ */
+export const MAX_FOUND = 40;
 
 export const TOOL_SEARCH = 'tool_search';
 
@@ -59,6 +65,10 @@ export interface DeferredTools {
   /** The run's tool list (what each request sends) and the names it may call: found tools join both. */
   sent: ToolDefinition[];
   visible: Set<string>;
+  /** The found tools loaded now, the least recently found or called first. */
+  found: string[];
+  /** Tools whose MCP server went away: never found again. */
+  gone: Set<string>;
 }
 
 const isMcp = (d: ToolDefinition) => d.name.startsWith('mcp__');
@@ -85,6 +95,8 @@ export function deferTools(
       index: toolIndex(mcp),
       sent,
       visible: new Set(sent.map((d) => d.name)),
+      found: [],
+      gone: new Set(),
     },
   };
 }
@@ -111,18 +123,46 @@ export function runToolSearch(input: unknown, d: DeferredTools): ToolResult {
   const parsed = toolSearchTool.parse(input);
   if (!parsed.ok) return parsed.error;
   const { query, max_results } = parsed.value;
-  const hits = d.index.search(query, max_results ?? DEFAULT_RESULTS);
+  const want = max_results ?? DEFAULT_RESULTS;
+  const hits = d.index
+    .search(query, want + d.gone.size)
+    .filter((h) => !d.gone.has(h.tool.name))
+    .slice(0, want);
   if (hits.length === 0)
     return fail(
       'no_match',
       `No deferred tool matches ${JSON.stringify(query)}. Try other words for what you want to do, or a server's name (${serverNames(d)}).`,
     );
   for (const h of hits) {
-    if (d.visible.has(h.tool.name)) continue;
-    d.visible.add(h.tool.name);
-    d.sent.push(h.tool);
+    if (!d.visible.has(h.tool.name)) {
+      d.visible.add(h.tool.name);
+      d.sent.push(h.tool);
+    }
+    usedFound(d, h.tool.name);
   }
-  return { content: printHits(hits), isError: false };
+  const dropped = dropOldest(d);
+  const note = dropped.length
+    ? `\n\nUnloaded to keep at most ${MAX_FOUND} found tools (find them again to call them): ${dropped.join(', ')}.`
+    : '';
+  return { content: `${printHits(hits)}${note}`, isError: false };
+}
+
+/** A found tool was found again or called: it is the last to be let go. */
+export function usedFound(d: DeferredTools, name: string): void {
+  const i = d.found.indexOf(name);
+  if (i >= 0) d.found.splice(i, 1);
+  if (d.tools.has(name)) d.found.push(name);
+}
+
+/** Lets go of the found tools past MAX_FOUND, the least recently used first; their names. */
+function dropOldest(d: DeferredTools): string[] {
+  const dropped = d.found.splice(0, Math.max(0, d.found.length - MAX_FOUND));
+  for (const name of dropped) {
+    d.visible.delete(name);
+    const i = d.sent.findIndex((t) => t.name === name);
+    if (i >= 0) d.sent.splice(i, 1);
+  }
+  return dropped;
 }
 
 const serverNames = (d: DeferredTools) =>

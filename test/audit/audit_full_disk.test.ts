@@ -1,7 +1,6 @@
 /**
- * Review reproduction (expected to FAIL until fixed; runs only as root, where it can mount a tiny
- * tmpfs): a record cut short by a full disk is left without its newline, so the first record written
- * after space comes back is glued to it and lost too — the writer ignores writeSync's short count.
+ * A record cut short by a full disk (a tiny tmpfs, mounted as root) does not swallow the next one: the
+ * first record written after space comes back starts on a line of its own.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -13,7 +12,7 @@ import { tempDir } from '../helpers/temp.ts';
 
 const root = process.getuid?.() === 0;
 
-test('review: after a full disk the first record written again is whole on its own line', {
+test('after a full disk the first record written again is whole on its own line', {
   skip: !root && 'needs root to mount a tmpfs',
 }, () => {
   const mnt = path.join(tempDir(), 'full');

@@ -1,6 +1,6 @@
 /**
- * Review checks of todo_write from the outside: a plan whose items carry terminal escapes, bidi
- * overrides and line breaks reaches the CLI's stderr escaped; 51 items are refused, 50 taken.
+ * todo_write from the outside: a plan whose items carry terminal escapes, bidi overrides and line
+ * breaks reaches the CLI's stderr escaped; 51 items are refused, 50 taken.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -8,7 +8,7 @@ import { runCli } from '../helpers/cli.ts';
 import { startModel } from '../helpers/fake_model.ts';
 import { tempDir } from '../helpers/temp.ts';
 
-test('review: todo_write items with escapes reach the CLI escaped; 51 items refused, 50 taken', async () => {
+test('todo_write items with escapes reach the CLI escaped; 51 items refused, 50 taken', async () => {
   const nasty = '\u001b]0;PWNED\u0007\u001b[2JRun \u202etset\u202c\u0085 and\nmore';
   const items = (n: number) => Array.from({ length: n }, (_, i) => ({ content: `step ${i}`, status: 'pending' }));
   const model = await startModel([

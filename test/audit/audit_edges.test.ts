@@ -1,8 +1,9 @@
 /**
- * Review reproductions for the audit trail (expected to FAIL until the findings are fixed): calls of a
- * cut turn leave no record, `auditInputs: false` still writes a denied command line into the log,
- * processes sharing a log lose records when they rotate it together, and `mewcode stats` crashes on
- * or passes terminal escapes through from a hostile log.
+ * The audit trail's edges, found by an outside review: the calls of a cut turn are recorded,
+ * `auditInputs: false` keeps a denied command line out of the log, processes rotating one log together
+ * lose none of its records, `mewcode stats` takes hostile logs without crashing or passing terminal
+ * escapes through, a call the cancelled run never started is `skipped`, a call allowed by several
+ * grants names them all, and compaction's requests and re-reads are the run's.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -19,7 +20,7 @@ import { REPO, TSX } from '../helpers/repo.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 
-test('review: the calls of a turn cut by the output limit are answered by the loop and recorded', async () => {
+test('the calls of a turn cut by the output limit are answered by the loop and recorded', async () => {
   const root = tempDir();
   writeTree(root, { 'a.txt': 'alpha\n' });
   const records: AuditRecord[] = [];
@@ -36,7 +37,7 @@ test('review: the calls of a turn cut by the output limit are answered by the lo
   assert.equal(calls.length, 1, 'the cut call the model was answered about has no record');
 });
 
-test('review: auditInputs false keeps a denied command line out of the log', async () => {
+test('auditInputs false keeps a denied command line out of the log', async () => {
   const root = tempDir();
   writeTree(root, {
     '.mewcode/settings.json': JSON.stringify({ permissions: { deny: ['bash(curl)'] } }),
@@ -62,7 +63,7 @@ for (let i = 0; i < Number(n); i++)
 log.value.close();
 `;
 
-test('review: three processes rotating one log together lose none of its records', async () => {
+test('three processes rotating one log together lose none of its records', async () => {
   const dir = tempDir();
   const script = path.join(dir, 'writer.mts');
   writeFileSync(script, WRITER);
@@ -91,7 +92,7 @@ const hostile = [
   `{"type":"call",${S},"tool":"t","ms":1,"outcome":"ok","stage":"run","input":{"sha256":5}}`,
 ];
 
-test('review: stats takes hostile records (no input, a number for time or digest) without crashing', async () => {
+test('stats takes hostile records (no input, a number for time or digest) without crashing', async () => {
   for (const line of hostile) {
     const s = auditStats([line, line]);
     assert.doesNotThrow(() => statsText(s, ['x']), line);
@@ -102,7 +103,7 @@ test('review: stats takes hostile records (no input, a number for time or digest
   assert.equal(r.code, 0, r.err);
 });
 
-test('review: stats escapes control characters in outcome, step and time', () => {
+test('stats escapes control characters in outcome, step and time', () => {
   const esc = '\\u001b]0;PWNED\\u0007\\u001b[2J';
   const lines = [
     `{"type":"call","session":"s1","time":"${esc}","tool":"bash","ms":1,"outcome":"${esc}","stage":"authorize","input":{"sha256":"a"},"decision":{"allow":false,"by":"${esc}","source":"x"}}`,
@@ -111,7 +112,7 @@ test('review: stats escapes control characters in outcome, step and time', () =>
   assert.ok(!text.includes('\u001b'), JSON.stringify(text));
 });
 
-test('review: stats never sums tokens or retries written as text: such a record is not one', () => {
+test('stats never sums tokens or retries written as text: such a record is not one', () => {
   const turn = (input: unknown, retries: unknown) =>
     JSON.stringify({
       type: 'turn',
@@ -127,7 +128,7 @@ test('review: stats never sums tokens or retries written as text: such a record 
   assert.deepEqual([s.models[0]?.input, s.models[0]?.retries], [7, 1]);
 });
 
-test('review: a call not run because the run was cancelled is not recorded as a tool that does not exist', async () => {
+test('a call not run because the run was cancelled is not recorded as a tool that does not exist', async () => {
   const root = tempDir();
   writeTree(root, { 'a.txt': 'alpha\n' });
   const records: AuditRecord[] = [];
@@ -157,7 +158,7 @@ test('review: a call not run because the run was cancelled is not recorded as a 
   assert.notEqual(read?.stage, 'unknown', 'read_file exists; "unknown" means no such tool');
 });
 
-test('review: a call allowed by two grants names both in its decision, not only the first access', async () => {
+test('a call allowed by two grants names both in its decision, not only the first access', async () => {
   const root = tempDir();
   writeTree(root, {
     '.mewcode/settings.json': JSON.stringify({ permissions: { allow: ['apply_patch(b.txt)'] } }),
@@ -177,7 +178,7 @@ test('review: a call allowed by two grants names both in its decision, not only 
   assert.ok(said.includes('--allow-write'), `a.txt was allowed by --allow-write, the record says only: ${said}`);
 });
 
-test('review: a compaction request that fails still leaves its turn record', async () => {
+test('a compaction request that fails still leaves its turn record', async () => {
   const root = tempDir();
   const big = Array.from({ length: 1500 }, (_, i) => `big line ${String(i).padStart(5, '0')} ${'x'.repeat(24)}`);
   writeTree(root, { 'big.txt': big.join('\n') });
@@ -197,7 +198,7 @@ test('review: a compaction request that fails still leaves its turn record', asy
   assert.equal(turns.length, 2, `requests recorded: ${JSON.stringify(turns)}; the run ended: ${r.error}`);
 });
 
-test('review: the reads compaction makes inside an agent run are recorded as the run’s, not a library caller’s', async () => {
+test('the reads compaction makes inside an agent run are recorded as the run’s, not a library caller’s', async () => {
   const root = tempDir();
   const big = Array.from({ length: 1500 }, (_, i) => `big line ${String(i).padStart(5, '0')} ${'x'.repeat(24)}`);
   writeTree(root, { 'big.txt': big.join('\n') });

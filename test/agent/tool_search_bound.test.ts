@@ -1,6 +1,5 @@
 /**
- * Review reproductions for tool search (expected to FAIL until the findings are fixed): found tools
- * pile up in the run's request with no bound, so a model that searches widely sends OpenAI more than
+ * Tools found with tool_search are bounded: a model that searches widely never sends OpenAI more than
  * the 128 tools a request may carry, the very limit deferral is there to respect.
  */
 import assert from 'node:assert/strict';
@@ -16,7 +15,7 @@ import { tempDir } from '../helpers/temp.ts';
 const closers: (() => Promise<void>)[] = [];
 after(() => Promise.all(closers.map((c) => c())));
 
-test('review: a run that searches widely never sends more tools than the OpenAI wire takes (128)', async () => {
+test('a run that searches widely never sends more tools than the OpenAI wire takes (128)', async () => {
   const rt = runtimeAt(tempDir(), { workers: 0, permissions: { allow: { run: true } } });
   const c = await connectMcpServer(rt, 'devhub', {
     command: process.execPath,

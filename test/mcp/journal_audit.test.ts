@@ -1,7 +1,7 @@
 /**
- * Review reproduction (expected to FAIL until fixed): the MCP server's own journal tools, `history`
- * and `rewind`, never reach the runtime's call path, so `mewcode mcp` leaves no audit record of a
- * client taking back changes — the one destructive call of the server that the trail misses.
+ * The MCP server's own journal tools, `history` and `rewind`, never reach the runtime's call path:
+ * they are recorded in the audit trail all the same (rewind is the server's one destructive call the
+ * trail would otherwise miss).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import type { AuditCall, AuditRecord } from '../../lib/core/audit_record.ts';
 import { connectMcp } from '../helpers/mcp_client.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 
-test('review: mewcode mcp records the rewind and history calls its client makes', async () => {
+test('mewcode mcp records the rewind and history calls its client makes', async () => {
   const root = tempDir();
   writeTree(root, { 'a.txt': 'alpha\n' });
   const file = path.join(tempDir(), 'mcp.jsonl');

@@ -1,6 +1,6 @@
 /**
- * Review probe: a deferred MCP tool found with tool_search, then its server goes away (closed and
- * unregistered) before the model calls it. What does the model get, and what do later requests send?
+ * A deferred MCP tool found with tool_search whose server then goes away (closed and unregistered)
+ * before the model calls it: the call says the server is gone, and later requests no longer offer it.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -15,7 +15,7 @@ import { tempDir } from '../helpers/temp.ts';
 
 const CREATE = 'mcp__devhub__github_create_issue';
 
-test('review: a found tool whose server went away is no longer offered, and its call says the server is gone', async () => {
+test('a found tool whose server went away is no longer offered, and its call says the server is gone', async () => {
   const records: AuditRecord[] = [];
   const rt = runtimeAt(tempDir(), { workers: 0, audit: (r) => records.push(r) });
   const c = await connectMcpServer(rt, 'devhub', {
@@ -40,6 +40,7 @@ test('review: a found tool whose server went away is no longer offered, and its 
   const sent = model.requests.map((q) => ((q.body.tools ?? []) as { name: string }[]).map((t) => t.name));
   const call = records.find((x): x is AuditCall => x.type === 'call' && x.tool === CREATE);
   const last = r.transcript.flatMap((m) => (m.role === 'tool_results' ? m.results : [])).at(-1);
-  console.log(JSON.stringify({ stage: call?.stage, outcome: call?.outcome, answer: last?.content }));
+  assert.deepEqual([call?.stage, call?.outcome], ['unknown', 'unknown_tool']);
+  assert.match(last?.content ?? '', /is no longer available: its MCP server is not connected any more/);
   assert.ok(!sent[2]?.includes(CREATE), 'the third request still offers the tool of a server that is gone');
 });
