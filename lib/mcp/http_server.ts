@@ -58,7 +58,11 @@ function stopSignal(): Promise<keyof typeof STOP_SIGNALS> {
     const names = Object.keys(STOP_SIGNALS) as (keyof typeof STOP_SIGNALS)[];
     const first = (name: keyof typeof STOP_SIGNALS) => () => {
       for (const n of names) process.off(n, handlers[n] as () => void);
-      for (const n of names) process.once(n, () => (killAllNow(), process.exit(128 + STOP_SIGNALS[name])));
+      for (const n of names)
+        process.once(n, () => {
+          killAllNow();
+          process.exit(128 + STOP_SIGNALS[name]);
+        });
       process.stderr.write(`\nmewcode: ${name}; draining the MCP sessions\n`);
       resolve(name);
     };

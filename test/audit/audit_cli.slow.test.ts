@@ -106,7 +106,10 @@ test('mewcode stats: no log is a usage error; lines that are not records are cou
     ms: 5,
     bytesOut: 1,
   };
-  writeFileSync(file, `${JSON.stringify(call)}\nnot json\n{"type":"call"}\n${JSON.stringify({ ...call, ms: 50 })}\n{"half`);
+  writeFileSync(
+    file,
+    `${JSON.stringify(call)}\nnot json\n{"type":"call"}\n${JSON.stringify({ ...call, ms: 50 })}\n{"half`,
+  );
   const r = await runCli(['stats', file, '--json'], { env: {} });
   assert.equal(r.code, 0, r.err);
   const s = JSON.parse(r.out);

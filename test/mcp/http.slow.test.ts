@@ -163,6 +163,8 @@ test('mcp client: a settings server with a url is reached over HTTP and its tool
   const server = await startHttpServer(served);
   const root = tempDir();
   const home = tempDir();
+  // The settings' own `${NAME}` syntax, not a template literal.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the settings file spells an environment variable so
   const entry = { url: server.url, headers: { Authorization: 'Bearer ${MEWCODE_TEST_TOKEN}' } };
   writeTree(home, { '.mewcode/settings.json': JSON.stringify({ mcpServers: { other: entry } }) });
   process.env.MEWCODE_TEST_TOKEN = server.token;
