@@ -97,7 +97,7 @@ export const FLAGS = {
     help: 'the bearer token clients must send (made, mode 0600, if absent; default ~/.local/share/mewcode/mcp-http.token)',
     commands: ['mcp'],
   },
-  'allow-origin': {
+  'allowed-origin': {
     type: 'string',
     arg: 'ORIGIN',
     help: 'a browser Origin --http accepts besides loopback pages (repeatable)',

@@ -13,7 +13,7 @@ import { type ParsedArgs, positiveInt, UsageError } from './args.ts';
 const HTTP_ONLY = [
   'listen',
   'token-file',
-  'allow-origin',
+  'allowed-origin',
   'tls-cert',
   'tls-key',
   'drain-grace',
@@ -50,7 +50,7 @@ export async function serveHttpCli(runtime: Runtime, args: ParsedArgs): Promise<
   return serveMcpHttp(runtime, version(), {
     listen: listen.value,
     token: token.value.token,
-    allowOrigins: v['allow-origin'] ?? [],
+    allowOrigins: v['allowed-origin'] ?? [],
     ...(tls ? { tls } : {}),
     drainGraceMs: drain * 1000,
     limits: { resumeGraceMs: resume * 1000 },

@@ -84,7 +84,7 @@ export function bearerMatches(header: string | undefined, token: string): boolea
 
 /**
  * Why a browser's request must be refused (undefined: it may pass). No Origin is a non-browser
- * client. An Origin must be a loopback page, the listen host's, or one allowed by --allow-origin; on a
+ * client. An Origin must be a loopback page, the listen host's, or one allowed by --allowed-origin; on a
  * loopback listener the Host must name loopback too, which a rebound DNS name does not.
  */
 export function originRefusal(
@@ -101,7 +101,7 @@ export function originRefusal(
   if (allowed.includes(origin)) return undefined;
   const name = hostnameOf(origin);
   if (name !== undefined && (isLoopback(name) || name === listen.host)) return undefined;
-  return `Origin ${JSON.stringify(origin)} is not allowed (--allow-origin adds one)`;
+  return `Origin ${JSON.stringify(origin)} is not allowed (--allowed-origin adds one)`;
 }
 
 function hostnameOf(url: string): string | undefined {
