@@ -11,7 +11,9 @@
  * caller makes N calls, round-robin: read_file (a shared file), grep, edit_file appending its own line
  * to its own file, edit_file appending its own line to one shared file. Checks afterwards that every
  * call was answered without error and that each file holds every line written to it exactly once (no
- * lost or mixed edits); prints p50/p99 per call, kind by kind, and the server's peak RSS (sampled from
+ * lost or mixed edits). An edit refused because the file changed since the runtime last recorded it
+ * (nothing written) is read again and retried, as a model would, and the retries counted; a call's
+ * time includes its retries. Prints p50/p99 per call, kind by kind, and the server's peak RSS (sampled from
  * /proc every 50 ms) as a table and as JSON. Figures only: no threshold.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -68,12 +70,17 @@ async function peakRss<T>(pid: number, until: Promise<T>): Promise<{ value: T; p
 interface Outcome {
   ms: Record<Kind, number[]>;
   errors: string[];
+  retries: number;
 }
+
+const STALE = /changed since it was last read/;
+const text = (r: unknown) => (((r as { content?: unknown }).content ?? []) as { text?: string }[])[0]?.text ?? '';
 
 /** C callers × N calls on the clients given (one per caller, or one shared). */
 async function drive(clientOf: (c: number) => Client): Promise<Outcome> {
   const ms = Object.fromEntries(KINDS.map((k) => [k, [] as number[]])) as Record<Kind, number[]>;
   const errors: string[] = [];
+  let retries = 0;
   await Promise.all(
     Array.from({ length: C }, async (_, c) => {
       const client = clientOf(c);
@@ -84,8 +91,16 @@ async function drive(clientOf: (c: number) => Client): Promise<Outcome> {
         const kind = KINDS[j % KINDS.length] as Kind;
         const t = performance.now();
         try {
-          const r = await client.callTool(call(kind, c, j), undefined, { timeout: 600_000 });
-          if (r.isError) errors.push(`${kind}: ${JSON.stringify(r.content).slice(0, 200)}`);
+          const want = call(kind, c, j);
+          let r = await client.callTool(want, undefined, { timeout: 600_000 });
+          // A read racing a write may leave the runtime's record of the file older than the file: the
+          // edit is refused, nothing written, and the client reads again and retries, as a model does.
+          for (let tries = 0; r.isError && STALE.test(text(r)) && tries < 50; tries++) {
+            retries++;
+            await client.callTool({ name: 'read_file', arguments: { file_path: want.arguments.file_path } });
+            r = await client.callTool(want, undefined, { timeout: 600_000 });
+          }
+          if (r.isError) errors.push(`${kind}: ${text(r).slice(0, 200)}`);
         } catch (e) {
           errors.push(`${kind}: ${(e as Error).message}`);
         }
@@ -93,7 +108,7 @@ async function drive(clientOf: (c: number) => Client): Promise<Outcome> {
       }
     }),
   );
-  return { ms, errors };
+  return { ms, errors, retries };
 }
 
 /** Lines written to each file exactly once, in each caller's order. */
@@ -189,6 +204,7 @@ interface Result {
   transport: string;
   calls: number;
   errors: number;
+  staleRetries: number;
   lostOrMixedEdits: number;
   peakRssMiB: number;
   p50Ms: Record<string, number>;
@@ -208,6 +224,7 @@ function summary(transport: string, o: Outcome, peakKiB: number, problems: strin
     transport,
     calls: all.length,
     errors: o.errors.length,
+    staleRetries: o.retries,
     lostOrMixedEdits: problems.length,
     peakRssMiB: Math.round(peakKiB / 102.4) / 10,
     p50Ms: per(50),
@@ -220,12 +237,12 @@ try {
   const results = [await overHttp(), await overStdio()];
   console.log(`${C} clients × ${N} calls, one server process each (Node ${process.version})\n`);
   console.log(
-    'transport  calls  errors  lost/mixed  peak RSS  p50 all  p99 all  p50/p99 read  grep  edit own  edit shared',
+    'transport  calls  errors  retries  lost/mixed  peak RSS  p50 all  p99 all  p50/p99 read  grep  edit own  edit shared',
   );
   for (const r of results) {
     const pp = (k: string) => `${r.p50Ms[k]}/${r.p99Ms[k]}`;
     console.log(
-      `${r.transport.padEnd(9)}  ${String(r.calls).padStart(5)}  ${String(r.errors).padStart(6)}  ${String(r.lostOrMixedEdits).padStart(10)}  ${`${r.peakRssMiB} MiB`.padStart(8)}  ${String(r.p50Ms.all).padStart(7)}  ${String(r.p99Ms.all).padStart(7)}  ${pp('read_file')}  ${pp('grep')}  ${pp('edit_own')}  ${pp('edit_shared')}`,
+      `${r.transport.padEnd(9)}  ${String(r.calls).padStart(5)}  ${String(r.errors).padStart(6)}  ${String(r.staleRetries).padStart(7)}  ${String(r.lostOrMixedEdits).padStart(10)}  ${`${r.peakRssMiB} MiB`.padStart(8)}  ${String(r.p50Ms.all).padStart(7)}  ${String(r.p99Ms.all).padStart(7)}  ${pp('read_file')}  ${pp('grep')}  ${pp('edit_own')}  ${pp('edit_shared')}`,
     );
   }
   console.log(`\n${JSON.stringify(results, null, 2)}`);
