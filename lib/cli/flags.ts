@@ -83,6 +83,46 @@ export const FLAGS = {
     help: 'the audit trail keeps each call’s arguments, not only their digest and size',
     commands: ['agent', 'mcp'],
   },
+  // mcp over HTTP
+  http: { type: 'boolean', help: 'serve MCP over Streamable HTTP at /mcp instead of stdio', commands: ['mcp'] },
+  listen: {
+    type: 'string',
+    arg: 'HOST:PORT',
+    help: 'where --http listens (default 127.0.0.1:8431; not loopback needs --token-file)',
+    commands: ['mcp'],
+  },
+  'token-file': {
+    type: 'string',
+    arg: 'PATH',
+    help: 'the bearer token clients must send (made, mode 0600, if absent; default ~/.local/share/mewcode/mcp-http.token)',
+    commands: ['mcp'],
+  },
+  'allowed-origin': {
+    type: 'string',
+    arg: 'ORIGIN',
+    help: 'a browser Origin --http accepts besides loopback pages (repeatable)',
+    commands: ['mcp'],
+    multiple: true,
+  },
+  'tls-cert': {
+    type: 'string',
+    arg: 'FILE',
+    help: 'serve --http over TLS with this certificate (PEM)',
+    commands: ['mcp'],
+  },
+  'tls-key': { type: 'string', arg: 'FILE', help: 'the TLS private key (PEM) for --tls-cert', commands: ['mcp'] },
+  'drain-grace': {
+    type: 'string',
+    arg: 'SECONDS',
+    help: 'on SIGTERM, how long running calls may finish before they are stopped (default 10)',
+    commands: ['mcp'],
+  },
+  'resume-grace': {
+    type: 'string',
+    arg: 'SECONDS',
+    help: 'how long a call whose stream closed waits for its client to resume before it is stopped (default 10)',
+    commands: ['mcp'],
+  },
   // read
   offset: { type: 'string', arg: 'N', help: 'first line to show (1-based)', commands: ['read'] },
   limit: { type: 'string', arg: 'N', help: 'most lines (read) or paths (glob) to show', commands: ['read', 'glob'] },

@@ -47,7 +47,10 @@ const USAGE: Record<Command, { usage: string; about: string; notes?: string }> =
     notes: 'Exit 0 found, 1 nothing found (like fd piped to grep), 2 an error.',
   },
   tools: { usage: 'mewcode tools', about: 'list the tools, or print their definitions for a provider' },
-  mcp: { usage: 'mewcode mcp', about: 'serve the tools to an MCP client over stdio' },
+  mcp: {
+    usage: 'mewcode mcp [--http [--listen HOST:PORT] [--token-file PATH]]',
+    about: 'serve the tools to an MCP client over stdio, or over Streamable HTTP at /mcp',
+  },
   index: {
     usage: 'mewcode index [path]',
     about: 'build or refresh the search index of a root (under the user cache directory)',

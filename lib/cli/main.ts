@@ -70,6 +70,13 @@ export async function runCommand(args: ParsedArgs): Promise<number> {
       case 'mcp': {
         if (args.positionals.length)
           throw new UsageError(`mcp takes no arguments; unexpected "${args.positionals[0]}".`);
+        const { checkStdioFlags, serveHttpCli } = await import('./mcp_http.ts');
+        // Over HTTP the server drains on a signal itself: running calls may finish within a grace.
+        if (args.values.http) {
+          stop.dispose();
+          return await serveHttpCli(runtime, args);
+        }
+        checkStdioFlags(args);
         const { serveMcp } = await import('../mcp/server.ts');
         // The server waits on stdin: a signal ends it, once its running commands are gone.
         const code = await Promise.race([serveMcp(runtime, version()).then(() => 0), stop.stopped]);

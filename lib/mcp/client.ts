@@ -1,11 +1,14 @@
 /**
- * External MCP servers from the settings files (`mcpServers`): each is started over stdio and its
- * tools join the registry as `mcp__<server>__<tool>`, read-only when the server says `readOnlyHint`.
+ * External MCP servers from the settings files (`mcpServers`): each is started over stdio (`command`)
+ * or reached over Streamable HTTP (`url`, `headers`), and its tools join the registry as
+ * `mcp__<server>__<tool>`, read-only when the server says `readOnlyHint`.
  * Their schemas are checked: keywords OpenAI's strict mode cannot express are reported. A server that
  * fails to start is reported, not fatal. Main thread.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import * as v from 'valibot';
 import { errValue } from '../core/result.ts';
 import { type AnyTool, defineTool, fail, type JsonSchemaObject, ok } from '../core/tool.ts';
@@ -27,12 +30,7 @@ const NAME = /^[A-Za-z0-9_-]+$/;
 
 export async function connectMcpServer(runtime: Runtime, name: string, c: McpServerConfig): Promise<McpConnection> {
   if (!NAME.test(name)) throw new Error(`MCP server name ${JSON.stringify(name)} must be letters, digits, _ or -`);
-  const transport = new StdioClientTransport({
-    command: c.command,
-    args: c.args ?? [],
-    ...(c.env ? { env: c.env } : {}),
-    stderr: 'ignore',
-  });
+  const transport = transportOf(name, c);
   const client = new Client({ name: 'mewcode', version: '1' });
   await client.connect(transport);
   const listed = await client.listTools();
@@ -66,6 +64,29 @@ export async function connectMcpServer(runtime: Runtime, name: string, c: McpSer
       await client.close();
     },
   };
+}
+
+function transportOf(name: string, c: McpServerConfig): Transport {
+  if (c.url !== undefined) {
+    const headers = Object.fromEntries(Object.entries(c.headers ?? {}).map(([k, v]) => [k, withEnv(name, k, v)]));
+    return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers } });
+  }
+  return new StdioClientTransport({
+    command: c.command ?? '',
+    args: c.args ?? [],
+    ...(c.env ? { env: c.env } : {}),
+    stderr: 'ignore',
+  });
+}
+
+/** `${NAME}` in a header's value is the environment variable NAME, so a token need not sit in the file. */
+function withEnv(server: string, header: string, value: string): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, n: string) => {
+    const found = process.env[n];
+    if (found === undefined)
+      throw new Error(`MCP server ${server}: header ${header} names \${${n}}, which is not set in the environment`);
+    return found;
+  });
 }
 
 /** Any object of arguments, every key kept: the remote server checks them against the schema it declared. */

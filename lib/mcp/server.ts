@@ -1,14 +1,14 @@
 /**
- * `mewcode mcp`: the runtime's tools served over stdio to MCP clients. Every call goes through the
- * same gate and policy as any other (stdin carries the protocol, so nothing is ever asked: what would
- * ask is denied, naming the flag). Tools are annotated read-only or destructive, and open-world when
- * they reach outside the project; an error result is an MCP error result with its code in
- * `structuredContent` (messages quote long inputs clipped: lib/core/clip_inputs.ts), as todo_write's
- * plan is (`{todos}`; the server's runtime keeps one plan for its clients). Beside the
- * registry's tools it serves `history` and `rewind` over the undo journal (journal_tools.ts). A client's
- * notifications/cancelled aborts its call as Ctrl-C does; when stdin closes (the client is gone,
- * even SIGKILLed) every call in flight is aborted — their process groups killed — and the server ends.
- * Main thread.
+ * `mewcode mcp`: the runtime's tools served to MCP clients, over stdio here and over Streamable HTTP
+ * by http_server.ts; both build their protocol server with `mcpServerFor`. Every call goes through
+ * the same gate and policy as any other (nothing is ever asked: what would ask is denied, naming the
+ * flag). Tools are annotated read-only or destructive, and open-world when they reach outside the
+ * project; an error result is an MCP error result with its code in `structuredContent` (messages
+ * quote long inputs clipped: lib/core/clip_inputs.ts), as todo_write's plan is (`{todos}`; the
+ * server's runtime keeps one plan for its clients). Beside the registry's tools it serves `history`
+ * and `rewind` over the undo journal (journal_tools.ts). A client's notifications/cancelled aborts
+ * its call as Ctrl-C does; when stdin closes (the client is gone, even SIGKILLed) every call in
+ * flight is aborted — their process groups killed — and the server ends. Main thread.
  */
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -18,15 +18,16 @@ import type { Runtime } from '../runtime/runtime.ts';
 import { callJournalTool, journalToolList } from './journal_tools.ts';
 import { QueuedStdioServerTransport } from './stdio_transport.ts';
 
-/** Tools that reach outside the project: bash runs anything, install_skill fetches from the network. */
+/** A call in flight, by its JSON-RPC request id: what stops it and what settles when it is done. */
+export interface InflightCall {
+  controller: AbortController;
+  running: Promise<ToolResult>;
+}
+export type InflightCalls = Map<string, InflightCall>;
 
-export async function serveMcp(
-  runtime: Runtime,
-  version: string,
-  io: { stdin: Readable; stdout: Writable } = { stdin: process.stdin, stdout: process.stdout },
-): Promise<void> {
+/** One protocol server with the tool handlers; its calls in flight are kept in `inflight`. */
+export function mcpServerFor(runtime: Runtime, version: string, inflight: InflightCalls): Server {
   const server = new Server({ name: 'mewcode', version }, { capabilities: { tools: {}, logging: {} } });
-  const inflight = new Map<Promise<ToolResult>, AbortController>();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: [
       ...runtime.registry.definitions().map((d) => ({
@@ -51,12 +52,13 @@ export async function serveMcp(
       signal: controller.signal,
       via: 'mcp',
     });
-    inflight.set(running, controller);
+    const id = String(extra.requestId);
+    inflight.set(id, { controller, running });
     let r: ToolResult;
     try {
       r = await running;
     } finally {
-      inflight.delete(running);
+      inflight.delete(id);
       extra.signal.removeEventListener('abort', cancel);
     }
     return {
@@ -70,15 +72,12 @@ export async function serveMcp(
       ...(!r.isError && r.meta?.todos ? { structuredContent: { todos: r.meta.todos } } : {}),
     };
   });
-  const transport = new QueuedStdioServerTransport(io.stdin, io.stdout);
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    io.stdin.once('end', () => resolve());
-    io.stdin.once('close', () => resolve());
-  });
-  await server.connect(transport);
-  // A background job's end, as MCP's log notification: a client shows it or tells its model.
-  const forgetJobs = runtime.jobs.onEnded((j) => {
+  return server;
+}
+
+/** A background job's end, as MCP's log notification: a client shows it or tells its model. */
+export function announceJobs(runtime: Runtime, server: Server): () => void {
+  return runtime.jobs.onEnded((j) => {
     void server
       .sendLoggingMessage({
         level: 'info',
@@ -87,10 +86,33 @@ export async function serveMcp(
       })
       .catch(() => {}); // the client is gone: nothing to tell
   });
+}
+
+/** Aborts every call in `inflight` (bash's process groups die) and waits for them to settle. */
+export async function abortAll(inflight: InflightCalls, why: string): Promise<void> {
+  const calls = [...inflight.values()];
+  for (const c of calls) c.controller.abort(new Error(why));
+  await Promise.allSettled(calls.map((c) => c.running));
+}
+
+export async function serveMcp(
+  runtime: Runtime,
+  version: string,
+  io: { stdin: Readable; stdout: Writable } = { stdin: process.stdin, stdout: process.stdout },
+): Promise<void> {
+  const inflight: InflightCalls = new Map();
+  const server = mcpServerFor(runtime, version, inflight);
+  const transport = new QueuedStdioServerTransport(io.stdin, io.stdout);
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    io.stdin.once('end', () => resolve());
+    io.stdin.once('close', () => resolve());
+  });
+  await server.connect(transport);
+  const forgetJobs = announceJobs(runtime, server);
   await closed;
   forgetJobs();
   // Nobody can read an answer any more: stop every call (bash's process group dies) and wait for them.
-  for (const controller of inflight.values()) controller.abort(new Error('the MCP client closed the connection'));
-  await Promise.allSettled([...inflight.keys()]);
+  await abortAll(inflight, 'the MCP client closed the connection');
   await server.close();
 }

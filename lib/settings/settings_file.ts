@@ -14,13 +14,39 @@ import { errValue, okValue, type Result } from '../core/result.ts';
 export const LEVELS = ['local', 'project', 'user'] as const;
 export type Level = (typeof LEVELS)[number];
 
-const McpServer = v.strictObject({
-  command: v.pipe(v.string(), v.minLength(1)),
-  args: v.optional(v.array(v.string())),
-  env: v.optional(v.record(v.string(), v.string())),
-  /** Believe the server's readOnlyHint annotations (its tools are otherwise never read-only). */
-  trustReadOnlyHints: v.optional(v.boolean()),
-});
+/**
+ * An MCP server: started over stdio (`command`) or reached over Streamable HTTP (`url`, with
+ * `headers` such as `Authorization`; `${NAME}` in a header takes the environment variable NAME).
+ */
+const McpServer = v.pipe(
+  v.strictObject({
+    command: v.optional(v.pipe(v.string(), v.minLength(1))),
+    args: v.optional(v.array(v.string())),
+    env: v.optional(v.record(v.string(), v.string())),
+    url: v.optional(
+      v.pipe(
+        v.string(),
+        v.url('an MCP server url is an absolute http:// or https:// address'),
+        v.regex(/^https?:\/\//i, 'an MCP server url is http:// or https://'),
+      ),
+    ),
+    headers: v.optional(v.record(v.string(), v.string())),
+    /** Believe the server's readOnlyHint annotations (its tools are otherwise never read-only). */
+    trustReadOnlyHints: v.optional(v.boolean()),
+  }),
+  v.check(
+    (s) => (s.command === undefined) !== (s.url === undefined),
+    'an MCP server has exactly one of "command" (started over stdio) or "url" (Streamable HTTP)',
+  ),
+  v.check(
+    (s) => s.url !== undefined || s.headers === undefined,
+    '"headers" are for a server with a "url"; a "command" server takes "env"',
+  ),
+  v.check(
+    (s) => s.command !== undefined || (s.args === undefined && s.env === undefined),
+    '"args" and "env" are for a server with a "command"; a "url" server takes "headers"',
+  ),
+);
 
 const HookEntry = v.strictObject({
   command: v.pipe(v.string(), v.minLength(1)),
@@ -79,7 +105,7 @@ const Settings = v.strictObject({
 
 type Settings = v.InferOutput<typeof Settings>;
 export type HookEntry = v.InferOutput<typeof HookEntry>;
-/** An external MCP server from the settings: started over stdio by lib/mcp/client.ts. */
+/** An external MCP server from the settings: started over stdio or reached over HTTP by lib/mcp/client.ts. */
 export type McpServerConfig = v.InferOutput<typeof McpServer>;
 
 export interface SettingsFile {

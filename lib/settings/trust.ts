@@ -167,7 +167,7 @@ function itemsOf(w: Widening): string[] {
     ...(w.mode ? [`${at}mode: ${w.mode}`] : []),
     ...Object.entries(w.mcpServers).map(
       ([name, s]) =>
-        `${at}MCP server ${name}: ${[s.command, ...(s.args ?? [])].join(' ')}${s.trustReadOnlyHints ? ' (its read-only hints believed)' : ''}`,
+        `${at}MCP server ${name}: ${s.url ?? [s.command, ...(s.args ?? [])].join(' ')}${s.trustReadOnlyHints ? ' (its read-only hints believed)' : ''}`,
     ),
   ].map(escapeControl);
 }
