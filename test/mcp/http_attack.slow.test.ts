@@ -4,7 +4,8 @@
  * the secret; two calls whose JSON-RPC ids differ only in type (5 and "5") share one slot, so a lost
  * stream stops the wrong one; a client that resumed once and then died keeps its command running
  * for good; a body past the limit that never ends is never answered; TLS files that are not PEM
- * crash the start instead of a usage error. The session cap under concurrent initializes held.
+ * crash the start instead of a usage error; a connection that sends nothing is held for ever. The
+ * session cap under concurrent initializes held.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -120,9 +121,15 @@ test('mcp --http: a body past 4 MiB is answered 413 without waiting for a body t
   });
   // 5 MiB of a chunked body, and then the client just holds the request open.
   for (let i = 0; i < 5; i++) req.write(Buffer.alloc(1 << 20, 32));
+  // A generous outer bound: the answer needs no more of the body, so waiting a minute is a hang.
+  let timer: NodeJS.Timeout | undefined;
+  const hang = new Promise<number>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('no answer within 60 s while the body was held open')), 60_000);
+  });
   try {
-    assert.equal(await status, 413);
+    assert.equal(await Promise.race([status, hang]), 413);
   } finally {
+    clearTimeout(timer);
     req.destroy();
   }
 });
@@ -183,6 +190,29 @@ test('mcp --http: concurrent initializes cannot open more than the 256 sessions 
   const ready = (await (await fetch(server.url.replace(/mcp$/, 'readyz'))).json()) as { sessions: number };
   assert.ok(opened <= 256, `${opened} sessions opened, ${ready.sessions} held`);
   assert.ok(ready.sessions <= 256, `${ready.sessions} sessions held`);
+});
+
+test('mcp --http: a connection that never sends a byte is closed by the server (no token needed to hold one)', async () => {
+  const root = tempDir();
+  const server = await startHttpServer(root);
+  const { connect } = await import('node:net');
+  const url = new URL(server.url);
+  const socket = connect(Number(url.port), url.hostname);
+  socket.on('error', () => {});
+  await new Promise((r) => socket.once('connect', r));
+  // Node closes a connection whose headers trickle in after 60 s; one that sends nothing is held for
+  // ever, so any local user can hold every descriptor the server has. A generous outer bound:
+  const closed = new Promise<boolean>((r) => socket.once('close', () => r(true)));
+  let timer: NodeJS.Timeout | undefined;
+  const held = new Promise<boolean>((r) => {
+    timer = setTimeout(() => r(false), 180_000);
+  });
+  try {
+    assert.equal(await Promise.race([closed, held]), true, 'an idle connection still open after 180 s');
+  } finally {
+    clearTimeout(timer);
+    socket.destroy();
+  }
 });
 
 test('mcp --http: TLS files that are not PEM are a usage error (exit 2), not an internal error', () => {
