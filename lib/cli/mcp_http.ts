@@ -4,7 +4,8 @@
  * listen address off loopback without an explicit --token-file, half a TLS pair, HTTP flags without
  * --http. Main thread.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import { version } from '../core/build_info.ts';
 import { defaultTokenFile, loadToken, parseListen } from '../mcp/http_guard.ts';
 import type { Runtime } from '../runtime/runtime.ts';
@@ -58,10 +59,20 @@ export async function serveHttpCli(runtime: Runtime, args: ParsedArgs): Promise<
   });
 }
 
+/** The certificate and key, checked as a pair of PEM files before the server starts; a key others may read is refused. */
 function readTls(certFile: string, keyFile: string): { key: Buffer; cert: Buffer } {
+  let pair: { key: Buffer; cert: Buffer };
   try {
-    return { cert: readFileSync(certFile), key: readFileSync(keyFile) };
+    pair = { cert: readFileSync(certFile), key: readFileSync(keyFile) };
   } catch (e) {
     throw new UsageError(`Cannot read the TLS files: ${(e as Error).message}`);
   }
+  if ((statSync(keyFile).mode & 0o077) !== 0)
+    throw new UsageError(`The TLS key ${keyFile} may be read by others: chmod 600 it.`);
+  try {
+    createSecureContext(pair);
+  } catch (e) {
+    throw new UsageError(`The TLS files are not a PEM certificate and its key: ${(e as Error).message}`);
+  }
+  return pair;
 }

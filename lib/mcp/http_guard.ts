@@ -5,7 +5,7 @@
  * specification asks of Streamable HTTP servers. Main thread.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, constants, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { errValue, okValue, type Result } from '../core/result.ts';
@@ -51,6 +51,7 @@ export function loadToken(file: string): Result<{ token: string; created: boolea
   const token = randomBytes(32).toString('base64url');
   try {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // Never through a link planted at the path: O_EXCL does not follow one.
     const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
     try {
       writeSync(fd, `${token}\n`);
@@ -62,15 +63,45 @@ export function loadToken(file: string): Result<{ token: string; created: boolea
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
       return errValue(`Cannot create the token file ${file}: ${(e as Error).message}`);
   }
+  return readToken(file);
+}
+
+const uid = () => process.geteuid?.() ?? process.getuid?.();
+
+/**
+ * An existing token file, taken only when it is the serving user's own regular file that nobody else
+ * may read: not a symbolic link (O_NOFOLLOW), not a FIFO that would hang the start (O_NONBLOCK), not
+ * a file another user planted with a token they know. The token is one word of 32 characters or more.
+ */
+function readToken(file: string): Result<{ token: string; created: boolean }, string> {
+  const fix = '(remove it to get a new one)';
+  let fd: number;
   try {
-    if ((statSync(file).mode & 0o077) !== 0)
-      return errValue(`The token file ${file} may be read by others: chmod 600 it (or remove it to get a new one).`);
-    const read = readFileSync(file, 'utf8').trim();
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return errValue(`The token file ${file} is a symbolic link: name the file itself ${fix}.`);
+    return errValue(`Cannot read the token file ${file}: ${(e as Error).message}`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return errValue(`The token file ${file} is not a regular file ${fix}.`);
+    const me = uid();
+    if (me !== undefined && st.uid !== me)
+      return errValue(
+        `The token file ${file} belongs to uid ${st.uid}, not to this user: anyone who made it knows the token ${fix}.`,
+      );
+    if ((st.mode & 0o077) !== 0) return errValue(`The token file ${file} may be read by others: chmod 600 it ${fix}.`);
+    const read = readFileSync(fd, 'utf8').trim();
     if (read.length < MIN_TOKEN)
       return errValue(`The token in ${file} is shorter than ${MIN_TOKEN} characters: put a longer secret there.`);
+    if (/\s/.test(read))
+      return errValue(`The token in ${file} has a space or a line break in it: a token is one word.`);
     return okValue({ token: read, created: false });
   } catch (e) {
     return errValue(`Cannot read the token file ${file}: ${(e as Error).message}`);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -9,11 +9,13 @@
  */
 import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
+import type { Socket } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { killAllNow } from '../exec/live.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { bearerMatches, type ListenAddress, originRefusal } from './http_guard.ts';
 import { DEFAULT_LIMITS, Session, type SessionLimits } from './http_sessions.ts';
+import { requestKey } from './server.ts';
 
 export interface HttpServeOptions {
   listen: ListenAddress;
@@ -28,6 +30,18 @@ export interface HttpServeOptions {
 }
 
 const STOP_SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
+const SILENT_SOCKET_MS = 20_000;
+const HEADERS_MS = 20_000;
+/** How long the rest of a body past the limit is read and dropped before the connection is cut. */
+const DISCARD_MS = 5_000;
+
+/** Closes a connection that has sent no byte within SILENT_SOCKET_MS. */
+function closeIfSilent(socket: Socket): void {
+  const timer = setTimeout(() => socket.destroy(), SILENT_SOCKET_MS);
+  timer.unref();
+  socket.once('data', () => clearTimeout(timer));
+  socket.once('close', () => clearTimeout(timer));
+}
 
 /** Serves until a stop signal; settles with the exit code (128 + the signal's number). */
 export async function serveMcpHttp(runtime: Runtime, version: string, o: HttpServeOptions): Promise<number> {
@@ -35,6 +49,11 @@ export async function serveMcpHttp(runtime: Runtime, version: string, o: HttpSer
   const server = o.tls
     ? createHttps({ key: o.tls.key, cert: o.tls.cert }, (q, s) => void state.handle(q, s))
     : createHttp((q, s) => void state.handle(q, s));
+  // A connection that sends nothing is closed (no token is needed to open one, and idle ones would
+  // use up the process's descriptors); headers sent too slowly are cut by headersTimeout, and a
+  // kept-alive connection between requests by Node's keepAliveTimeout.
+  server.headersTimeout = HEADERS_MS;
+  server.on('connection', closeIfSilent);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.listen.port, o.listen.host.replace(/^\[|\]$/g, ''), () => resolve());
@@ -118,8 +137,17 @@ class HttpState {
     let body: unknown;
     if (req.method === 'POST') {
       const read = await readBody(req, this.limits.maxBodyBytes);
-      if (read === 'too large')
+      if (read === 'too large') {
+        // Answered at once; the rest of the body is read and dropped for a few seconds, so the client
+        // can finish sending and read the answer, then the connection is cut (a body that never ends).
+        res.setHeader('Connection', 'close');
+        res.once('finish', () => {
+          const cut = setTimeout(() => req.destroy(), DISCARD_MS);
+          cut.unref();
+          req.once('end', () => clearTimeout(cut));
+        });
         return reply(res, 413, jsonRpcError(-32000, `Request body over ${this.limits.maxBodyBytes} bytes.`));
+      }
       try {
         body = JSON.parse(read);
       } catch {
@@ -154,11 +182,13 @@ class HttpState {
   track(session: Session, req: IncomingMessage, res: ServerResponse, requests: string[]): void {
     session.lastSeen = Date.now();
     session.open++;
-    if (req.method === 'GET' && req.headers['last-event-id'] !== undefined) session.resumed();
+    // A resume takes over the calls whose stream was lost: if it closes early in turn (the client
+    // died again, or its Last-Event-ID was refused), they are orphaned again.
+    const carried = req.method === 'GET' && req.headers['last-event-id'] !== undefined ? session.resumed() : requests;
     res.once('close', () => {
       session.open--;
       session.lastSeen = Date.now();
-      if (!res.writableFinished && requests.length > 0) session.orphaned(requests, this.limits.resumeGraceMs);
+      if (!res.writableFinished && carried.length > 0) session.orphaned(carried, this.limits.resumeGraceMs);
     });
   }
 
@@ -199,24 +229,32 @@ class HttpState {
   }
 }
 
-/** The ids of the JSON-RPC requests in a body (one message or a batch), as strings. */
+/** The ids of the JSON-RPC requests in a body (one message or a batch), as keys of the in-flight calls. */
 function requestIds(body: unknown): string[] {
   const messages = Array.isArray(body) ? body : body === undefined ? [] : [body];
   return messages
     .filter((m) => m && typeof m === 'object' && 'method' in m && 'id' in m)
-    .map((m) => String((m as { id: unknown }).id));
+    .map((m) => requestKey((m as { id: unknown }).id));
 }
 
-/** The body, or 'too large' past `max` bytes (the rest is read and dropped, so the answer can be sent). */
+/** The body, or 'too large' as soon as it passes `max` bytes (declared or read): the rest is not waited for. */
 function readBody(req: IncomingMessage, max: number): Promise<string | 'too large'> {
   return new Promise((resolve, reject) => {
+    if (Number(req.headers['content-length'] ?? 0) > max) {
+      req.resume(); // dropped
+      return resolve('too large');
+    }
     const chunks: Buffer[] = [];
-    let size = Number(req.headers['content-length'] ?? 0) > max ? max + 1 : 0;
-    req.on('data', (chunk: Buffer) => {
+    let size = 0;
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= max) chunks.push(chunk);
-    });
-    req.once('end', () => resolve(size > max ? 'too large' : Buffer.concat(chunks).toString('utf8')));
+      if (size <= max) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.resume(); // dropped from here on
+      resolve('too large');
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.once('error', reject);
   });
 }

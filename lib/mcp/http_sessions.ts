@@ -77,10 +77,12 @@ export class Session {
     }
   }
 
-  /** The client came back (a resume): its calls live on. */
-  resumed(): void {
+  /** The client came back (a resume): its lost calls live on, carried by the resumed stream; their ids. */
+  resumed(): string[] {
+    const ids = [...this.#orphans.keys()];
     for (const timer of this.#orphans.values()) clearTimeout(timer);
     this.#orphans.clear();
+    return ids;
   }
 
   /** Stops every call of the session (their process groups die), then closes its transport. */

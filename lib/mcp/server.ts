@@ -25,6 +25,9 @@ export interface InflightCall {
 }
 export type InflightCalls = Map<string, InflightCall>;
 
+/** A JSON-RPC id as a key of the in-flight calls: `5` and `"5"` are two requests, not one. */
+export const requestKey = (id: unknown): string => `${typeof id}:${String(id)}`;
+
 /** One protocol server with the tool handlers; its calls in flight are kept in `inflight`. */
 export function mcpServerFor(runtime: Runtime, version: string, inflight: InflightCalls): Server {
   const server = new Server({ name: 'mewcode', version }, { capabilities: { tools: {}, logging: {} } });
@@ -52,7 +55,7 @@ export function mcpServerFor(runtime: Runtime, version: string, inflight: Inflig
       signal: controller.signal,
       via: 'mcp',
     });
-    const id = String(extra.requestId);
+    const id = requestKey(extra.requestId);
     inflight.set(id, { controller, running });
     let r: ToolResult;
     try {

@@ -167,7 +167,7 @@ function itemsOf(w: Widening): string[] {
     ...(w.mode ? [`${at}mode: ${w.mode}`] : []),
     ...Object.entries(w.mcpServers).map(
       ([name, s]) =>
-        `${at}MCP server ${name}: ${s.url ?? [s.command, ...(s.args ?? [])].join(' ')}${s.trustReadOnlyHints ? ' (its read-only hints believed)' : ''}`,
+        `${at}MCP server ${name}: ${s.url ?? [s.command, ...(s.args ?? [])].join(' ')}${sentVariables(s.headers)}${s.trustReadOnlyHints ? ' (its read-only hints believed)' : ''}`,
     ),
   ].map(escapeControl);
 }
@@ -202,4 +202,12 @@ function sameDir(a: string, b: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The environment variables a url server's headers send it (`${NAME}`), for the trust question. */
+function sentVariables(headers: Readonly<Record<string, string>> | undefined): string {
+  const names = new Set<string>();
+  for (const value of Object.values(headers ?? {}))
+    for (const m of value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) names.add(m[1] as string);
+  return names.size ? ` (sent the environment's ${[...names].join(', ')})` : '';
 }
