@@ -139,8 +139,8 @@ class HttpState {
       const read = await readBody(req, this.limits.maxBodyBytes);
       if (read === 'too large') {
         // Answered at once; the rest of the body is read and dropped for a few seconds, so the client
-        // can finish sending and read the answer, then the connection is cut (a body that never ends).
-        res.setHeader('Connection', 'close');
+        // can finish sending and read the answer (closing now would reset a client still sending),
+        // then the connection is cut (a body that never ends).
         res.once('finish', () => {
           const cut = setTimeout(() => req.destroy(), DISCARD_MS);
           cut.unref();
