@@ -3,6 +3,7 @@
  * HTTP client connected to it with the bearer token. The server is SIGKILLed and the clients closed
  * when the test (or test file) ends.
  */
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -73,4 +74,29 @@ export async function httpClient(s: { url: string; token: string }, headers: Rec
   await client.connect(transport);
   after(() => client.close());
   return { client, transport };
+}
+
+export const ACCEPT = 'application/json, text/event-stream';
+export const INIT = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+/** A session opened by hand (initialize, then initialized), for the raw requests below. */
+export async function rawSession(s: HttpServer): Promise<Record<string, string>> {
+  const headers = { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json', Accept: ACCEPT };
+  const init = await fetch(s.url, { method: 'POST', headers, body: JSON.stringify(INIT) });
+  assert.equal(init.status, 200);
+  await init.text();
+  const session = {
+    ...headers,
+    'Mcp-Session-Id': init.headers.get('mcp-session-id') as string,
+    // From this version on a request's stream opens with a priming event carrying an id to resume from.
+    'Mcp-Protocol-Version': '2025-11-25',
+  };
+  const note = { jsonrpc: '2.0', method: 'notifications/initialized' };
+  assert.equal((await fetch(s.url, { method: 'POST', headers: session, body: JSON.stringify(note) })).status, 202);
+  return session;
 }

@@ -14,36 +14,14 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { loadToken } from '../../lib/mcp/http_guard.ts';
 import { CLEAN_ENV, MEWCODE } from '../helpers/cli.ts';
-import { type HttpServer, startHttpServer } from '../helpers/mcp_http.ts';
+import { ACCEPT, INIT, rawSession, startHttpServer } from '../helpers/mcp_http.ts';
 import { killAfter, noSurvivors } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-const ACCEPT = 'application/json, text/event-stream';
-const INIT = {
-  jsonrpc: '2.0',
-  id: 0,
-  method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-};
 const asRoot = process.getuid?.() === 0;
 /** nobody: a user other than the one serving. */
 const OTHER_UID = 65534;
-
-async function rawSession(s: HttpServer): Promise<Record<string, string>> {
-  const headers = { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json', Accept: ACCEPT };
-  const init = await fetch(s.url, { method: 'POST', headers, body: JSON.stringify(INIT) });
-  assert.equal(init.status, 200);
-  await init.text();
-  const session = {
-    ...headers,
-    'Mcp-Session-Id': init.headers.get('mcp-session-id') as string,
-    'Mcp-Protocol-Version': '2025-11-25',
-  };
-  const note = { jsonrpc: '2.0', method: 'notifications/initialized' };
-  assert.equal((await fetch(s.url, { method: 'POST', headers: session, body: JSON.stringify(note) })).status, 202);
-  return session;
-}
 
 const bashCall = (id: unknown, command: string) =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'bash', arguments: { command } } });

@@ -12,36 +12,11 @@ import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { CLEAN_ENV, MEWCODE } from '../helpers/cli.ts';
-import { type HttpServer, httpClient, startHttpServer } from '../helpers/mcp_http.ts';
+import { ACCEPT, httpClient, INIT, rawSession, startHttpServer } from '../helpers/mcp_http.ts';
 import { killAfter, noSurvivors } from '../helpers/processes.ts';
 import { REPO, TSX } from '../helpers/repo.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 import { waitFor } from '../helpers/wait.ts';
-
-const ACCEPT = 'application/json, text/event-stream';
-const INIT = {
-  jsonrpc: '2.0',
-  id: 0,
-  method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-};
-
-/** A session opened by hand (initialize, then initialized), for the raw requests below. */
-async function rawSession(s: HttpServer): Promise<Record<string, string>> {
-  const headers = { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json', Accept: ACCEPT };
-  const init = await fetch(s.url, { method: 'POST', headers, body: JSON.stringify(INIT) });
-  assert.equal(init.status, 200);
-  await init.text();
-  const session = {
-    ...headers,
-    'Mcp-Session-Id': init.headers.get('mcp-session-id') as string,
-    // From this version on a request's stream opens with a priming event carrying an id to resume from.
-    'Mcp-Protocol-Version': '2025-11-25',
-  };
-  const note = { jsonrpc: '2.0', method: 'notifications/initialized' };
-  assert.equal((await fetch(s.url, { method: 'POST', headers: session, body: JSON.stringify(note) })).status, 202);
-  return session;
-}
 
 /** SSE events from a response body as they come: `{id, data}`. */
 async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ id?: string; data: string }> {
