@@ -73,12 +73,18 @@ function rgRun(root: string, pattern: string): RgRun {
   return { ms, cpuMs, lines: r.stdout.split('\n').flatMap((l) => (l === '' ? [] : [l.replace(/^\.\//, '')])) };
 }
 
+/**
+ * Builds the index, then searches once as a runtime serving the tree would: that walk is kept beside
+ * the index (lib/search/index/walk_record.ts) for the runtimes that load it.
+ */
 async function buildIndex(root: string, cacheDir: string, workers: number): Promise<number> {
   const made = createRuntime({ root, workers, index: 'build', indexCacheDir: cacheDir, home: null });
   if (!made.ok) throw new Error(made.error);
   try {
     const built = await made.value.searchIndex?.build();
     if (!built?.ok) throw new Error(`the build failed: ${built ? built.message : 'no index'}`);
+    const kept = await made.value.call('grep', { pattern: 'a walk to keep', output_mode: 'count' });
+    log(`● first answer: the builder's search after the build: ${String(kept.meta?.index)}`);
     return built.index.rels.length;
   } finally {
     await made.value.close();

@@ -23,6 +23,7 @@ import { COMMON_SHARE, candidates, estimate, planQuery, requiredLiteralsOf } fro
 import { indexCurrent, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
 import { directFiles, type PrefilterAnswer, type PrefilterQuery, summarise, type WalkSummary } from './summary.ts';
 import { rootIdentity, rulesOutsideWatches } from './sweep.ts';
+import { type KeptWalk, readWalkRecord, type WalkRecord, writeWalkRecord } from './walk_record.ts';
 import { type DirWatch, drainEvents } from './watch.ts';
 
 /** Trees smaller than this are not indexed on their own: a scan of them takes milliseconds. */
@@ -79,6 +80,13 @@ export class SearchIndex {
   #building: Promise<unknown> | undefined;
   /** The background check of the index in use (background_check.ts), while it runs. */
   #check: { done: Promise<void> } | undefined;
+  /**
+   * The walk summaries kept beside the index file (walk_record.ts): read with an index loaded from
+   * disk, written when this runtime learns one while the tree is as the build left it.
+   */
+  #record: WalkRecord | undefined;
+  /** The shape when the index in use came into use: while it stays so, nothing changed the tree's shape. */
+  #pristine = -1;
   #loaded = false;
   #closed = false;
   /**
@@ -170,6 +178,12 @@ export class SearchIndex {
     const prefix = at === '' ? '' : `${at}/`;
     // Until the background check ends, files changed before their watch opened may be unmarked.
     const checking = this.#check !== undefined;
+    // A walk kept from an earlier runtime may stand in for this one once the check vouches for the
+    // tree: waiting for the check (states compared in the pool) costs less than the walk.
+    if (checking && at === '' && this.#kept(q)) {
+      await this.#check?.done;
+      return this.prefilter(q);
+    }
     const answer: PrefilterAnswer = {
       index: checking ? 'served, index check running' : 'served',
       prefilter: { table: idx.table, prefix, candidates: cands, validate: !this.#watch || checking },
@@ -184,7 +198,7 @@ export class SearchIndex {
       this.#rulesChanged();
     if (!this.#watch || this.#unwatched || !q.walk.useIgnore || q.walk.hidden || !summarised) return answer;
     if (q.walk.fileGlobs?.length) return answer;
-    const key = `${at}\0${JSON.stringify(q.walk.deny ?? null)}\0${JSON.stringify(q.filter ?? null)}`;
+    const key = walkKey(at, q);
     const known = this.#summaries.get(key);
     if (known && known.shape === this.#shape) {
       const direct = { files: directFiles(cands, prefix, known), skipped: known.skipped };
@@ -197,6 +211,7 @@ export class SearchIndex {
       if (!s) return this.#rebuild(); // only a rebuild can bring the summary back
       if (this.#summaries.size > 64) this.#summaries.clear();
       this.#summaries.set(key, s);
+      if (at === '') this.#keep({ key, unindexed: s.unindexed, skipped: s.skipped });
     };
     return answer;
   }
@@ -242,12 +257,15 @@ export class SearchIndex {
     if (this.#loaded || this.#building) return this.#idx;
     this.#loaded = true;
     const idx = readIndex(this.file, this.o.root);
-    if (idx) this.#use(idx);
+    if (idx) this.#use(idx, undefined, this.o.watch ? readWalkRecord(this.file, idx) : undefined);
     return this.#idx;
   }
 
-  /** `seen`: what the watches saw while the build that made `idx` ran (none for an index loaded). */
-  #use(idx: LoadedIndex, seen?: EventsDuringBuild): void {
+  /**
+   * `seen`: what the watches saw while the build that made `idx` ran (none for an index loaded);
+   * `record`: the walks kept beside a loaded index.
+   */
+  #use(idx: LoadedIndex, seen?: EventsDuringBuild, record?: WalkRecord): void {
     if (this.#idx !== idx) this.#idx?.close();
     this.#idx = idx;
     this.#loaded = true;
@@ -257,8 +275,10 @@ export class SearchIndex {
     for (const held of idx.rels.dirs())
       for (let d = held; d !== '' && !this.#dirs.has(d); d = dirOf(d)) this.#dirs.add(d);
     this.#changed = new Set();
+    this.#record = record;
     if (!this.o.watch) return;
     this.#shape++;
+    this.#pristine = this.#shape;
     this.#rootId = rootIdentity(this.o.root);
     this.#unwatched = false; // a directory the watches cannot take is reported lost while they open
     this.#startCheck(idx, seen);
@@ -330,6 +350,43 @@ export class SearchIndex {
     this.#outsideRules = rules.outside;
     this.#rulesUnwatched = rulesOutsideWatches(this.#outsideRules, this.#linkedIgnores);
     for (const [rel, named, lost] of seen?.events ?? []) this.#event(rel, named, lost);
+    this.#restoreWalks();
+  }
+
+  /** Whether nothing changed the tree's shape since the build, as far as this runtime knows. */
+  #asBuilt(): boolean {
+    return this.#watch !== undefined && !this.#unwatched && this.#shape === this.#pristine;
+  }
+
+  /**
+   * The check found the tree as the build left it: the walks kept with its index, made when it was so
+   * too, stand for this runtime's (only the root's, as they were kept).
+   */
+  #restoreWalks(): void {
+    const r = this.#record;
+    if (!r || !this.#asBuilt() || r.rules !== this.#rulesUnwatched) return;
+    for (const w of r.walks)
+      if (w.key.startsWith('\0'))
+        this.#summaries.set(w.key, { shape: this.#shape, unindexed: w.unindexed, skipped: w.skipped });
+  }
+
+  /** Whether a kept walk may answer `q` once the check ends. */
+  #kept(q: PrefilterQuery): boolean {
+    if (!this.#record || !q.walk.useIgnore || q.walk.hidden || q.walk.fileGlobs?.length) return false;
+    const key = walkKey('', q);
+    return this.#record.walks.some((w) => w.key === key);
+  }
+
+  /** A walk of the root learned while the tree is as built is kept for the runtimes that load this index. */
+  #keep(walk: KeptWalk): void {
+    const idx = this.#idx;
+    if (!idx || this.#check || !this.#asBuilt()) return;
+    const rules = rulesOutsideWatches(this.#outsideRules, this.#linkedIgnores);
+    if (rules !== this.#rulesUnwatched) return;
+    const had = this.#record?.builtAt === idx.builtAt && this.#record.size === idx.size ? this.#record : undefined;
+    if (had?.walks.some((w) => w.key === walk.key)) return;
+    const record = { builtAt: idx.builtAt, size: idx.size, rules, walks: [...(had?.walks ?? []), walk] };
+    if (writeWalkRecord(this.file, record)) this.#record = record;
   }
 
   /** A rule changed: a directory the build never entered (ignored) may now be walked, unwatched. */
@@ -374,3 +431,7 @@ export class SearchIndex {
       for (const f of files.under(rel === '' ? '' : `${rel}/`)) this.#changed.add(files.relOf(f));
   }
 }
+
+/** A walk summary's key: the walked directory, the deny patterns and the search's filter. */
+const walkKey = (at: string, q: PrefilterQuery) =>
+  `${at}\0${JSON.stringify(q.walk.deny ?? null)}\0${JSON.stringify(q.filter ?? null)}`;

@@ -1,0 +1,197 @@
+/**
+ * Walks kept beside the index (walk_record.ts): a runtime that learns a walk of the root while the
+ * tree is as its index's build left it writes the walk down, and the next runtime that loads the
+ * index serves its first search without a walk once its check finds the tree still so. Every way the
+ * tree can change between the two runtimes — a file added, removed or edited, a new directory, an
+ * ignore file edited in place, a rule outside the tree, a rebuilt index, a record that is not one —
+ * must leave the first answer equal to ripgrep's and to a runtime without an index.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { Runtime } from '../../../lib/runtime/runtime.ts';
+import type { SearchIndex } from '../../../lib/search/index/service.ts';
+import { walkRecordFile } from '../../../lib/search/index/walk_record.ts';
+import { runtimeAt } from '../../helpers/runtime.ts';
+import { requireTool } from '../../helpers/system_tools.ts';
+import { tempDir } from '../../helpers/temp.ts';
+import { agedTree, HAY } from './attack_helpers.ts';
+
+const WALKLESS = 'served without a walk';
+const CHECKING = 'served, index check running';
+
+/** A repository whose package `pkg` is the root (so a rule outside the tree exists), aged past the racy window. */
+async function repoTree(): Promise<{ dir: string; root: string; home: string }> {
+  const files: Record<string, string> = { '.gitignore': 'ign/\n' };
+  const pkg = { ...HAY, 'a.txt': 'needle here\n', 'b.txt': 'plain words\n', 'ign/x.txt': 'needle ignored\n' };
+  for (const [rel, text] of Object.entries(pkg)) files[`pkg/${rel}`] = text;
+  files['pkg/sub/.gitignore'] = 'skip.txt\n';
+  files['pkg/sub/skip.txt'] = 'needle skipped by a rule\n';
+  files['pkg/sub/kept.bin'] = 'needle\0binary\n';
+  const dir = await agedTree(files, (d) =>
+    execFileSync(requireTool('git'), ['init', '-q'], { cwd: d, env: { ...process.env, HOME: path.join(d, 'home') } }),
+  );
+  return { dir, root: path.join(dir, 'pkg'), home: path.join(dir, 'home') };
+}
+
+interface Kept {
+  dir: string;
+  root: string;
+  home: string;
+  cache: string;
+  /** The record's path. */
+  record: string;
+  /** A runtime without an index: what every answer must equal. */
+  plain: Runtime;
+}
+
+/** `t`'s tree, its index built and one walk of the root learned (so kept) by a runtime then closed. */
+async function kept(): Promise<Kept> {
+  const tree = await repoTree();
+  const cache = tempDir('mewcode-kept-cache-');
+  const builder = runtimeAt(tree.root, { workers: 2, index: 'build', indexCacheDir: cache, home: tree.home });
+  const index = builder.searchIndex as SearchIndex;
+  assert.ok((await index.build()).ok, 'built');
+  assert.equal(await served(builder, 'needle'), 'served', 'the walk that is kept');
+  await builder.close();
+  const record = walkRecordFile(index.file);
+  assert.ok(existsSync(record), 'the walk is kept beside the index');
+  return { ...tree, cache, record, plain: runtimeAt(tree.root, { workers: 2, index: 'off', home: tree.home }) };
+}
+
+/** A fresh runtime loading `t`'s index. */
+const fresh = (t: Kept) => runtimeAt(t.root, { workers: 2, index: 'build', indexCacheDir: t.cache, home: t.home });
+
+const filesOf = (content: string) =>
+  content.startsWith('No matches for ') ? [] : content.split('\n').filter((l) => l && !l.startsWith('['));
+
+async function served(rt: Runtime, pattern: string): Promise<string> {
+  const r = await rt.call('grep', { pattern, output_mode: 'files_with_matches', head_limit: 0 });
+  assert.equal(r.isError, false, r.content);
+  return String(r.meta?.index);
+}
+
+/** `rt`'s first answer for `pattern` equals the unindexed runtime's and rg's; how the index served it. */
+async function answersRight(t: Kept, rt: Runtime, pattern: string, when: string): Promise<string> {
+  const input = { pattern, output_mode: 'files_with_matches', head_limit: 0 };
+  const want = filesOf((await t.plain.call('grep', input)).content);
+  const rg = spawnSync(requireTool('rg'), ['--no-config', '-l', pattern, '.'], { cwd: t.root, encoding: 'utf8' });
+  assert.ok(rg.status === 0 || rg.status === 1, rg.stderr);
+  assert.deepEqual(
+    [...want].sort(),
+    rg.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.replace(/^\.\//, ''))
+      .sort(),
+    `unindexed = rg ${when}`,
+  );
+  const got = await rt.call('grep', input);
+  assert.deepEqual(filesOf(got.content), want, `${when} (${String(got.meta?.index)})`);
+  return String(got.meta?.index);
+}
+
+test('kept walk: a fresh runtime serves its first search without a walk, as rg answers', async () => {
+  const t = await kept();
+  const rt = fresh(t);
+  assert.equal(await answersRight(t, rt, 'needle', 'the first search'), WALKLESS);
+  assert.equal((rt.searchIndex as SearchIndex).checking, false, 'answered once the check was done');
+  assert.equal(await answersRight(t, rt, 'needle', 'the second'), WALKLESS);
+  // Other patterns, same walk: one the index cannot narrow, one it can.
+  assert.equal(await answersRight(t, rt, 'plain words', 'another pattern'), 'common: scanned');
+  assert.equal(await answersRight(t, rt, 'ignored', 'a rare word'), WALKLESS);
+  await rt.close();
+});
+
+/** Each change made while no runtime runs, and whether the first search may still skip the walk. */
+const CHANGES: [string, (t: Kept) => void, boolean][] = [
+  ['an indexed file edited to hold the needle', (t) => writeFileSync(path.join(t.root, 'b.txt'), 'needle now\n'), true],
+  ['an indexed file emptied of it', (t) => writeFileSync(path.join(t.root, 'a.txt'), 'gone\n'), true],
+  ['a file added', (t) => writeFileSync(path.join(t.root, 'hay/new.txt'), 'needle new\n'), false],
+  ['an indexed file removed', (t) => rmSync(path.join(t.root, 'a.txt')), false],
+  [
+    'a new directory',
+    (t) => {
+      mkdirSync(path.join(t.root, 'made'));
+      writeFileSync(path.join(t.root, 'made/n.txt'), 'needle in a new directory\n');
+    },
+    false,
+  ],
+  ['an ignore file edited in place', (t) => writeFileSync(path.join(t.root, 'sub/.gitignore'), '# none\n'), false],
+  ['a rule outside the tree', (t) => writeFileSync(path.join(t.dir, '.gitignore'), '# none\n'), false],
+  ['an unindexed (binary) file made text', (t) => writeFileSync(path.join(t.root, 'sub/kept.bin'), 'needle\n'), true],
+];
+
+for (const [what, change, walkless] of CHANGES)
+  test(`kept walk: ${what} between runtimes — the first answer is still rg's`, async () => {
+    const t = await kept();
+    change(t);
+    const rt = fresh(t);
+    const how = await answersRight(t, rt, 'needle', 'the first search');
+    if (!walkless) assert.notEqual(how, WALKLESS, 'the kept walk does not stand for a changed tree');
+    await (rt.searchIndex as SearchIndex).settled();
+    await answersRight(t, rt, 'needle', 'after the check');
+    await answersRight(t, rt, 'needle', 'again');
+    await rt.close();
+  });
+
+test('kept walk: a file added while the first search waits for the check is found', async () => {
+  const t = await kept();
+  const rt = fresh(t);
+  const index = rt.searchIndex as SearchIndex;
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => (release = r));
+  let held: () => void = () => {};
+  const holding = new Promise<void>((r) => (held = r));
+  let once = false;
+  // Held with every watch open and every state compared: only the watches can tell.
+  index.betweenCheckSlices = (p) => {
+    if (once || p.phase !== 'state' || p.done !== p.of) return;
+    once = true;
+    held();
+    return gate;
+  };
+  const first = rt.call('grep', { pattern: 'needle', output_mode: 'files_with_matches', head_limit: 0 });
+  await holding;
+  writeFileSync(path.join(t.root, 'hay/during.txt'), 'needle made while the search waited\n');
+  release();
+  const got = await first;
+  assert.ok(filesOf(got.content).includes('hay/during.txt'), `${got.content} (${String(got.meta?.index)})`);
+  assert.notEqual(String(got.meta?.index), WALKLESS);
+  await answersRight(t, rt, 'needle', 'after');
+  await rt.close();
+});
+
+test('kept walk: a rebuilt index does not take the walk kept for the one before', async () => {
+  const t = await kept();
+  const rebuilder = runtimeAt(t.root, { workers: 1, index: 'build', indexCacheDir: t.cache, home: t.home });
+  assert.ok((await rebuilder.searchIndex?.build())?.ok, 'rebuilt');
+  await rebuilder.close();
+  const rt = fresh(t);
+  assert.equal(await answersRight(t, rt, 'needle', 'the first search'), CHECKING);
+  await rt.close();
+});
+
+test('kept walk: a record that does not read as one is ignored, never followed out of the tree', async () => {
+  const t = await kept();
+  const good = JSON.parse(readFileSync(t.record, 'utf8'));
+  writeFileSync(path.join(t.dir, 'outside.txt'), 'needle outside the root\n');
+  const bad = [
+    'not json',
+    JSON.stringify({ ...good, walks: good.walks.map((w: object) => ({ ...w, unindexed: ['../outside.txt'] })) }),
+    JSON.stringify({ ...good, walks: good.walks.map((w: object) => ({ ...w, unindexed: ['/etc/passwd'] })) }),
+    JSON.stringify({
+      ...good,
+      walks: good.walks.map((w: object) => ({ ...w, skipped: { x: { dirs: 1, files: 1 } } })),
+    }),
+    JSON.stringify({ ...good, size: good.size + 1 }),
+  ];
+  for (const text of bad) {
+    writeFileSync(t.record, text);
+    const rt = fresh(t);
+    assert.equal(await answersRight(t, rt, 'needle', text.slice(0, 60)), CHECKING);
+    await rt.close();
+  }
+});
