@@ -20,6 +20,8 @@ export interface StatesShard {
   to: number;
   /** Only the files directly in these directories (all when absent). */
   onlyIn?: string[];
+  /** These file numbers instead of `from` … `to`. */
+  ids?: number[];
 }
 
 export interface StatesShardResult {
@@ -30,7 +32,9 @@ export interface StatesShardResult {
 
 export function runStatesShard(t: StatesShard): StatesShardResult {
   const onlyIn = t.onlyIn && new Set(t.onlyIn);
-  return { kind: 'index-states', unlike: unlikeIndexed(t.root, readTable(t.table), t.from, t.to, onlyIn) };
+  const files = readTable(t.table);
+  const unlike = t.ids ? unlikeOf(t.root, files, t.ids) : unlikeIndexed(t.root, files, t.from, t.to, onlyIn);
+  return { kind: 'index-states', unlike };
 }
 
 /** The files of numbers `from` to `to` whose state is not the indexed one — of those directly in `onlyIn`, when given. */
@@ -41,11 +45,18 @@ export function unlikeIndexed(
   to: number,
   onlyIn?: ReadonlySet<string>,
 ): { rel: string; file: boolean }[] {
+  const ids: number[] = [];
+  for (let i = from; i < Math.min(to, files.length); i++) if (!onlyIn || onlyIn.has(dirOf(files.relOf(i)))) ids.push(i);
+  return unlikeOf(root, files, ids);
+}
+
+/** Of the files numbered `ids`, those whose state is not the indexed one. */
+function unlikeOf(root: string, files: FileTable, ids: readonly number[]): { rel: string; file: boolean }[] {
   const s = files.sigs;
   const out: { rel: string; file: boolean }[] = [];
-  for (let i = from; i < Math.min(to, files.length); i++) {
+  for (const i of ids) {
+    if (!(i >= 0 && i < files.length)) continue;
     const rel = files.relOf(i);
-    if (onlyIn && !onlyIn.has(dirOf(rel))) continue;
     const st = lstatIfAny(path.join(root, rel));
     if (
       !st ||

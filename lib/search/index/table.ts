@@ -25,6 +25,8 @@ export interface FileTable {
   under(prefix: string): number[];
   /** The directories that directly hold files ('' for the root), in table order. */
   dirs(): string[];
+  /** The numbers of the files directly in the directories `from` … `to - 1` of `dirs()`. */
+  filesIn(from: number, to: number): number[];
   /** inode, size, mtime, ctime per file number, as indexed. */
   sigs: Float64Array;
 }
@@ -258,6 +260,12 @@ export function readTable(sab: SharedArrayBuffer): FileTable {
     },
     dirs() {
       return Array.from({ length: m }, (_, k) => names.toString('utf8', dirAt[k] as number, dirAt[k + 1] as number));
+    },
+    filesIn(from, to) {
+      const out: number[] = [];
+      const end = firsts[Math.min(to, m)] as number;
+      for (let i = firsts[Math.max(0, from)] as number; i < end; i++) out.push(numbers[i] as number);
+      return out;
     },
     under(prefix) {
       if (prefix === '') return Array.from(numbers);
