@@ -22,6 +22,9 @@ const PACKAGE_ISLANDS: Record<string, string[]> = {
   anthropic: ['@anthropic-ai/sdk'],
   openai: ['openai'],
   mcp: ['@modelcontextprotocol/sdk'],
+  // pdf.js (1.6 MB of the read lane's 2 MB): read only when a PDF is. A worker thread used to parse it
+  // at every start.
+  pdf: ['unpdf'],
   // Loaded only when an OTLP endpoint is configured (lib/telemetry/open_telemetry.ts).
   opentelemetry: [
     '@opentelemetry/api',
@@ -89,7 +92,8 @@ export async function buildIslands(entry: string, common: BuildOptions, buildId:
     text += comment(buildId, island, await islandSource(specs, { ...common, ...ISLAND_OPTIONS[island] }));
   if (split.lazy.length)
     text += comment(buildId, OWN, await islandSource(split.lazy, common, facades(split, true), hostModules(split)));
-  text += comment(buildId, 'read-lane', await islandSource(READ_LANE, common));
+  // The read lane takes package islands as the program does: a worker compiles pdf.js when it reads a PDF.
+  text += comment(buildId, 'read-lane', await islandSource(READ_LANE, common, facades(split, true)));
   return { plugin: facades(split, false, entry), text, sources: split.sources };
 }
 

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
 import { runProgram } from './helpers/cli.ts';
 import { startModel } from './helpers/fake_model.ts';
@@ -66,6 +67,7 @@ test('bundle: one file, which the build writes alone and which runs alone', asyn
     'mewcode',
     'openai',
     'opentelemetry',
+    'pdf',
     'read-lane',
   ]);
   assert.match((await node(['--version'])).out, /^mewcode \d+\.\d+\.\d+\n$/);
@@ -79,7 +81,7 @@ test('bundle: --version and --help load no island; grep and glob never the SDKs,
   assert.match((await node(['--help'], '', bare)).out, /grep/);
   // The proof that spoiling bites: a command that needs the spoiled island fails.
   assert.notEqual((await node(['glob', 'src/**'], '', bare)).code, 0);
-  const lean = spoiled(['anthropic', 'openai', 'mcp', 'bash-parser']);
+  const lean = spoiled(['anthropic', 'openai', 'mcp', 'bash-parser', 'pdf']);
   const g = await node(['grep', 'TODO', '-c', '--head-limit', '0', '--workers', '2'], '', lean);
   assert.equal(g.out.trim().split('\n').length, 2501, g.err);
   assert.deepEqual(await node(['glob', 'src/**'], '', lean), { code: 0, out: 'src/a.ts\n', err: '' });
@@ -194,6 +196,37 @@ await made.value.close();
     defs: 16,
     names: [...libNames, 'runCli'].sort(),
   });
+});
+
+test('bundle: a PDF is read by a worker thread, which compiles pdf.js from its own island only then', async () => {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (const n of [1, 2]) doc.addPage().drawText(`page ${n} words`, { x: 50, y: 700, font });
+  writeFileSync(path.join(project, 'doc.pdf'), await doc.save());
+  const script = path.join(dir, 'pdf.mjs');
+  writeFileSync(
+    script,
+    `const lib = await import(process.argv[2]);
+const rt = lib.createRuntime({ root: ${JSON.stringify(project)}, workers: 1, index: 'off' }).value;
+const grep = await rt.call('grep', { pattern: 'TODO', path: 'src', output_mode: 'count' });
+const pdf = await rt.call('read_file', { file_path: 'doc.pdf', pages: '2' });
+console.log(JSON.stringify({ grep: grep.content, pdf: pdf.content, error: pdf.isError }));
+await rt.close();
+`,
+  );
+  const run = (copy: string) =>
+    JSON.parse(execFileSync(process.execPath, [script, copy], { cwd: dir, encoding: 'utf8' })) as Record<
+      string,
+      unknown
+    >;
+  const read = run(bundle);
+  assert.equal(read.grep, 'src/a.ts:1');
+  assert.equal(read.error, false);
+  assert.match(String(read.pdf), /^PDF "doc\.pdf": 2 pages, [\d,]+ bytes; pages 2-2 as text[\s\S]*page 2 words/);
+  // The proof it came from the island: spoilt, the worker's grep still runs and the PDF fails.
+  const spoilt = run(spoiled(['pdf']));
+  assert.equal(spoilt.grep, 'src/a.ts:1');
+  assert.equal(spoilt.error, true, String(spoilt.pdf));
 });
 
 test('bundle: a copy replaced under a running process says so instead of running another build', async () => {
