@@ -7,11 +7,13 @@ import path from 'node:path';
 import type { TaskOutcome } from '../../core/task_outcome.ts';
 import type { DenySpec } from '../denied.ts';
 import { type GitUser, IgnoreRules } from '../ignore.ts';
+import { outsideRules } from '../ignore_outer.ts';
 import { planShards, type WalkOptions } from '../walk.ts';
 import { type IndexShard, type IndexShardResult, runIndexShard } from './build_shard.ts';
 import { SegmentSpool } from './spool.ts';
 import { runStatesShard, type StatesShard, type StatesShardResult } from './states_shard.ts';
 import { type IndexHeader, type LoadedIndex, readIndex, writeIndex } from './store.ts';
+import { outsideDirs } from './sweep.ts';
 import { TableBuilder } from './table.ts';
 
 export interface IndexRunner {
@@ -50,6 +52,7 @@ export interface BuildOptions {
 
 export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedIndex>> {
   const builtAt = Date.now();
+  const outside = outsideDirs(outsideRules(o.root, o.gitUser).inputs);
   const walk = indexWalk(o.root, o.deny, o.gitUser);
   // Every directory the walk enters is watched, even one that holds no indexed file (store.ts).
   const entered: string[] = [];
@@ -97,7 +100,15 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
     await Promise.all(tasks.map((t, i) => o.runner.run(t).then((r) => take(i, r))));
     spool ??= openSpool(o.file); // no pieces (an empty tree)
     if (spool instanceof Error) return unwritable(o, spool);
-    return finish(o, builtAt, entered, ignoreFiles, files, arrived as TaskOutcome<IndexShardResult>[], spool);
+    return finish(
+      o,
+      { builtAt, outside },
+      entered,
+      ignoreFiles,
+      files,
+      arrived as TaskOutcome<IndexShardResult>[],
+      spool,
+    );
   } finally {
     if (spool instanceof SegmentSpool) spool.close();
   }
@@ -114,7 +125,7 @@ function openSpool(file: string): SegmentSpool | Error {
 /** Stitches the pieces' results into one index file, and reads it back for use. */
 function finish(
   o: BuildOptions,
-  builtAt: number,
+  began: { builtAt: number; outside: string },
   entered: string[],
   ignoreFiles: Set<string>,
   files: TableBuilder,
@@ -140,7 +151,8 @@ function finish(
   const table = files.pack(sigs);
   const header: IndexHeader = {
     root: o.root,
-    builtAt,
+    builtAt: began.builtAt,
+    outsideDirs: began.outside,
     dirs: entered,
     ignoreFiles: [...ignoreFiles],
     tableBytes: table.byteLength,

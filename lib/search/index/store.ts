@@ -27,6 +27,11 @@ export interface IndexHeader {
    * began, the only ones there are.
    */
   ignoreFiles: string[];
+  /**
+   * The rule inputs outside the tree that were directories when the build began, by identity
+   * (sweep.ts `outsideDirs`); absent in an index written before it was recorded.
+   */
+  outsideDirs?: string;
   /** Bytes of the file table. */
   tableBytes: number;
   /** Files per segment, in order. */
@@ -186,6 +191,7 @@ function readOpen(
   }
   const { tableBytes } = header;
   if (header.root !== root || !Array.isArray(header.dirs) || !Array.isArray(header.ignoreFiles)) return undefined;
+  if (header.outsideDirs !== undefined && typeof header.outsideDirs !== 'string') return undefined;
   if (!Number.isSafeInteger(tableBytes) || tableBytes < 8) return undefined;
   const headEnd = pad(MAGIC.length + 4 + len, 8);
   if (headEnd + tableBytes > size) return undefined;

@@ -38,11 +38,17 @@ function ignoreFileStates(
   files: Iterable<string>,
   outside: readonly string[],
   since: number,
+  dirsAsBuilt: boolean,
 ): { linked: string[]; changedSince: boolean } {
   const linked: string[] = [];
   const recent = (st: { mtimeMs: number; ctimeMs: number } | undefined) =>
     st !== undefined && (st.mtimeMs >= since || st.ctimeMs >= since);
-  let changedSince = outside.some((f) => recent(lstatIfAny(f)) || recent(statIfAny(f)));
+  let changedSince = outside.some((f) => {
+    const st = lstatIfAny(f);
+    // A directory among them (a `.git`) changes times with every git command; its identity is what counts.
+    if (dirsAsBuilt && st?.isDirectory()) return false;
+    return recent(st) || recent(statIfAny(f));
+  });
   for (const rel of files) {
     const file = path.join(root, rel);
     const st = lstatIfAny(file);
@@ -72,15 +78,36 @@ export function rulesAtStart(
   // An unchanged directory holds the ignore files its listing showed in the build, and no other.
   const files = dirsChanged ? ignoreFilesIn(dirs, IGNORE_FILES) : idx.ignoreFiles;
   const outside = outsideRules(root, gitUser).inputs;
-  const ignores = ignoreFileStates(root, files, outside, since);
+  const dirsAsBuilt = idx.outsideDirs !== undefined && idx.outsideDirs === outsideDirs(outside);
+  const ignores = ignoreFileStates(root, files, outside, since, dirsAsBuilt);
   return { unwatched: dirsChanged || ignores.changedSince, linked: ignores.linked, outside };
 }
 
 const stateOf = (st: Stats | undefined) => (st ? `${st.ino}:${st.nlink}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '-');
 
-/** The files' inode, size, mtime and ctime, as one string; `follow`: a symlink's target's too. */
+/**
+ * The files' inode, size, mtime and ctime, as one string; `follow`: a symlink's target's too. A
+ * directory (a `.git`: what the rules read inside it are inputs of their own) by its identity alone:
+ * git writes in it at every command, which would read as a rule change.
+ */
 function statesOf(files: readonly string[], follow = false): string {
-  return files.map((f) => stateOf(lstatIfAny(f)) + (follow ? `>${stateOf(statIfAny(f))}` : '')).join(',');
+  return files
+    .map((f) => {
+      const st = lstatIfAny(f);
+      if (st?.isDirectory()) return `d${st.dev}:${st.ino}`;
+      return stateOf(st) + (follow ? `>${stateOf(statIfAny(f))}` : '');
+    })
+    .join(',');
+}
+
+/** The rule inputs outside the tree that are directories, by identity: what a build records (store.ts). */
+export function outsideDirs(outside: readonly string[]): string {
+  return outside
+    .flatMap((f) => {
+      const st = lstatIfAny(f);
+      return st?.isDirectory() ? [`${f}=${st.dev}:${st.ino}`] : [];
+    })
+    .join('\n');
 }
 
 /** The root directory's identity: a root renamed away and replaced by a copy is another one. */

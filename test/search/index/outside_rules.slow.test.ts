@@ -7,9 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import type { SearchIndex } from '../../../lib/search/index/service.ts';
 import { runtimeAt } from '../../helpers/runtime.ts';
 import { requireTool } from '../../helpers/system_tools.ts';
 import { tempDir } from '../../helpers/temp.ts';
@@ -73,4 +74,26 @@ test('outside rules: an .ignore created at the repository’s top, above the roo
   writeFileSync(path.join(t.dir, 'home/.config/git/ignore'), '*.bak\n*.log\n');
   for (let i = 0; i < 2; i++) await assertSame(t, { pattern: 'needle' }, 'the global excludes file ignores *.log');
   assert.deepEqual(await ourFiles(t.warm, { pattern: 'needle' }), ['a.txt']);
+});
+
+test('outside rules: git writing in its own directory (any git command) is no rule change; a repository made anew is', async () => {
+  const t = await packageTrio({ '.gitignore': 'ign/\n' }, {});
+  await prime(t, 'needle');
+  const index = t.warm.searchIndex as SearchIndex;
+  const loaded = index.loaded;
+  const git = (...args: string[]) =>
+    execFileSync(requireTool('git'), args, { cwd: t.dir, env: { ...process.env, HOME: path.join(t.dir, 'home') } });
+  git('add', '-A'); // writes .git/index through index.lock: the .git directory's times move
+  git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'x');
+  const how = await assertSame(t, { pattern: 'needle' }, 'git add and commit');
+  assert.equal(how[0], 'warm: served without a walk');
+  assert.equal(index.loaded, loaded, 'no rebuild');
+  // A repository made anew (another .git directory) may bring other rules: no longer walk-less.
+  rmSync(path.join(t.dir, '.git'), { recursive: true });
+  git('init', '-q');
+  writeFileSync(path.join(t.dir, '.git/info/exclude'), 'pkg/a.txt\n');
+  const after = await assertSame(t, { pattern: 'needle' }, 'a repository made anew');
+  assert.notEqual(after[0], 'warm: served without a walk');
+  assert.deepEqual(await ourFiles(t.warm, { pattern: 'needle' }), rgFiles(t.root, ['needle']));
+  assert.ok(!(await ourFiles(t.warm, { pattern: 'needle' })).includes('a.txt'));
 });
