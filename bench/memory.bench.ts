@@ -36,7 +36,7 @@ export const AGENT_CALLS = [
 
 interface Phase {
   peakMiB: number;
-  at: { rssMiB: number };
+  at: { rssMiB: number; heapTrims?: number; heapTrimMs?: number };
   figures: { afterMs?: number; rssMiB?: number }[];
 }
 export interface MemoryRun {
@@ -93,7 +93,8 @@ export const GLIBC_TUNED = {
 export function formatMemory(runs: readonly MemoryRun[]): string {
   const rows = runs.map((r) => {
     const p = r.phases;
-    const idle = (p.idle?.figures ?? []).map((f) => `${f.afterMs}ms ${f.rssMiB}`).join(', ');
+    const trims = p.idle?.at.heapTrims ? ` (${p.idle.at.heapTrims} trims, last ${p.idle.at.heapTrimMs} ms)` : '';
+    const idle = (p.idle?.figures ?? []).map((f) => `${f.afterMs}ms ${f.rssMiB}`).join(', ') + trims;
     return `| ${r.side} | ${r.index} | ${p.first?.peakMiB} | ${p.building?.peakMiB ?? '—'} | ${p.serving?.peakMiB} | ${p.serving?.at.rssMiB} | ${idle} |`;
   });
   return [

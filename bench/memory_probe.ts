@@ -104,6 +104,10 @@ async function breakdown(rt: Lib.Runtime) {
         ) / 10
       : undefined,
     threads: heaps ? await heaps() : undefined,
+    // The idle heap trim (lib/lanes/heap_trim.ts): how many ran, and the last one's main-thread ms
+    // (absent on a build without it).
+    heapTrims: (rt as { heapTrim?: { trims: number } }).heapTrim?.trims,
+    heapTrimMs: (rt as { heapTrim?: { lastMs?: number } }).heapTrim?.lastMs,
   };
 }
 
@@ -156,7 +160,8 @@ async function main(): Promise<void> {
   await phase('idle', async () => {
     const samples: { afterMs: number; rssMiB: number }[] = [];
     const t = performance.now();
-    for (const at of [250, 1000, 2000, 3000, 5000, idleMs].filter((x) => x <= idleMs)) {
+    const marks = new Set([250, 1000, 2000, 3000, 5000, 6000, 8000, 10_000, 12_000, idleMs]);
+    for (const at of [...marks].filter((x) => x <= idleMs).sort((a, b) => a - b)) {
       await sleep(at - (performance.now() - t));
       samples.push({ afterMs: at, rssMiB: rss() });
     }
@@ -185,7 +190,7 @@ export function formatProbe(r: { index: string; startMiB: number; phases: Record
       ?.map((t) => `${t.main ? 'main' : 'worker'} heap ${t.heapTotal} (new ${t.newSpace}, ext ${t.external})`)
       .join('; ');
     lines.push(
-      `${name}: peak ${p.peakMiB} MiB, ${p.ms} ms; at its end RSS ${at.rssMiB} (anon ${at.rssAnonMiB}, file ${at.rssFileMiB}), ${at.watches} watches${at.indexTableMiB !== undefined ? `, index table ${at.indexTableMiB} + key tables ${at.indexKeyTablesMiB}` : ''}`,
+      `${name}: peak ${p.peakMiB} MiB, ${p.ms} ms; at its end RSS ${at.rssMiB} (anon ${at.rssAnonMiB}, file ${at.rssFileMiB}), ${at.watches} watches${at.indexTableMiB !== undefined ? `, index table ${at.indexTableMiB} + key tables ${at.indexKeyTablesMiB}` : ''}${at.heapTrims ? `, ${at.heapTrims} heap trims (last ${at.heapTrimMs} ms)` : ''}`,
     );
     if (threads) lines.push(`  ${threads}`);
     if (Array.isArray(p.figures))

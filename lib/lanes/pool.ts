@@ -12,6 +12,7 @@ import { IN_BUNDLE } from '../core/build_info.ts';
 import { errValue, okValue } from '../core/result.ts';
 import type { TaskOutcome } from '../core/task_outcome.ts';
 import { SHARD_DEADLINE } from '../search/shards.ts';
+import type { Activity } from './heap_trim.ts';
 import { type PoolResult, type PoolTask, READ_LANE_TASK } from './pool_protocol.ts';
 
 /** Heap limit of each worker, in MiB. */
@@ -52,7 +53,9 @@ export const defaultWorkers = () => Math.max(1, availableParallelism());
  */
 export const cliWorkers = (command: string | undefined) => (command === 'mcp' || command === 'agent' ? undefined : 0);
 
-export function createReadPool(options: { workers?: number; heapMb?: number; idleMs?: number } = {}): ReadPool {
+export function createReadPool(
+  options: { workers?: number; heapMb?: number; idleMs?: number; activity?: Activity } = {},
+): ReadPool {
   const size = Math.max(1, options.workers ?? defaultWorkers());
   let piscina: Piscina | undefined;
   // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
@@ -88,6 +91,8 @@ export function createReadPool(options: { workers?: number; heapMb?: number; idl
       // that goes when its task settles: more than Node's default 10 is expected, not a leak (on 4+
       // workers every whole-tree grep printed a MaxListenersExceededWarning).
       setMaxListeners(0, signal);
+      // A task (a call's shard, an index build's piece) is activity: the idle heap trim waits for it.
+      options.activity?.begin();
       try {
         return okValue((await (await get()).run(task, { signal })) as T);
       } catch (e) {
@@ -101,6 +106,8 @@ export function createReadPool(options: { workers?: number; heapMb?: number; idl
         const message = (e as Error)?.message ?? String(e);
         // A shard that stopped itself at its deadline (lib/search/shards.ts), before the pool's timer.
         return errValue({ reason: message.includes(SHARD_DEADLINE) ? 'timeout' : 'failed', message });
+      } finally {
+        options.activity?.end();
       }
     },
     async close() {

@@ -28,6 +28,7 @@ import { DEFAULT_BOUNDS } from '../history/collect.ts';
 import { Journal } from '../history/journal.ts';
 import { journalBase, journalDirFor } from '../history/journal_dir.ts';
 import { createLanes } from '../lanes/dispatch.ts';
+import { createHeapTrim, HEAP_TRIM_IDLE_MS, type HeapTrim } from '../lanes/heap_trim.ts';
 import { createReadPool, defaultWorkers, type ReadPool } from '../lanes/pool.ts';
 import type { ShellSeen } from '../lanes/write_context.ts';
 import { WriteLane } from '../lanes/write_lane.ts';
@@ -130,6 +131,8 @@ export interface RuntimeOptions {
   audit?: AuditSink | readonly AuditSink[];
   /** The audit records keep each call's arguments, not only their digest and size. */
   auditInputs?: boolean;
+  /** ms without calls or pool tasks before one garbage collection gives the heap back (default 5 s); false: never. */
+  heapTrimMs?: number | false;
 }
 
 export interface JournalOption {
@@ -198,6 +201,8 @@ export interface Runtime {
   readonly jobs: JobTable;
   /** The journal of the write tools' changes: `list()`, `undo()`, `redo()`, `rewind(id)` (absent with `journal: false`). */
   readonly journal?: Journal;
+  /** The idle heap trim: how many ran, and how long the last held the main thread. */
+  readonly heapTrim: HeapTrim;
   /** Whether a tool is read-only (an unknown name is not): read-only calls may run together. */
   isReadOnly(name: string): boolean;
   /** Runs one tool call; never throws. Write tools queue in the write lane. */
@@ -416,11 +421,15 @@ function startLanes(
   jobs: JobTable;
   shellSeen: ShellSeen;
   netProxy: NetProxy | undefined;
+  heapTrim: HeapTrim;
 } {
   const { gate, ledger, skills } = o;
-  const pool = options.workers === 0 ? undefined : createReadPool({ workers: options.workers ?? defaultWorkers() });
+  const heapTrim = createHeapTrim({ idleMs: options.heapTrimMs || HEAP_TRIM_IDLE_MS });
+  if (options.heapTrimMs === false) heapTrim.close();
+  const workers = options.workers ?? defaultWorkers();
+  const pool = options.workers === 0 ? undefined : createReadPool({ workers, activity: heapTrim });
   // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
-  const standby = pool ? undefined : createReadPool({ workers: 1 });
+  const standby = pool ? undefined : createReadPool({ workers: 1, activity: heapTrim });
   const searchSkip = searchSkipOf(o.flags, o.rules, gate, o.mode);
   const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root), o.gitUser);
   if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
@@ -453,7 +462,7 @@ function startLanes(
       ...options.skillSources,
     },
   });
-  return { lanes, index, pool, standby, jobs, shellSeen, netProxy };
+  return { lanes, index, pool, standby, jobs, shellSeen, netProxy, heapTrim };
 }
 
 /** The runtime built from its parts: a call is authorized by the gate and the policy, then run in its lane. */
@@ -474,9 +483,10 @@ function assemble(p: {
   shellSeen: ShellSeen;
   netProxy: NetProxy | undefined;
   audit: Audit;
+  heapTrim: HeapTrim;
 }): Runtime {
   const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby, jobs } = p;
-  const { shellSeen, netProxy, audit } = p;
+  const { shellSeen, netProxy, audit, heapTrim } = p;
   const authorize = createAuthorize(gate, policy, ledger);
   const isReadOnly = (name: string) => registry.get(name)?.readOnly === true;
   const execute = (name: string, input: unknown, callOptions: CallOptions, trace?: { stage: CallStage }) =>
@@ -533,9 +543,15 @@ function assemble(p: {
     ...(index ? { searchIndex: index } : {}),
     jobs,
     ...(p.journal ? { journal: p.journal } : {}),
+    heapTrim,
     isReadOnly,
     call: (name, input, callOptions = {}) =>
-      audit.on ? audited(name, input, callOptions) : execute(name, input, callOptions),
+      heapTrim.during(async () => {
+        const result = await (audit.on ? audited(name, input, callOptions) : execute(name, input, callOptions));
+        // An index build or check the call started goes on after it: the heap trim waits for it too.
+        if (index) void heapTrim.during(() => index.settled().catch(() => undefined));
+        return result;
+      }),
     batch: (calls, batchOptions = {}) =>
       runInGroups(
         calls,
@@ -545,6 +561,7 @@ function assemble(p: {
     definitions: ((format: DefinitionFormat = 'anthropic') =>
       definitionsAs(registry.definitions(), format)) as Runtime['definitions'],
     async close() {
+      heapTrim.close();
       await jobs.close();
       netProxy?.close();
       shellSeen.kept?.live?.close();
