@@ -24,7 +24,7 @@ import { type DirWatch, watchDirs } from './watch.ts';
 /** Watches opened per slice of the main thread (~25 µs each). */
 const WATCH_SLICE = 500;
 /** Files compared per pool task (~6 µs each on the bench machine). */
-const STATES_PER_TASK = 8192;
+export const STATES_PER_TASK = 8192;
 
 /** How far the check is: `done` of `of` directories watched, or of file numbers compared. */
 export interface CheckProgress {
@@ -55,6 +55,11 @@ export interface CheckTarget {
   live(): boolean;
   /** Awaited between slices, after the event loop's turn. */
   between?: (p: CheckProgress) => Promise<void> | void;
+  /**
+   * The first searches' own check of the tree (kept_check.ts), if one began: the background check
+   * starts once it is done, so that the two do not share the cores while a first answer waits.
+   */
+  first?: () => Promise<unknown> | undefined;
 }
 
 /** What the ignore rules say once watching began (sweep.ts `rulesAtStart`). */
@@ -68,6 +73,8 @@ export async function checkInBackground(t: CheckTarget): Promise<RulesAtStart | 
   // The watches open on the main thread while the pool's turn comes (workers starting, in a fresh
   // runtime: ~0.3–0.7 s on the bench machine): neither waits for the other.
   if (!(await pause(t, { phase: 'watch', done: 0, of: t.dirs.size }))) return undefined;
+  await t.first?.();
+  if (!t.live()) return undefined;
   const turn = poolTurn(t);
   // An index loaded from disk (no watches before, nothing seen during a build) has its files'
   // states compared as their directories' watches open, in the table's order of directories.

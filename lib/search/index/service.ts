@@ -19,6 +19,7 @@ import { type CheckProgress, checkInBackground, type RulesAtStart } from './back
 import type { IndexRunner } from './build.ts';
 import { buildIndexSafely } from './build_safe.ts';
 import { EventsDuringBuild } from './during_build.ts';
+import { keptWalkHolds } from './kept_check.ts';
 import { COMMON_SHARE, candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
 import { indexCurrent, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
 import { directFiles, type PrefilterAnswer, type PrefilterQuery, summarise, type WalkSummary } from './summary.ts';
@@ -85,6 +86,8 @@ export class SearchIndex {
    * disk, written when this runtime learns one while the tree is as the build left it.
    */
   #record: WalkRecord | undefined;
+  /** The one-shot check of the kept walk that the first searches of a loaded index wait for. */
+  #keptCheck: { idx: LoadedIndex; settled: boolean; holds: Promise<{ changed: string[] } | undefined> } | undefined;
   /** The shape when the index in use came into use: while it stays so, nothing changed the tree's shape. */
   #pristine = -1;
   #loaded = false;
@@ -178,11 +181,21 @@ export class SearchIndex {
     const prefix = at === '' ? '' : `${at}/`;
     // Until the background check ends, files changed before their watch opened may be unmarked.
     const checking = this.#check !== undefined;
-    // A walk kept from an earlier runtime may stand in for this one once the check vouches for the
-    // tree: waiting for the check (states compared in the pool) costs less than the walk.
+    // A walk kept from an earlier runtime may stand in for this one once the tree is checked as a
+    // one-shot search checks it (states compared in the pool): that costs less than the walk.
     if (checking && at === '' && this.#kept(q)) {
-      await this.#check?.done;
-      return this.prefilter(q);
+      const now = await this.#keptNow(q, idx);
+      if (now === 'late') {
+        await this.#check?.done;
+        return this.prefilter(q);
+      }
+      if (now) {
+        for (const c of now.changed) this.#mark(c);
+        const all = [...new Set([...cands, ...now.changed])];
+        const direct = { files: directFiles(all, '', { shape: this.#shape, ...now.walk }), skipped: now.walk.skipped };
+        const prefilter = { table: idx.table, prefix, candidates: all, validate: false };
+        return { index: 'served without a walk', prefilter, direct };
+      }
     }
     const answer: PrefilterAnswer = {
       index: checking ? 'served, index check running' : 'served',
@@ -311,6 +324,7 @@ export class SearchIndex {
       },
       live,
       between: (p) => this.betweenCheckSlices?.(p),
+      first: () => (this.#keptCheck?.idx === idx ? this.#keptCheck.holds : undefined),
     });
     // Unfinished (a pool task failed, or a bug threw), the watches vouch for nothing.
     check.done = run
@@ -368,6 +382,39 @@ export class SearchIndex {
     for (const w of r.walks)
       if (w.key.startsWith('\0'))
         this.#summaries.set(w.key, { shape: this.#shape, unindexed: w.unindexed, skipped: w.skipped });
+  }
+
+  /**
+   * The kept walk for `q` and the files changed since the build, when the tree is as the build left
+   * it (kept_check.ts) — one check for the searches that come while it runs; 'late' for one that
+   * comes after it, which waits for the background check instead (changes since are unwatched).
+   */
+  async #keptNow(
+    q: PrefilterQuery,
+    idx: LoadedIndex,
+  ): Promise<{ walk: KeptWalk; changed: string[] } | 'late' | undefined> {
+    const r = this.#record;
+    const walk = r?.walks.find((w) => w.key === walkKey('', q));
+    if (!r || !walk) return undefined;
+    let k = this.#keptCheck;
+    if (k?.idx === idx && k.settled) return 'late';
+    if (k?.idx !== idx) {
+      const check = { root: this.o.root, idx, runner: this.o.runner, dirs: this.#dirs, rules: r.rules };
+      const started = {
+        idx,
+        settled: false,
+        holds: keptWalkHolds({ ...check, ...(this.o.gitUser ? { gitUser: this.o.gitUser } : {}) }).catch(
+          () => undefined,
+        ),
+      };
+      void started.holds.finally(() => {
+        started.settled = true;
+      });
+      this.#keptCheck = started;
+      k = started;
+    }
+    const holds = await k.holds;
+    return holds && this.#idx === idx && !this.#closed ? { walk, changed: holds.changed } : undefined;
   }
 
   /** Whether a kept walk may answer `q` once the check ends. */
