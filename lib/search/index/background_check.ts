@@ -24,7 +24,7 @@ import { type DirWatch, watchDirs } from './watch.ts';
 /** Watches opened per slice of the main thread (~25 µs each). */
 const WATCH_SLICE = 500;
 /** Files compared per pool task (~6 µs each on the bench machine). */
-export const STATES_PER_TASK = 8192;
+const STATES_PER_TASK = 8192;
 
 /** How far the check is: `done` of `of` directories watched, or of file numbers compared. */
 export interface CheckProgress {
@@ -131,7 +131,12 @@ async function takeStates(t: CheckTarget, tasks: PipedStates['tasks'], n: number
   return true;
 }
 
-const statesTask = (t: CheckTarget, from: number, to: number, onlyIn?: string[]): StatesShard => ({
+const statesTask = (
+  t: Pick<CheckTarget, 'root' | 'idx'>,
+  from: number,
+  to: number,
+  onlyIn?: string[],
+): StatesShard => ({
   kind: 'index-states',
   root: t.root,
   table: t.idx.table,
@@ -159,9 +164,7 @@ async function poolTurn(t: CheckTarget): Promise<boolean> {
 async function compareStates(t: CheckTarget, onlyIn: ReadonlySet<string> | undefined): Promise<boolean> {
   const n = onlyIn?.size === 0 ? 0 : t.idx.rels.length;
   const only = onlyIn && onlyIn.size < t.dirs.size ? [...onlyIn] : undefined;
-  const tasks: ReturnType<IndexRunner['states']>[] = [];
-  for (let from = 0; from < n; from += STATES_PER_TASK)
-    tasks.push(t.runner.states(statesTask(t, from, from + STATES_PER_TASK, only)));
+  const tasks = queueStates(t, n, only);
   for (let i = 0; i < tasks.length; i++) {
     const r = await tasks[i];
     if (!r?.ok || !t.live()) return false;
@@ -169,6 +172,18 @@ async function compareStates(t: CheckTarget, onlyIn: ReadonlySet<string> | undef
     if (!(await pause(t, { phase: 'state', done: Math.min(n, (i + 1) * STATES_PER_TASK), of: n }))) return false;
   }
   return true;
+}
+
+/** Queues the comparison of the states of files 0 … n - 1 (those directly in `onlyIn`, when given), a task per slice. */
+export function queueStates(
+  t: Pick<CheckTarget, 'root' | 'idx' | 'runner'>,
+  n: number,
+  onlyIn?: string[],
+): StatesOutcome[] {
+  const tasks: StatesOutcome[] = [];
+  for (let from = 0; from < n; from += STATES_PER_TASK)
+    tasks.push(t.runner.states(statesTask(t, from, from + STATES_PER_TASK, onlyIn)));
+  return tasks;
 }
 
 /** Gives the event loop a turn (and the hook its hold); false when the check is no longer wanted. */

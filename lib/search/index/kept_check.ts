@@ -9,7 +9,7 @@
  * after. Main thread.
  */
 import type { GitUser } from '../ignore.ts';
-import { STATES_PER_TASK } from './background_check.ts';
+import { queueStates } from './background_check.ts';
 import type { IndexRunner } from './build.ts';
 import type { LoadedIndex } from './store.ts';
 import { rulesAtStart, rulesOutsideWatches } from './sweep.ts';
@@ -27,13 +27,8 @@ export interface KeptCheck {
 
 /** The indexed files changed since the build (to be searched), or undefined when the walk does not stand. */
 export async function keptWalkHolds(c: KeptCheck): Promise<{ changed: string[] } | undefined> {
-  const n = c.idx.rels.length;
   // Queued first: the pool compares states while the main thread checks the directories.
-  const tasks: ReturnType<IndexRunner['states']>[] = [];
-  for (let from = 0; from < n; from += STATES_PER_TASK)
-    tasks.push(
-      c.runner.states({ kind: 'index-states', root: c.root, table: c.idx.table, from, to: from + STATES_PER_TASK }),
-    );
+  const tasks = queueStates(c, c.idx.rels.length);
   const rules = rulesAtStart(c.root, c.idx, c.dirs, undefined, c.gitUser);
   const stands = !rules.unwatched && rulesOutsideWatches(rules.outside, rules.linked) === c.rules;
   const changed: string[] = [];

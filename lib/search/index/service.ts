@@ -183,7 +183,7 @@ export class SearchIndex {
     const checking = this.#check !== undefined;
     // A walk kept from an earlier runtime may stand in for this one once the tree is checked as a
     // one-shot search checks it (states compared in the pool): that costs less than the walk.
-    if (checking && at === '' && this.#kept(q)) {
+    if (checking && at === '') {
       const now = await this.#keptNow(q, idx);
       if (now === 'late') {
         await this.#check?.done;
@@ -380,8 +380,7 @@ export class SearchIndex {
     const r = this.#record;
     if (!r || !this.#asBuilt() || r.rules !== this.#rulesUnwatched) return;
     for (const w of r.walks)
-      if (w.key.startsWith('\0'))
-        this.#summaries.set(w.key, { shape: this.#shape, unindexed: w.unindexed, skipped: w.skipped });
+      this.#summaries.set(w.key, { shape: this.#shape, unindexed: w.unindexed, skipped: w.skipped });
   }
 
   /**
@@ -394,8 +393,9 @@ export class SearchIndex {
     idx: LoadedIndex,
   ): Promise<{ walk: KeptWalk; changed: string[] } | 'late' | undefined> {
     const r = this.#record;
-    const walk = r?.walks.find((w) => w.key === walkKey('', q));
-    if (!r || !walk) return undefined;
+    if (!r || !q.walk.useIgnore || q.walk.hidden || q.walk.fileGlobs?.length) return undefined;
+    const walk = r.walks.find((w) => w.key === walkKey('', q));
+    if (!walk) return undefined;
     let k = this.#keptCheck;
     if (k?.idx === idx && k.settled) return 'late';
     if (k?.idx !== idx) {
@@ -415,13 +415,6 @@ export class SearchIndex {
     }
     const holds = await k.holds;
     return holds && this.#idx === idx && !this.#closed ? { walk, changed: holds.changed } : undefined;
-  }
-
-  /** Whether a kept walk may answer `q` once the check ends. */
-  #kept(q: PrefilterQuery): boolean {
-    if (!this.#record || !q.walk.useIgnore || q.walk.hidden || q.walk.fileGlobs?.length) return false;
-    const key = walkKey('', q);
-    return this.#record.walks.some((w) => w.key === key);
   }
 
   /** A walk of the root learned while the tree is as built is kept for the runtimes that load this index. */

@@ -45,27 +45,31 @@ export function unlikeIndexed(
   to: number,
   onlyIn?: ReadonlySet<string>,
 ): { rel: string; file: boolean }[] {
-  const ids: number[] = [];
-  for (let i = from; i < Math.min(to, files.length); i++) if (!onlyIn || onlyIn.has(dirOf(files.relOf(i)))) ids.push(i);
-  return unlikeOf(root, files, ids);
+  const out: { rel: string; file: boolean }[] = [];
+  for (let i = from; i < Math.min(to, files.length); i++) {
+    const rel = files.relOf(i);
+    if (!onlyIn || onlyIn.has(dirOf(rel))) unlikeAt(root, files, i, rel, out);
+  }
+  return out;
 }
 
 /** Of the files numbered `ids`, those whose state is not the indexed one. */
 function unlikeOf(root: string, files: FileTable, ids: readonly number[]): { rel: string; file: boolean }[] {
-  const s = files.sigs;
   const out: { rel: string; file: boolean }[] = [];
-  for (const i of ids) {
-    if (!(i >= 0 && i < files.length)) continue;
-    const rel = files.relOf(i);
-    const st = lstatIfAny(path.join(root, rel));
-    if (
-      !st ||
-      st.ino !== s[4 * i] ||
-      st.size !== s[4 * i + 1] ||
-      st.mtimeMs !== s[4 * i + 2] ||
-      st.ctimeMs !== s[4 * i + 3]
-    )
-      out.push({ rel, file: st?.isFile() === true });
-  }
+  for (const i of ids) if (i >= 0 && i < files.length) unlikeAt(root, files, i, files.relOf(i), out);
   return out;
+}
+
+/** Adds file `i` (at `rel`) to `out` when its state is not the indexed one. */
+function unlikeAt(root: string, files: FileTable, i: number, rel: string, out: { rel: string; file: boolean }[]): void {
+  const s = files.sigs;
+  const st = lstatIfAny(path.join(root, rel));
+  if (
+    !st ||
+    st.ino !== s[4 * i] ||
+    st.size !== s[4 * i + 1] ||
+    st.mtimeMs !== s[4 * i + 2] ||
+    st.ctimeMs !== s[4 * i + 3]
+  )
+    out.push({ rel, file: st?.isFile() === true });
 }

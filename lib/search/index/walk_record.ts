@@ -81,11 +81,18 @@ export function writeWalkRecord(indexFile: string, r: WalkRecord): boolean {
 }
 
 /**
- * A summary as the index would have learned it: every path relative, inside the tree and without
+ * A summary as the index would have learned it: of the root, every path relative, inside the tree and without
  * NULs (a record naming `../x` would have a search read outside its root), known skip reasons.
  */
 function validWalk(w: KeptWalk): boolean {
-  if (typeof w?.key !== 'string' || !Array.isArray(w.unindexed) || typeof w.skipped !== 'object' || !w.skipped)
+  // Only the root's walks are kept (service.ts `walkKey`: the walked directory first).
+  if (
+    typeof w?.key !== 'string' ||
+    !w.key.startsWith('\0') ||
+    !Array.isArray(w.unindexed) ||
+    typeof w.skipped !== 'object' ||
+    !w.skipped
+  )
     return false;
   for (const u of w.unindexed) {
     if (typeof u !== 'string' || u === '' || u.startsWith('/') || u.includes('\0')) return false;
