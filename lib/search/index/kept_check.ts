@@ -27,8 +27,10 @@ export interface KeptCheck {
 
 /** The indexed files changed since the build (to be searched), or undefined when the walk does not stand. */
 export async function keptWalkHolds(c: KeptCheck): Promise<{ changed: string[] } | undefined> {
-  // Queued first: the pool compares states while the main thread checks the directories.
+  // Queued first, and a turn given for the pool to take them (its threads start on its first task):
+  // it compares states while the main thread checks the directories.
   const tasks = queueStates(c, c.idx.rels.length);
+  await new Promise((turn) => setImmediate(turn));
   const rules = rulesAtStart(c.root, c.idx, c.dirs, undefined, c.gitUser);
   const stands = !rules.unwatched && rulesOutsideWatches(rules.outside, rules.linked) === c.rules;
   const changed: string[] = [];

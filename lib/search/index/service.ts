@@ -21,6 +21,7 @@ import { buildIndexSafely } from './build_safe.ts';
 import { EventsDuringBuild } from './during_build.ts';
 import { keptWalkHolds } from './kept_check.ts';
 import { COMMON_SHARE, candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
+import type { Segment } from './segment.ts';
 import { indexCurrent, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
 import { directFiles, type PrefilterAnswer, type PrefilterQuery, summarise, type WalkSummary } from './summary.ts';
 import { rootIdentity, rulesOutsideWatches } from './sweep.ts';
@@ -167,20 +168,33 @@ export class SearchIndex {
     if (!idx || this.#closed) return { index: this.#building ? 'building: scanned' : 'no index: scanned' };
     const files = idx.rels;
     const n = files.length;
+    const at = rel.split(path.sep).join('/');
+    const prefix = at === '' ? '' : `${at}/`;
+    // Until the background check ends, files changed before their watch opened may be unmarked.
+    const checking = this.#check !== undefined;
+    // The kept walk's check needs only the file table: the pool compares states while this thread
+    // reads the key tables (a runtime's first search), once the pool has had a turn to take its tasks.
+    if (checking && at === '' && this.#startKept(q, idx)) {
+      await new Promise((turn) => setImmediate(turn));
+      if (this.#idx !== idx) return this.prefilter(q);
+    }
+    let parts: Segment[];
+    try {
+      parts = idx.parts;
+    } catch {
+      this.#unusable(idx); // a key table damaged on disk: as if none had loaded, so a rebuild comes
+      return { index: this.#building ? 'building: scanned' : 'no index: scanned' };
+    }
     let found: number[];
     try {
-      if (estimate(plan, idx.parts) > COMMON_SHARE * n) return { index: 'common: scanned' };
-      found = candidates(plan, idx.parts, n);
+      if (estimate(plan, parts) > COMMON_SHARE * n) return { index: 'common: scanned' };
+      found = candidates(plan, parts, n);
     } catch {
       return { index: 'index unreadable: scanned' };
     }
     const cands = found.map((f) => files.relOf(f));
     for (const c of this.#changed) cands.push(c);
     if (cands.length > COMMON_SHARE * n) return { index: 'common: scanned' };
-    const at = rel.split(path.sep).join('/');
-    const prefix = at === '' ? '' : `${at}/`;
-    // Until the background check ends, files changed before their watch opened may be unmarked.
-    const checking = this.#check !== undefined;
     // A walk kept from an earlier runtime may stand in for this one once the tree is checked as a
     // one-shot search checks it (states compared in the pool): that costs less than the walk.
     if (checking && at === '') {
@@ -392,29 +406,47 @@ export class SearchIndex {
     q: PrefilterQuery,
     idx: LoadedIndex,
   ): Promise<{ walk: KeptWalk; changed: string[] } | 'late' | undefined> {
+    const walk = this.#keptWalk(q);
+    if (!walk) return undefined;
+    const k = this.#keptCheck;
+    if (k?.idx !== idx) this.#startKept(q, idx);
+    else if (k.settled) return 'late';
+    const holds = await this.#keptCheck?.holds;
+    return holds && this.#idx === idx && !this.#closed ? { walk, changed: holds.changed } : undefined;
+  }
+
+  /** The walk kept for `q`'s walk of the root, if a record holds one. */
+  #keptWalk(q: PrefilterQuery): KeptWalk | undefined {
     const r = this.#record;
     if (!r || !q.walk.useIgnore || q.walk.hidden || q.walk.fileGlobs?.length) return undefined;
-    const walk = r.walks.find((w) => w.key === walkKey('', q));
-    if (!walk) return undefined;
-    let k = this.#keptCheck;
-    if (k?.idx === idx && k.settled) return 'late';
-    if (k?.idx !== idx) {
-      const check = { root: this.o.root, idx, runner: this.o.runner, dirs: this.#dirs, rules: r.rules };
-      const started = {
-        idx,
-        settled: false,
-        holds: keptWalkHolds({ ...check, ...(this.o.gitUser ? { gitUser: this.o.gitUser } : {}) }).catch(
-          () => undefined,
-        ),
-      };
-      void started.holds.finally(() => {
-        started.settled = true;
-      });
-      this.#keptCheck = started;
-      k = started;
-    }
-    const holds = await k.holds;
-    return holds && this.#idx === idx && !this.#closed ? { walk, changed: holds.changed } : undefined;
+    return r.walks.find((w) => w.key === walkKey('', q));
+  }
+
+  /** Starts the check of the kept walk for `q` on `idx` unless one was; whether one was started now. */
+  #startKept(q: PrefilterQuery, idx: LoadedIndex): boolean {
+    const r = this.#record;
+    if (!r || this.#keptCheck?.idx === idx || !this.#keptWalk(q)) return false;
+    const check = { root: this.o.root, idx, runner: this.o.runner, dirs: this.#dirs, rules: r.rules };
+    const started = {
+      idx,
+      settled: false,
+      holds: keptWalkHolds({ ...check, ...(this.o.gitUser ? { gitUser: this.o.gitUser } : {}) }).catch(() => undefined),
+    };
+    void started.holds.finally(() => {
+      started.settled = true;
+    });
+    this.#keptCheck = started;
+    return true;
+  }
+
+  /** `idx` cannot be used after all (loaded, its key tables then found damaged): dropped, as if never loaded. */
+  #unusable(idx: LoadedIndex): void {
+    if (this.#idx !== idx) return;
+    this.#idx = undefined;
+    idx.close();
+    this.#watch?.close();
+    this.#watch = undefined;
+    this.#check = undefined;
   }
 
   /** A walk of the root learned while the tree is as built is kept for the runtimes that load this index. */

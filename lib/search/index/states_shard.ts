@@ -5,9 +5,8 @@
  * among them) instead of competing with them for the cores, and leaves the main thread free. The
  * file table is the main thread's shared buffer (table.ts). Runs in workers and inline.
  */
-import path from 'node:path';
 import { lstatIfAny } from '../../core/lstat_if_any.ts';
-import { dirOf } from '../rel_paths.ts';
+import { dirOf, underRoot } from '../rel_paths.ts';
 import { type FileTable, readTable } from './table.ts';
 
 export interface StatesShard {
@@ -63,7 +62,7 @@ function unlikeOf(root: string, files: FileTable, ids: readonly number[]): { rel
 /** Adds file `i` (at `rel`) to `out` when its state is not the indexed one. */
 function unlikeAt(root: string, files: FileTable, i: number, rel: string, out: { rel: string; file: boolean }[]): void {
   const s = files.sigs;
-  const st = lstatIfAny(path.join(root, rel));
+  const st = lstatIfAny(underRoot(root, rel));
   if (
     !st ||
     st.ino !== s[4 * i] ||

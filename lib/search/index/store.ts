@@ -147,7 +147,7 @@ export function readIndex(file: string, root: string, known?: Known): LoadedInde
   try {
     const idx = readOpen(fd, file, root, () => open, known);
     if (!idx) close();
-    return idx && { ...idx, close };
+    return idx && Object.assign(idx, { close });
   } catch {
     close();
     return undefined;
@@ -203,34 +203,86 @@ function readOpen(
     if (!checkTable(table)) return undefined;
   }
   const rels = readTable(table);
-  const n = rels.length;
-  const parts: Segment[] = [];
-  let at = headEnd + tableBytes;
+  const places = segmentPlaces(header.segments, headEnd + tableBytes, size, rels.length, (at) =>
+    readAt(at, 4).readUInt32LE(0),
+  );
+  if (!places) return undefined;
+  return withLazyParts({ ...header, file, table, rels, size }, () => places.map((p) => segmentAt(p, file, readAt)));
+}
+
+/** Where a segment lies in the index file, and its number of keys. */
+interface SegmentPlace {
+  at: number;
+  byteLength: number;
+  nKeys: number;
+  base: number;
+}
+
+/**
+ * Each segment's place, checked against the file's size and the table's files: undefined when they
+ * do not fit (a damaged or truncated file, not read). One small read a segment (its key count).
+ */
+function segmentPlaces(
+  segments: IndexHeader['segments'],
+  from: number,
+  size: number,
+  files: number,
+  nKeysAt: (at: number) => number,
+): SegmentPlace[] | undefined {
+  const places: SegmentPlace[] = [];
+  let at = from;
   let base = 0;
-  for (const s of header.segments) {
+  for (const s of segments) {
     at = pad(at, 4);
     if (at + s.byteLength > size || s.byteLength < 8) return undefined;
-    // Only the keys stay in memory (compacted: segment.ts); a found key's count and range, and its
-    // postings, are read at their offset when a query needs them.
-    const nKeys = readAt(at, 4).readUInt32LE(0);
-    const headBytes = Segment.headBytes(nKeys);
-    if (headBytes > s.byteLength) return undefined;
-    const segAt = at;
-    const from = at + headBytes;
-    const end = at + s.byteLength;
-    const damaged = () => new Error(`the index ${file} is damaged`);
-    const read = (a: number, b: number) => {
-      if (from + b > end || a > b) throw damaged();
-      return readAt(from + a, b - a);
-    };
-    const readHead = (a: number, b: number) => {
-      if (b > headBytes || a > b) throw damaged();
-      return readAt(segAt + a, b - a);
-    };
-    parts.push(new Segment(readAt(at, Segment.keyBytes(nKeys)), base, read, readHead));
-    at = end;
+    const nKeys = nKeysAt(at);
+    if (Segment.headBytes(nKeys) > s.byteLength) return undefined;
+    places.push({ at, byteLength: s.byteLength, nKeys, base });
+    at += s.byteLength;
     base += s.files;
   }
-  if (base !== n) return undefined;
-  return { ...header, file, table, rels, parts, size };
+  return base === files ? places : undefined;
+}
+
+/**
+ * A segment read back: only its keys stay in memory (compacted: segment.ts); a found key's count
+ * and range, and its postings, are read at their offset when a query needs them.
+ */
+function segmentAt(p: SegmentPlace, file: string, readAt: (at: number, length: number) => Buffer): Segment {
+  const headBytes = Segment.headBytes(p.nKeys);
+  const from = p.at + headBytes;
+  const end = p.at + p.byteLength;
+  const damaged = () => new Error(`the index ${file} is damaged`);
+  const read = (a: number, b: number) => {
+    if (from + b > end || a > b) throw damaged();
+    return readAt(from + a, b - a);
+  };
+  const readHead = (a: number, b: number) => {
+    if (b > headBytes || a > b) throw damaged();
+    return readAt(p.at + a, b - a);
+  };
+  return new Segment(readAt(p.at, Segment.keyBytes(p.nKeys)), p.base, read, readHead);
+}
+
+/**
+ * `idx` with its segments' key tables read when first asked for (`parts`), not at load: a runtime's
+ * first search compares the tree's states in the pool meanwhile, which needs only the file table.
+ * A key table found damaged then (keys out of order) throws at each ask.
+ */
+function withLazyParts<T extends object>(idx: T, load: () => Segment[]): T & { parts: Segment[] } {
+  let parts: Segment[] | undefined;
+  let failed: unknown;
+  return Object.defineProperty(idx, 'parts', {
+    enumerable: false,
+    get(): Segment[] {
+      if (failed) throw failed;
+      try {
+        parts ??= load();
+      } catch (e) {
+        failed = e;
+        throw e;
+      }
+      return parts;
+    },
+  }) as T & { parts: Segment[] };
 }

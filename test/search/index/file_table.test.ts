@@ -13,6 +13,7 @@ import { SearchIndex } from '../../../lib/search/index/service.ts';
 import { readIndex, writeIndex } from '../../../lib/search/index/store.ts';
 import { checkTable, readTable, shareTable } from '../../../lib/search/index/table.ts';
 import { tempDir, writeTree } from '../../helpers/temp.ts';
+import { keysSwapped } from './index_bytes.ts';
 
 const LONG = `${'d'.repeat(200)}/${'é'.repeat(1500)}/${'\u{1F600}'.repeat(1000)}.txt`;
 const RELS = ['b/c.ts', 'a.ts', 'é/x', 'a/b', '日本/語.md', '\u{1F600}/y', '\uE000x', '\uFFFD', 'a', LONG, 'a/b c/d'];
@@ -167,6 +168,19 @@ test('file table: an index file of the previous format is not read, and a warm r
   await si.settled();
   assert.equal(readFileSync(si.file).subarray(0, 8).toString('latin1'), 'MCIDX02\n');
   assert.equal((await si.prefilter(q)).index, 'served');
+});
+
+test('file table: an index whose key table is found damaged after it loaded is dropped and rebuilt', async (t) => {
+  const { root, si, q } = warmIndex(t, tempDir());
+  assert.ok((await si.build()).ok);
+  si.close();
+  const again = new SearchIndex({ ...si.o });
+  t.after(() => again.close());
+  writeFileSync(again.file, keysSwapped(readFileSync(again.file)));
+  // The file table and every size check out: the key tables are read when a search first needs them.
+  assert.ok(readIndex(again.file, root), 'loads');
+  assert.equal((await again.prefilter(q)).index, 'no index: scanned');
+  await assertRebuilt(again, q);
 });
 
 test('file table: an index file of this version that fails to load is rebuilt too', async (t) => {
