@@ -50,11 +50,12 @@ function movingListing(r: ReturnType<typeof runShard>): PoolResult {
 }
 
 /**
- * An index piece's segments go to the main thread moved, not copied: each is its own buffer
- * (segment_build.ts), ~0.5 MB, and a copy would exist on both sides until the worker collects.
+ * An index piece's segments handed back as bytes (where it could not append them to the spool) go to
+ * the main thread moved, not copied: each is its own buffer, ~0.5 MB, and a copy would exist on both
+ * sides until the worker collects.
  */
 function movingSegments(r: ReturnType<typeof runIndexShard>): PoolResult {
-  const buffers = r.segments.map((s) => s.bytes.buffer);
+  const buffers = r.segments.flatMap((s) => ('bytes' in s ? [s.bytes.buffer] : []));
   if (buffers.length === 0) return r;
   const movable = { [transferableSymbol]: buffers, [valueSymbol]: r };
   return move(movable as unknown as Parameters<typeof move>[0]) as unknown as PoolResult;

@@ -51,6 +51,18 @@ export interface BuildOptions {
 }
 
 export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedIndex>> {
+  // The pieces append their segments to the spool as they make them, not kept till the index is
+  // written: a cache directory that cannot be written fails the build before the tree is walked.
+  const spool = openSpool(o.file);
+  if (spool instanceof Error) return unwritable(o, spool);
+  try {
+    return await buildInto(o, spool);
+  } finally {
+    spool.close();
+  }
+}
+
+async function buildInto(o: BuildOptions, spool: SegmentSpool): Promise<TaskOutcome<LoadedIndex>> {
   const builtAt = Date.now();
   const outside = outsideDirs(outsideRules(o.root, o.gitUser).inputs);
   const walk = indexWalk(o.root, o.deny, o.gitUser);
@@ -85,33 +97,22 @@ export async function buildIndex(o: BuildOptions): Promise<TaskOutcome<LoadedInd
   const files = new TableBuilder();
   const arrived: (TaskOutcome<IndexShardResult> | undefined)[] = tasks.map(() => undefined);
   let added = 0;
-  // Each piece's segments go to the spool as they arrive, not kept till the index is written. It is
-  // opened with the first piece's: a cache directory that cannot be written fails the build where
-  // writing the index would, once the pieces ran.
-  let spool: SegmentSpool | Error | undefined;
   const take = (i: number, r: TaskOutcome<IndexShardResult>) => {
-    spool ??= openSpool(o.file);
-    if (r.ok && spool instanceof SegmentSpool) spool.add(i, r.value.segments);
+    if (r.ok) spool.add(i, r.value.segments);
     if (r.ok) r.value.segments = [];
     arrived[i] = r;
     for (let next = arrived[added]; next?.ok; next = arrived[++added]) files.add(next.value.rels);
   };
-  try {
-    await Promise.all(tasks.map((t, i) => o.runner.run(t).then((r) => take(i, r))));
-    spool ??= openSpool(o.file); // no pieces (an empty tree)
-    if (spool instanceof Error) return unwritable(o, spool);
-    return finish(
-      o,
-      { builtAt, outside },
-      entered,
-      ignoreFiles,
-      files,
-      arrived as TaskOutcome<IndexShardResult>[],
-      spool,
-    );
-  } finally {
-    if (spool instanceof SegmentSpool) spool.close();
-  }
+  await Promise.all(tasks.map((t, i) => o.runner.run({ ...t, spool: spool.target }).then((r) => take(i, r))));
+  return finish(
+    o,
+    { builtAt, outside },
+    entered,
+    ignoreFiles,
+    files,
+    arrived as TaskOutcome<IndexShardResult>[],
+    spool,
+  );
 }
 
 function openSpool(file: string): SegmentSpool | Error {

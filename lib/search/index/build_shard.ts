@@ -6,6 +6,7 @@
  * (its timestamps could not reveal a change made in the same tick).
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { mappedBuffer } from '../../core/mapped.ts';
 import { bomKind } from '../bom.ts';
 import { RACY_MS } from '../dircache.ts';
 import { IgnoreRules } from '../ignore.ts';
@@ -13,7 +14,8 @@ import { visitFiles } from '../visit_files.ts';
 import { comparePaths, type Entry, type Visitor, type WalkOptions, walk } from '../walk.ts';
 import { DenseKeys, MAX_DENSE_FILES } from './dense.ts';
 import { clearTrigramBits, setTrigramBits } from './ngrams.ts';
-import { encodeSegment, PairBuffer } from './segment_build.ts';
+import { encodeSegmentView, PairBuffer } from './segment_build.ts';
+import { type PieceSegment, type SpoolTarget, SpoolWriter } from './spool.ts';
 
 /** Larger files are not indexed (always searched): their trigrams would say little. */
 const MAX_INDEXED_BYTES = 32 * 1024 * 1024;
@@ -32,6 +34,8 @@ export interface IndexShard {
   files: Entry[];
   /** Window (ms) within which a file's change makes it unindexable. */
   racyMs?: number;
+  /** Where the piece appends its segments (else, or where it cannot, it hands them back as bytes). */
+  spool?: SpoolTarget;
 }
 
 /** A file's identity and state when read: inode, size, mtime and ctime (ms). */
@@ -42,8 +46,8 @@ export interface IndexShardResult {
   /** Indexed files, in the order their numbers (0…) run across the segments. */
   rels: string[];
   sigs: number[];
-  /** Each segment covers the next `files` of `rels`. */
-  segments: { files: number; bytes: Uint8Array }[];
+  /** Each segment covers the next `files` of `rels`: written to the spool, or its bytes. */
+  segments: PieceSegment[];
   /** Bytes of text indexed. */
   bytes: number;
   visited: number;
@@ -54,7 +58,7 @@ export interface IndexShardResult {
 }
 
 // One read buffer per thread, never grown: a large file streams through it.
-const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+const buffer = Buffer.from(mappedBuffer(READ_BUFFER_BYTES), 0, READ_BUFFER_BYTES);
 // The common keys, kept as bitmaps, carried from piece to piece (dense.ts). A piece that threw
 // midway left bits set: the next one starts from a new, empty set.
 let dense = new DenseKeys();
@@ -80,9 +84,12 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
   let pairs = new PairBuffer(PAIR_CAPACITY);
   pairs.dense = dense;
   let first = 0;
+  const writer = t.spool && SpoolWriter.open(t.spool);
   const flush = () => {
     if (out.rels.length === first) return;
-    out.segments.push({ files: out.rels.length - first, bytes: encodeSegment(pairs, out.rels.length - first) });
+    const files = out.rels.length - first;
+    const bytes = encodeSegmentView(pairs, files);
+    out.segments.push(writer ? { files, ...writer.append(bytes) } : { files, bytes: bytes.slice() });
     first = out.rels.length;
     pairs.clear();
     // Grown for a large file: back to its usual size rather than keep the largest file's worth.
@@ -114,9 +121,13 @@ export function runIndexShard(t: IndexShard): IndexShardResult {
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
   const o = { ...t.walk, openFiles: 'read' as const };
   const rules = IgnoreRules.of({ ...t.walk, root: t.root });
-  if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, rules);
-  out.ignoreFiles = rules.filesSeen;
-  flush();
+  try {
+    if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, rules);
+    out.ignoreFiles = rules.filesSeen;
+    flush();
+  } finally {
+    writer?.close();
+  }
   denseInUse = false;
   return out;
 }

@@ -4,6 +4,7 @@
  * encoded: the pairs radix-sorted by key (stable, so each key's files stay ascending) and merged
  * with the bitmaps into one key table.
  */
+import { mappedU8, mappedU32 } from '../../core/mapped.ts';
 import { type DenseKeys, MAX_DENSE_KEYS } from './dense.ts';
 import { drainTrigramBits, trigramsInto, trigramsSorted } from './ngrams.ts';
 import { IN_CAP } from './ngrams_wasm.ts';
@@ -22,8 +23,8 @@ export class PairBuffer {
   dense: DenseKeys | undefined;
 
   constructor(capacity: number) {
-    this.keys = new Uint32Array(capacity);
-    this.files = new Uint32Array(capacity);
+    this.keys = mappedU32(capacity);
+    this.files = mappedU32(capacity);
   }
 
   /** Forgets the pairs (after encodeSegment, which leaves the dense bitmaps clear). */
@@ -85,9 +86,9 @@ export class PairBuffer {
     const need = this.length + more;
     if (need <= this.keys.length) return;
     // Exactly what is needed: a large file is rare, and the builder drops a grown buffer after flushing.
-    const k = new Uint32Array(need);
+    const k = mappedU32(need);
     k.set(this.keys.subarray(0, this.length));
-    const f = new Uint32Array(need);
+    const f = mappedU32(need);
     f.set(this.files.subarray(0, this.length));
     this.keys = k;
     this.files = f;
@@ -110,6 +111,14 @@ const POP8 = Uint8Array.from({ length: 256 }, (_, x) => {
  * and sets the next segment's dense keys (those this segment stores as bitmaps).
  */
 export function encodeSegment(p: PairBuffer, nFiles: number): Uint8Array {
+  return encodeSegmentView(p, nFiles).slice();
+}
+
+// The encoded segment's bytes, kept between segments (one per thread) as the scratch is.
+let encoded = new Uint8Array(0);
+
+/** encodeSegment's bytes in this thread's scratch: valid until the next encoding in the thread. */
+export function encodeSegmentView(p: PairBuffer, nFiles: number): Uint8Array {
   const bitmapBytes = (nFiles + 7) >>> 3;
   const dense = p.dense;
   const counts = countDense(dense, bitmapBytes);
@@ -121,10 +130,16 @@ export function encodeSegment(p: PairBuffer, nFiles: number): Uint8Array {
     // Room for half as many files again as this segment held.
     dense.reset(next, nNext, nFiles + (nFiles >>> 1));
   }
-  const out = new Uint8Array(head.byteLength + ((at + 3) & ~3));
-  out.set(new Uint8Array(head.buffer), 0);
+  const length = head.byteLength + ((at + 3) & ~3);
+  let out = encoded;
+  if (out.length < length) {
+    out = mappedU8(length);
+    if (length <= 5 * KEEP_SCRATCH_PAIRS) encoded = out;
+  }
+  out.set(new Uint8Array(head.buffer, head.byteOffset, head.byteLength), 0);
   out.set(scratch.post.subarray(0, at), head.byteLength);
-  return out;
+  out.fill(0, head.byteLength + at, length); // the padding, as a fresh array would hold it
+  return out.subarray(0, length);
 }
 
 /** The dense keys' bitmap rows, with how many of this segment's files each holds. */
@@ -159,15 +174,25 @@ function countDense(dense: DenseKeys | undefined, bitmapBytes: number): DenseCou
 
 type Scratch = typeof kept;
 
+let heads = new Uint32Array(0);
+
+/** `n` zeroed words for a key table, in this thread's kept scratch (a large one of its own). */
+function headScratch(n: number): Uint32Array {
+  if (heads.length >= n) return heads.subarray(0, n).fill(0);
+  const made = mappedU32(n);
+  if (n <= 3 * KEEP_SCRATCH_PAIRS) heads = made;
+  return made;
+}
+
 /** Scratch for `n` pairs: the kept set when it is large enough, else a new one, kept unless too large. */
 function scratchFor(n: number, denseRoom: number): Scratch {
   let scratch = kept;
   if (scratch.keys.length < n || scratch.post.length < n * 5 + 16 + denseRoom) {
     const room = Math.max(n, scratch.keys.length);
     scratch = {
-      keys: new Uint32Array(room),
-      files: new Uint32Array(room),
-      post: new Uint8Array(room * 5 + 16 + denseRoom),
+      keys: mappedU32(room),
+      files: mappedU32(room),
+      post: mappedU8(room * 5 + 16 + denseRoom),
     };
     if (n <= KEEP_SCRATCH_PAIRS) kept = scratch;
   }
@@ -199,7 +224,7 @@ function keyTable(
   const bitmapBytes = (nFiles + 7) >>> 3;
   let nKeys = d.keys;
   for (let i = 0; i < n; i++) if (i === 0 || keys[i] !== keys[i - 1]) nKeys++;
-  const head = new Uint32Array(2 + 3 * nKeys);
+  const head = headScratch(2 + 3 * nKeys);
   head[0] = nKeys;
   head[1] = nFiles;
   const next = new Uint32Array(Math.min(nKeys, MAX_DENSE_KEYS));

@@ -1,17 +1,41 @@
 /**
- * Where a build puts its pieces' segments as they arrive, until the index file is written: a
+ * Where a build puts its pieces' segments as they are made, until the index file is written: a
  * temporary file beside the index, unlinked as soon as it is open (nothing is left behind if the
  * process dies). A build's segments are ~10% of the text it indexed (143 MB on a 110k-file tree of
  * real code): held in the main thread until the end, they were most of a build's peak RSS.
+ * The pieces' threads append their segments themselves (`SpoolWriter`, through a description of the
+ * file of their own): a segment handed to the main thread instead was a buffer made and freed per
+ * segment on each side, and the C allocator kept what those had taken (mapped.ts says why).
  * `inOrder` reads them back one at a time into one reused buffer, in the order the index needs.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
+
+/** What a piece's thread needs to append to the spool: its descriptor, identity and shared end. */
+export interface SpoolTarget {
+  fd: number;
+  dev: number;
+  ino: number;
+  /** One BigInt64: the offset the next segment is written at (each writer takes its room atomically). */
+  end: SharedArrayBuffer;
+}
+
+/** A segment of a piece: written to the spool (`at`, `byteLength`), or handed back as `bytes`. */
+export type PieceSegment = { files: number; bytes: Uint8Array } | { files: number; at: number; byteLength: number };
+
+/** Takes `length` bytes of room at the spool's end; returns where they start. */
+const takeRoom = (end: SharedArrayBuffer, length: number) =>
+  Number(Atomics.add(new BigInt64Array(end), 0, BigInt(length)));
+
+function writeAt(fd: number, b: Uint8Array, at: number): void {
+  for (let done = 0; done < b.length; ) done += writeSync(fd, b, done, b.length - done, at + done);
+}
 
 export class SegmentSpool {
   readonly #fd: number;
-  #size = 0;
+  readonly #end = new SharedArrayBuffer(8);
+  readonly #identity: { dev: number; ino: number };
   /** Each piece's segments: where they are in the file, and how many files each covers. */
   readonly #pieces: { at: number; length: number; files: number }[][] = [];
   #open = true;
@@ -21,17 +45,23 @@ export class SegmentSpool {
     const file = path.join(dir, `.spool.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
     this.#fd = openSync(file, 'wx+', 0o600);
     unlinkSync(file);
+    const st = fstatSync(this.#fd);
+    this.#identity = { dev: st.dev, ino: st.ino };
   }
 
-  /** Appends piece `piece`'s segments. */
-  add(piece: number, segments: readonly { files: number; bytes: Uint8Array }[]): void {
-    const placed = segments.map(({ files, bytes: b }) => {
-      for (let done = 0; done < b.length; ) done += writeSync(this.#fd, b, done, b.length - done, this.#size + done);
-      const at = this.#size;
-      this.#size += b.length;
-      return { at, length: b.length, files };
+  /** What a piece's thread appends through (SpoolWriter). */
+  get target(): SpoolTarget {
+    return { fd: this.#fd, ...this.#identity, end: this.#end };
+  }
+
+  /** Records piece `piece`'s segments, appending those handed back as bytes. */
+  add(piece: number, segments: readonly PieceSegment[]): void {
+    this.#pieces[piece] = segments.map((s) => {
+      if (!('bytes' in s)) return { at: s.at, length: s.byteLength, files: s.files };
+      const at = takeRoom(this.#end, s.bytes.length);
+      writeAt(this.#fd, s.bytes, at);
+      return { at, length: s.bytes.length, files: s.files };
     });
-    this.#pieces[piece] = placed;
   }
 
   /** Each segment's files and bytes, piece by piece. */
@@ -57,5 +87,49 @@ export class SegmentSpool {
   close(): void {
     if (this.#open) closeSync(this.#fd);
     this.#open = false;
+  }
+}
+
+/**
+ * A piece's thread appending to the spool through a description of its own (opened anew through
+ * /proc/self/fd and checked to be the spool by identity), so the main thread closing the spool — and
+ * the number going to another file — can never redirect a write. Undefined where that cannot be
+ * opened (no /proc): the piece then hands its segments back as bytes.
+ */
+export class SpoolWriter {
+  readonly #fd: number;
+  readonly #end: SharedArrayBuffer;
+
+  private constructor(fd: number, end: SharedArrayBuffer) {
+    this.#fd = fd;
+    this.#end = end;
+  }
+
+  static open(t: SpoolTarget): SpoolWriter | undefined {
+    let fd: number;
+    try {
+      fd = openSync(`/proc/self/fd/${t.fd}`, 'r+');
+    } catch {
+      return undefined;
+    }
+    try {
+      const st = fstatSync(fd);
+      if (st.dev === t.dev && st.ino === t.ino) return new SpoolWriter(fd, t.end);
+    } catch {
+      // not the spool: below
+    }
+    closeSync(fd);
+    return undefined;
+  }
+
+  /** Appends `bytes`; returns where they went. */
+  append(bytes: Uint8Array): { at: number; byteLength: number } {
+    const at = takeRoom(this.#end, bytes.length);
+    writeAt(this.#fd, bytes, at);
+    return { at, byteLength: bytes.length };
+  }
+
+  close(): void {
+    closeSync(this.#fd);
   }
 }

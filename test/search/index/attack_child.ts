@@ -19,4 +19,6 @@ await new Promise((ok) => setImmediate(ok));
 await new Promise((ok) => setImmediate(ok));
 r = await rt.call('grep', { pattern: 'w2002' });
 process.stdout.write(`${r.content}\n`);
+const again = await rt.searchIndex?.build();
+process.stdout.write(`build asked again: ${again?.ok ? 'built' : again?.message}\n`);
 await rt.close();
