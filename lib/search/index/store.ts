@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { mappedU8 } from '../../core/mapped.ts';
 import { Segment } from './segment.ts';
 import { checkTable, type FileTable, readTable } from './table.ts';
 
@@ -207,7 +208,16 @@ function readOpen(
     readAt(at, 4).readUInt32LE(0),
   );
   if (!places) return undefined;
-  return withLazyParts({ ...header, file, table, rels, size }, () => places.map((p) => segmentAt(p, file, readAt)));
+  return withLazyParts({ ...header, file, table, rels, size }, () => {
+    // One scratch for every segment's keys as read (each is compacted into its own table): 268
+    // buffers of ~100 KB made and freed on a real tree were memory the C allocator then kept.
+    let scratch = new Uint8Array(0);
+    return places.map((p) => {
+      const bytes = Segment.keyBytes(p.nKeys);
+      if (scratch.length < bytes) scratch = mappedU8(Math.max(bytes, 2 * scratch.length));
+      return segmentAt(p, file, readAt, readAt(p.at, bytes, scratch));
+    });
+  });
 }
 
 /** Where a segment lies in the index file, and its number of keys. */
@@ -248,7 +258,12 @@ function segmentPlaces(
  * A segment read back: only its keys stay in memory (compacted: segment.ts); a found key's count
  * and range, and its postings, are read at their offset when a query needs them.
  */
-function segmentAt(p: SegmentPlace, file: string, readAt: (at: number, length: number) => Buffer): Segment {
+function segmentAt(
+  p: SegmentPlace,
+  file: string,
+  readAt: (at: number, length: number) => Buffer,
+  keys: Buffer,
+): Segment {
   const headBytes = Segment.headBytes(p.nKeys);
   const from = p.at + headBytes;
   const end = p.at + p.byteLength;
@@ -261,7 +276,7 @@ function segmentAt(p: SegmentPlace, file: string, readAt: (at: number, length: n
     if (b > headBytes || a > b) throw damaged();
     return readAt(p.at + a, b - a);
   };
-  return new Segment(readAt(p.at, Segment.keyBytes(p.nKeys)), p.base, read, readHead);
+  return new Segment(keys, p.base, read, readHead);
 }
 
 /**
