@@ -96,8 +96,9 @@ export class PairBuffer {
 }
 
 // Scratch arrays of the radix sort and the postings, kept between segments (one set per thread) up
-// to this many pairs; a larger segment (a large file's) gets scratch of its own, dropped after it.
-const KEEP_SCRATCH_PAIRS = 1 << 20;
+// to this many pairs (a segment's, build_shard.ts); a larger segment (a large file's) gets scratch of
+// its own, dropped after it.
+const KEEP_SCRATCH_PAIRS = (4 << 20) + (1 << 16);
 let kept = { keys: new Uint32Array(0), files: new Uint32Array(0), post: new Uint8Array(0) };
 const POP8 = Uint8Array.from({ length: 256 }, (_, x) => {
   let c = 0;
@@ -173,6 +174,13 @@ function countDense(dense: DenseKeys | undefined, bitmapBytes: number): DenseCou
 }
 
 type Scratch = typeof kept;
+
+/** Drops the scratch this thread kept (at the end of a build's piece): the next segment makes its own. */
+export function releaseScratch(): void {
+  kept = { keys: new Uint32Array(0), files: new Uint32Array(0), post: new Uint8Array(0) };
+  encoded = new Uint8Array(0);
+  heads = new Uint32Array(0);
+}
 
 let heads = new Uint32Array(0);
 
