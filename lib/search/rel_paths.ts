@@ -10,8 +10,9 @@ export const dirOf = (rel: string): string => rel.slice(0, Math.max(0, rel.lastI
 export const baseOf = (rel: string): string => rel.slice(rel.lastIndexOf('/') + 1);
 
 /**
- * The path of `rel` (a table's relative path: '/'-separated, no '.' or '..' parts) under the absolute
- * `root`: path.join's answer without its normalising pass, which a check of every indexed file's
- * state paid 100k times.
+ * The path of `rel` (a walk's or table's relative path: '/'-separated, no '.' or '..' parts; '' for the
+ * root) under the absolute `root`: path.join's answer without its normalising pass, which a walk of
+ * every directory and a check of every indexed file's state would pay 100k times.
  */
-export const underRoot = (root: string, rel: string): string => (root.endsWith('/') ? root + rel : `${root}/${rel}`);
+export const underRoot = (root: string, rel: string): string =>
+  rel === '' ? root : root.endsWith('/') ? root + rel : `${root}/${rel}`;

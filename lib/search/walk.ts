@@ -24,7 +24,7 @@ import { DirChain } from './dir_chain.ts';
 import { type DirEntry, listDir, listDirIfAny, listingsKept, openListed } from './dircache.ts';
 import { globNames, reincluded } from './hidden.ts';
 import { type GitUser, IgnoreRules, type IgnoreSource, type Layer } from './ignore.ts';
-import { baseOf } from './rel_paths.ts';
+import { baseOf, underRoot } from './rel_paths.ts';
 
 export interface WalkOptions {
   /** Absolute real path of the search root. */
@@ -138,7 +138,7 @@ function walkDir(
   try {
     while (stack.length > 0) {
       const { dir, depth, parent } = stack.pop() as (typeof stack)[number];
-      const abs = absOf(o.root, dir);
+      const abs = underRoot(o.root, dir);
       const name = baseOf(dir);
       const opened = viaFds ? openListed(abs, parent?.fd, name) : listedIfAny(abs);
       release(parent);
@@ -229,9 +229,6 @@ function listedIfAny(abs: string): { fd: undefined; entries: DirEntry[] } | unde
   return entries ? { fd: undefined, entries } : undefined;
 }
 
-/** The absolute path of a directory of the walk (`dir` is normalized): what its descriptor must really be. */
-const absOf = (root: string, dir: string) => (dir === '' ? root : root.endsWith('/') ? root + dir : `${root}/${dir}`);
-
 export { comparePaths };
 
 interface ShardPlan {
@@ -269,7 +266,7 @@ export function planShards(
         break;
       }
       const depth = dir === '' ? 0 : dir.split('/').length;
-      const entries = listDir(absOf(o.root, dir));
+      const entries = listDir(underRoot(o.root, dir));
       visitor.dir?.(dir);
       seen += entries.length;
       const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];

@@ -24,12 +24,11 @@ export interface SpoolTarget {
 /** A segment of a piece: written to the spool (`at`, `byteLength`), or handed back as `bytes`. */
 export type PieceSegment = { files: number; bytes: Uint8Array } | { files: number; at: number; byteLength: number };
 
-/** Takes `length` bytes of room at the spool's end; returns where they start. */
-const takeRoom = (end: SharedArrayBuffer, length: number) =>
-  Number(Atomics.add(new BigInt64Array(end), 0, BigInt(length)));
-
-function writeAt(fd: number, b: Uint8Array, at: number): void {
+/** Writes `b` at the spool's end (its room taken atomically: threads append at once); returns where. */
+function append(fd: number, end: SharedArrayBuffer, b: Uint8Array): number {
+  const at = Number(Atomics.add(new BigInt64Array(end), 0, BigInt(b.length)));
   for (let done = 0; done < b.length; ) done += writeSync(fd, b, done, b.length - done, at + done);
+  return at;
 }
 
 export class SegmentSpool {
@@ -58,9 +57,7 @@ export class SegmentSpool {
   add(piece: number, segments: readonly PieceSegment[]): void {
     this.#pieces[piece] = segments.map((s) => {
       if (!('bytes' in s)) return { at: s.at, length: s.byteLength, files: s.files };
-      const at = takeRoom(this.#end, s.bytes.length);
-      writeAt(this.#fd, s.bytes, at);
-      return { at, length: s.bytes.length, files: s.files };
+      return { at: append(this.#fd, this.#end, s.bytes), length: s.bytes.length, files: s.files };
     });
   }
 
@@ -124,9 +121,7 @@ export class SpoolWriter {
 
   /** Appends `bytes`; returns where they went. */
   append(bytes: Uint8Array): { at: number; byteLength: number } {
-    const at = takeRoom(this.#end, bytes.length);
-    writeAt(this.#fd, bytes, at);
-    return { at, byteLength: bytes.length };
+    return { at: append(this.#fd, this.#end, bytes), byteLength: bytes.length };
   }
 
   close(): void {
