@@ -63,7 +63,7 @@ export function probeMemory(
         tree,
         String(o.workers),
         JSON.stringify(AGENT_CALLS),
-        ...['--index', o.index, '--cache', cache, '--bundle', checkout, '--idle-ms', String(o.idleMs ?? 6000)],
+        ...['--index', o.index, '--cache', cache, '--bundle', checkout, '--idle-ms', String(o.idleMs ?? 8000)],
         ...(flags ? ['--node-flags', flags] : []),
       ],
       {
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
         runs.push({
           side: s.side,
           index,
-          phases: probeMemory(s.dir, tree, { ...o, idleMs: Number(values['idle-ms'] ?? 6000) }),
+          phases: probeMemory(s.dir, tree, { ...o, idleMs: Number(values['idle-ms'] ?? 8000) }),
         });
       }
   process.stdout.write(formatMemory(runs));

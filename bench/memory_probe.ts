@@ -31,7 +31,7 @@ const bundle = flag('--bundle');
 const nodeFlags = (flag('--node-flags') ?? '').split(' ').filter(Boolean);
 const indexUse = (flag('--index') ?? 'off') as 'off' | 'build';
 const cache = flag('--cache');
-const idleMs = Number(flag('--idle-ms') ?? 6000);
+const idleMs = Number(flag('--idle-ms') ?? 8000);
 const table = args.includes('--table');
 const [root, workers, callsJson] = args.filter((a) => a !== '--table');
 if (!root || !workers || !callsJson) {
@@ -160,7 +160,7 @@ async function main(): Promise<void> {
   await phase('idle', async () => {
     const samples: { afterMs: number; rssMiB: number }[] = [];
     const t = performance.now();
-    const marks = new Set([250, 1000, 2000, 3000, 5000, 6000, 8000, 10_000, 12_000, idleMs]);
+    const marks = new Set([250, 1000, 2000, 3000, 5000, 6000, 7000, 8000, 10_000, 12_000, idleMs]);
     for (const at of [...marks].filter((x) => x <= idleMs).sort((a, b) => a - b)) {
       await sleep(at - (performance.now() - t));
       samples.push({ afterMs: at, rssMiB: rss() });

@@ -4,20 +4,31 @@
  * until the runtime is used again. Left alone, V8 kept the heap a burst grew and the buffers only dead
  * objects held (an index build's, the searches'): a warm runtime's RSS did not move from 5 to 12 s
  * idle (bench/memory.bench.ts); the collection frees them and the allocator returns the pages.
- * Arming is a counter and one unref'd timer per idle period, never one per call, and nothing keeps
- * the process alive. Where V8's gc cannot be had, it does nothing. Main thread.
+ * A mark comes first, early in the idle period: V8 shrinks its young generation (grown to 32 MiB by
+ * any burst) at a full collection only when it saw little allocation in the 5 s before it, measured
+ * from its previous collection; a burst's last collection leaves up to 16 MiB allocated since, so
+ * the trim alone never shrank it. A full collection a second into the pause gives the trim that
+ * quiet window (Node 20's V8 runs an "async" one at once too, so it costs the same). Arming is a counter and one unref'd timer per idle period, never one per
+ * call, and nothing keeps the process alive. Where V8's gc cannot be had, it does nothing. Main thread.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
 /**
- * How long a runtime must be idle before its heap is trimmed: as long as the read pool's idle workers
- * live (pool.ts IDLE_WORKER_MS), so the process gives back its workers' memory and its own together.
- * Measured against 1 s (bench/memory.bench.ts, 2 rounds alternated): 1 s gave 2–33 MiB back while the
- * workers still lived and the same once they ended, at the price of a collection in every pause of
- * more than a second (each model turn of an agent).
+ * How long a runtime must be idle before its heap is trimmed: after the read pool's idle workers end
+ * (pool.ts IDLE_WORKER_MS), so the process gives back its workers' memory and its own together, and
+ * far enough after the mark for V8's window. Measured against 1 s (bench/memory.bench.ts, 2 rounds
+ * alternated): 1 s gave 2–33 MiB back while the workers still lived and the same once they ended,
+ * at the price of a collection in every pause of more than a second (each model turn of an agent).
  */
-export const HEAP_TRIM_IDLE_MS = 5000;
+export const HEAP_TRIM_IDLE_MS = 6200;
+/** When the mark runs in an idle period: after the quick pauses between one turn's calls. */
+export const HEAP_MARK_IDLE_MS = 1000;
+/**
+ * The span over which V8 judges the allocation rate at a collection (its tracer's throughput window,
+ * 5 s), with room to spare: a mark helps only a trim at least this much later.
+ */
+export const V8_QUIET_WINDOW_MS = 5200;
 
 /** Work that keeps the heap from being trimmed while it runs (a call, a pool task). */
 export interface Activity {
@@ -32,10 +43,14 @@ export interface HeapTrim extends Activity {
   readonly trims: number;
   /** How long the last trim held the main thread, in ms. */
   readonly lastMs: number | undefined;
-  /** A trim is waiting for the idle period to end (for tests: nothing else is pending). */
+  /** Marks so far (the collection early in an idle period that lets the trim shrink the young generation). */
+  readonly marks: number;
+  /** A mark or trim is waiting for the idle period to end (for tests: nothing else is pending). */
   readonly armed: boolean;
   /** Called after each trim with how long it held the main thread. */
   onTrim?: (ms: number) => void;
+  /** Called after each mark. */
+  onMark?: () => void;
   /** No more trims; the pending one is dropped. */
   close(): void;
 }
@@ -61,39 +76,67 @@ function v8Collector(): (() => void) | undefined {
 }
 
 /**
- * A trimmer that collects once `idleMs` after the last activity ended. `collect` is the collection
- * (default: V8's full collection, found on first need).
+ * A trimmer that collects once `idleMs` after the last activity ended, and, when `markMs` is given
+ * and leaves V8 its quiet window (`quietMs`, default V8_QUIET_WINDOW_MS) before the trim, once
+ * `markMs` into the idle period too. `collect` is the collection (default: V8's full collection,
+ * found on first need).
  */
-export function createHeapTrim(o: { idleMs: number; collect?: () => void }): HeapTrim {
+export function createHeapTrim(o: {
+  idleMs: number;
+  markMs?: number;
+  quietMs?: number;
+  collect?: () => void;
+}): HeapTrim {
   let running = 0;
   let used = false;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let collect = o.collect;
   let found = o.collect !== undefined;
+  const quietMs = o.quietMs ?? V8_QUIET_WINDOW_MS;
+  const markMs = o.markMs !== undefined && o.idleMs - o.markMs >= quietMs ? o.markMs : undefined;
+  const wait = (then: () => void, ms: number) => {
+    timer = setTimeout(then, ms);
+    timer.unref();
+  };
   const disarm = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
+  };
+  const collected = (): number | undefined => {
+    if (!found) {
+      collect = v8Collector();
+      found = true;
+    }
+    if (!collect) return undefined;
+    const started = performance.now();
+    collect();
+    return Math.round((performance.now() - started) * 10) / 10;
   };
   const fire = () => {
     timer = undefined;
     if (running > 0 || !used || closed) return;
     used = false;
-    if (!found) {
-      collect = v8Collector();
-      found = true;
-    }
-    if (!collect) return;
-    const started = performance.now();
-    collect();
-    trim.lastMs = Math.round((performance.now() - started) * 10) / 10;
+    const ms = collected();
+    if (ms === undefined) return;
+    trim.lastMs = ms;
     trim.trims++;
-    trim.onTrim?.(trim.lastMs);
+    trim.onTrim?.(ms);
+  };
+  const mark = () => {
+    timer = undefined;
+    if (running > 0 || !used || closed) return;
+    if (collected() === undefined) return;
+    trim.marks++;
+    trim.onMark?.();
+    wait(fire, o.idleMs - (markMs ?? 0));
   };
   const trim = {
     trims: 0,
+    marks: 0,
     lastMs: undefined as number | undefined,
     onTrim: undefined as ((ms: number) => void) | undefined,
+    onMark: undefined as (() => void) | undefined,
     get armed() {
       return timer !== undefined;
     },
@@ -106,8 +149,8 @@ export function createHeapTrim(o: { idleMs: number; collect?: () => void }): Hea
       running = Math.max(0, running - 1);
       if (running > 0 || closed) return;
       disarm();
-      timer = setTimeout(fire, o.idleMs);
-      timer.unref();
+      if (markMs === undefined) wait(fire, o.idleMs);
+      else wait(mark, markMs);
     },
     async during<T>(work: () => Promise<T>): Promise<T> {
       trim.begin();

@@ -28,7 +28,7 @@ import { DEFAULT_BOUNDS } from '../history/collect.ts';
 import { Journal } from '../history/journal.ts';
 import { journalBase, journalDirFor } from '../history/journal_dir.ts';
 import { createLanes } from '../lanes/dispatch.ts';
-import { createHeapTrim, HEAP_TRIM_IDLE_MS, type HeapTrim } from '../lanes/heap_trim.ts';
+import { createHeapTrim, HEAP_MARK_IDLE_MS, HEAP_TRIM_IDLE_MS, type HeapTrim } from '../lanes/heap_trim.ts';
 import { createReadPool, defaultWorkers, type ReadPool } from '../lanes/pool.ts';
 import type { ShellSeen } from '../lanes/write_context.ts';
 import { WriteLane } from '../lanes/write_lane.ts';
@@ -131,7 +131,10 @@ export interface RuntimeOptions {
   audit?: AuditSink | readonly AuditSink[];
   /** The audit records keep each call's arguments, not only their digest and size. */
   auditInputs?: boolean;
-  /** ms without calls or pool tasks before one garbage collection gives the heap back (default 5 s); false: never. */
+  /**
+   * ms without calls or pool tasks before one garbage collection gives the heap back (default 6.2 s;
+   * one more a second into the pause when this is 6.2 s or more, lib/lanes/heap_trim.ts says why); false: never.
+   */
   heapTrimMs?: number | false;
 }
 
@@ -424,7 +427,7 @@ function startLanes(
   heapTrim: HeapTrim;
 } {
   const { gate, ledger, skills } = o;
-  const heapTrim = createHeapTrim({ idleMs: options.heapTrimMs || HEAP_TRIM_IDLE_MS });
+  const heapTrim = createHeapTrim({ idleMs: options.heapTrimMs || HEAP_TRIM_IDLE_MS, markMs: HEAP_MARK_IDLE_MS });
   if (options.heapTrimMs === false) heapTrim.close();
   const workers = options.workers ?? defaultWorkers();
   const pool = options.workers === 0 ? undefined : createReadPool({ workers, activity: heapTrim });

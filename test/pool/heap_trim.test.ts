@@ -1,13 +1,15 @@
 /**
- * The idle heap trim of a real runtime (lib/lanes/heap_trim.ts): one collection once no call, pool
- * task or index build has run for the trim's idle time, none while a call runs, one per idle period,
- * a call in the idle wait puts it off, and close() leaves nothing pending. The tests wait for the
- * trim's own hook and read its state; none measures memory or time.
+ * The idle heap trim (lib/lanes/heap_trim.ts): one collection once no call, pool task or index build
+ * has run for the trim's idle time, none while a call runs, one per idle period, a call in the idle
+ * wait puts it off, and close() leaves nothing pending; the mark before it, when its window fits,
+ * started over by activity between them. The tests wait for the trim's own hooks and read its state;
+ * none measures memory or time.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { createHeapTrim, type HeapTrim } from '../../lib/lanes/heap_trim.ts';
 import type { Runtime } from '../../lib/runtime/runtime.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
@@ -37,6 +39,57 @@ const nextTrim = (rt: Runtime, seen?: () => void) =>
       resolve(ms);
     };
   });
+
+/** Resolves at the trimmer's next mark or trim (whichever `hook` names), holding the event loop open. */
+const next = (trim: HeapTrim, hook: 'onMark' | 'onTrim') =>
+  new Promise<void>((resolve) => {
+    const open = setInterval(() => undefined, 1000);
+    trim[hook] = () => {
+      trim[hook] = undefined;
+      clearInterval(open);
+      resolve();
+    };
+  });
+
+test('heap trim: the mark comes first in an idle period, activity after it starts both over', SAFETY, async () => {
+  const seen: string[] = [];
+  let collections = 0;
+  const trim = createHeapTrim({ idleMs: 60, markMs: 10, quietMs: 40, collect: () => collections++ });
+  trim.begin();
+  trim.end();
+  await next(trim, 'onMark');
+  seen.push('mark');
+  assert.equal(trim.trims, 0);
+  assert.equal(trim.armed, true, 'the trim waits after the mark');
+  trim.begin();
+  assert.equal(trim.armed, false, 'activity after the mark drops the pending trim');
+  trim.end();
+  await next(trim, 'onMark');
+  seen.push('mark');
+  await next(trim, 'onTrim');
+  seen.push('trim');
+  assert.deepEqual(seen, ['mark', 'mark', 'trim']);
+  assert.equal(collections, 3);
+  assert.deepEqual([trim.marks, trim.trims, trim.armed], [2, 1, false]);
+
+  // Closed between a mark and its trim: nothing stays pending.
+  trim.begin();
+  trim.end();
+  await next(trim, 'onMark');
+  trim.close();
+  assert.equal(trim.armed, false);
+  assert.equal(trim.trims, 1);
+});
+
+test('heap trim: no mark when the trim comes too soon after it for V8 to see a quiet window', SAFETY, async () => {
+  let collections = 0;
+  const trim = createHeapTrim({ idleMs: 30, markMs: 10, quietMs: 40, collect: () => collections++ });
+  trim.onMark = () => assert.fail('a mark the trim cannot use');
+  trim.begin();
+  trim.end();
+  await next(trim, 'onTrim');
+  assert.deepEqual([trim.marks, trim.trims, collections], [0, 1, 1]);
+});
 
 test('heap trim: none while a call runs, one once the runtime is idle, one per idle period', SAFETY, async () => {
   const root = tree();
