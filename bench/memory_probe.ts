@@ -19,6 +19,7 @@
  */
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
 import type * as Lib from '../lib/index.ts';
 import { bundleLibraryUrl, rerunPlain } from './bundle_library.ts';
 
@@ -108,6 +109,12 @@ async function breakdown(rt: Lib.Runtime) {
     // (absent on a build without it).
     heapTrims: (rt as { heapTrim?: { trims: number } }).heapTrim?.trims,
     heapTrimMs: (rt as { heapTrim?: { lastMs?: number } }).heapTrim?.lastMs,
+    // The marks before it (absent on a build without them), and the main thread's young generation,
+    // which the trim shrinks only after a mark.
+    heapMarks: (rt as { heapTrim?: { marks?: number } }).heapTrim?.marks,
+    youngMiB:
+      Math.round((v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) / 104857.6) /
+      10,
   };
 }
 
@@ -190,7 +197,7 @@ export function formatProbe(r: { index: string; startMiB: number; phases: Record
       ?.map((t) => `${t.main ? 'main' : 'worker'} heap ${t.heapTotal} (new ${t.newSpace}, ext ${t.external})`)
       .join('; ');
     lines.push(
-      `${name}: peak ${p.peakMiB} MiB, ${p.ms} ms; at its end RSS ${at.rssMiB} (anon ${at.rssAnonMiB}, file ${at.rssFileMiB}), ${at.watches} watches${at.indexTableMiB !== undefined ? `, index table ${at.indexTableMiB} + key tables ${at.indexKeyTablesMiB}` : ''}${at.heapTrims ? `, ${at.heapTrims} heap trims (last ${at.heapTrimMs} ms)` : ''}`,
+      `${name}: peak ${p.peakMiB} MiB, ${p.ms} ms; at its end RSS ${at.rssMiB} (anon ${at.rssAnonMiB}, file ${at.rssFileMiB}), ${at.watches} watches${at.indexTableMiB !== undefined ? `, index table ${at.indexTableMiB} + key tables ${at.indexKeyTablesMiB}` : ''}${at.heapTrims ? `, ${at.heapTrims} heap trims (last ${at.heapTrimMs} ms)` : ''}${at.heapMarks ? `, ${at.heapMarks} marks` : ''}, young generation ${at.youngMiB} MiB`,
     );
     if (threads) lines.push(`  ${threads}`);
     if (Array.isArray(p.figures))
