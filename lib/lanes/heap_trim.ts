@@ -8,8 +8,9 @@
  * any burst) at a full collection only when it saw little allocation in the 5 s before it, measured
  * from its previous collection; a burst's last collection leaves up to 16 MiB allocated since, so
  * the trim alone never shrank it. A full collection a second into the pause gives the trim that
- * quiet window (Node 20's V8 runs an "async" one at once too, so it costs the same). Arming is a counter and one unref'd timer per idle period, never one per
- * call, and nothing keeps the process alive. Where V8's gc cannot be had, it does nothing. Main thread.
+ * quiet window (Node 20's V8 runs an "async" one at once too, so it costs the same). Arming is a
+ * counter and one unref'd timer at a time per idle period, never one per call, and nothing keeps the
+ * process alive. Where V8's gc cannot be had, it does nothing. Main thread.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
