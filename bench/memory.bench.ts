@@ -9,9 +9,10 @@
  * Atomics.waitAsync so an idle one can answer (PISCINA_ENABLE_ASYNC_ATOMICS), which is not how they
  * run otherwise. Never a threshold: figures only.
  *
- * With --malloc-tuned, this checkout also runs with glibc's allocator tuned (GLIBC_TUNED), alternating.
+ * With --malloc-tuned, this checkout also runs with glibc's allocator tuned (GLIBC_TUNED), alternating;
+ * with --young-capped, with V8's young generation capped (YOUNG_CAPPED); with both, also with both.
  *
- * Usage: node --import tsx bench/memory.bench.ts [tree] [--workers N] [--rounds N] [--baseline DIR] [--heaps] [--idle-ms N] [--malloc-tuned]
+ * Usage: node --import tsx bench/memory.bench.ts [tree] [--workers N] [--rounds N] [--baseline DIR] [--heaps] [--idle-ms N] [--malloc-tuned] [--young-capped]
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,6 +37,7 @@ export const AGENT_CALLS = [
 
 interface Phase {
   peakMiB: number;
+  ms: number;
   at: { rssMiB: number; heapTrims?: number; heapTrimMs?: number };
   figures: { afterMs?: number; rssMiB?: number }[];
 }
@@ -49,11 +51,21 @@ export interface MemoryRun {
 export function probeMemory(
   checkout: string,
   tree: string,
-  o: { workers: number; index: 'off' | 'build'; heaps?: boolean; idleMs?: number; env?: Record<string, string> },
+  o: {
+    workers: number;
+    index: 'off' | 'build';
+    heaps?: boolean;
+    idleMs?: number;
+    env?: Record<string, string>;
+    nodeFlags?: readonly string[];
+  },
 ): MemoryRun['phases'] {
   const cache = mkdtempSync(path.join(tmpdir(), 'mewcode-memory-cache-'));
   try {
-    const flags = o.heaps ? `--import ${path.join(repo, 'bench/thread_heaps.mjs')}` : '';
+    const flags = [
+      ...(o.nodeFlags ?? []),
+      ...(o.heaps ? ['--import', path.join(repo, 'bench/thread_heaps.mjs')] : []),
+    ].join(' ');
     const r = spawnSync(
       process.execPath,
       [
@@ -85,6 +97,13 @@ export function probeMemory(
  * the largest block freed so far (up to 32 MiB), so the index build's and the searches' large buffers
  * come from per-thread arenas that fragment and are never given back. Read at process start only.
  */
+/**
+ * V8's young generation capped at start: each semi-space at most 2 MiB instead of growing to 16 (a
+ * node flag, which NODE_OPTIONS also carries; a running process cannot change it, see
+ * lib/lanes/heap_trim.ts).
+ */
+export const YOUNG_CAPPED = ['--max-semi-space-size=2'];
+
 export const GLIBC_TUNED = {
   GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072:glibc.malloc.arena_max=2',
 };
@@ -95,11 +114,11 @@ export function formatMemory(runs: readonly MemoryRun[]): string {
     const p = r.phases;
     const trims = p.idle?.at.heapTrims ? ` (${p.idle.at.heapTrims} trims, last ${p.idle.at.heapTrimMs} ms)` : '';
     const idle = (p.idle?.figures ?? []).map((f) => `${f.afterMs}ms ${f.rssMiB}`).join(', ') + trims;
-    return `| ${r.side} | ${r.index} | ${p.first?.peakMiB} | ${p.building?.peakMiB ?? '—'} | ${p.serving?.peakMiB} | ${p.serving?.at.rssMiB} | ${idle} |`;
+    return `| ${r.side} | ${r.index} | ${p.first?.peakMiB} | ${p.building?.peakMiB ?? '—'} | ${p.serving?.peakMiB} | ${p.serving?.at.rssMiB} | ${p.first?.ms} | ${p.serving?.ms} | ${idle} |`;
   });
   return [
-    '| checkout | index | peak, first calls | peak, building | peak, serving | after serving | idle after the burst (RSS MiB) |',
-    '|---|---|---:|---:|---:|---:|---|',
+    '| checkout | index | peak, first calls | peak, building | peak, serving | after serving | first calls ms | serving ms | idle after the burst (RSS MiB) |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---|',
     ...rows,
     '',
   ].join('\n');
@@ -115,12 +134,18 @@ async function main(): Promise<void> {
       heaps: { type: 'boolean' },
       'idle-ms': { type: 'string' },
       'malloc-tuned': { type: 'boolean' },
+      'young-capped': { type: 'boolean' },
     },
   });
   const tree = positionals[0] ?? ensureRealTree(path.join(repo, '.bench')).root;
-  const sides: { side: string; dir: string; env?: Record<string, string> }[] = [{ side: 'this', dir: repo }];
+  const sides: { side: string; dir: string; env?: Record<string, string>; nodeFlags?: readonly string[] }[] = [
+    { side: 'this', dir: repo },
+  ];
   if (values.baseline) sides.push({ side: 'baseline', dir: path.resolve(values.baseline) });
   if (values['malloc-tuned']) sides.push({ side: 'this, glibc tuned', dir: repo, env: GLIBC_TUNED });
+  if (values['young-capped']) sides.push({ side: 'this, young capped', dir: repo, nodeFlags: YOUNG_CAPPED });
+  if (values['malloc-tuned'] && values['young-capped'])
+    sides.push({ side: 'this, both', dir: repo, env: GLIBC_TUNED, nodeFlags: YOUNG_CAPPED });
   const runs: MemoryRun[] = [];
   const rounds = Number(values.rounds ?? 1);
   for (let round = 0; round < rounds; round++)
@@ -132,6 +157,7 @@ async function main(): Promise<void> {
           index,
           heaps: values.heaps ?? false,
           ...(s.env ? { env: s.env } : {}),
+          ...(s.nodeFlags ? { nodeFlags: s.nodeFlags } : {}),
         };
         runs.push({
           side: s.side,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { DEFAULT_RESULT_BYTES } from '../../lib/core/budget.ts';
 import { connectMcpServer } from '../../lib/mcp/client.ts';
-import { mcpClient } from '../helpers/mcp_client.ts';
+import { mcpClient, resultText } from '../helpers/mcp_client.ts';
 import { REPO, TSX } from '../helpers/repo.ts';
 import { removeSpills, runtimeAt } from '../helpers/runtime.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
@@ -66,6 +66,22 @@ test('mcp server: with --allow-write the same client writes', async () => {
   const client = await mewcodeMcp(['--allow-write=out']);
   const w = await client.callTool({ name: 'write_file', arguments: { file_path: 'out/new.txt', content: 'made\n' } });
   assert.equal((w.content as { text: string }[])[0]?.text, 'Created "out/new.txt" (5 bytes, 1 lines).');
+});
+
+test('mcp server: started with the memory settings docs/mcp.md gives, it serves, and its commands see neither', async () => {
+  const env = {
+    NODE_OPTIONS: '--max-semi-space-size=2',
+    GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072:glibc.malloc.arena_max=2',
+  };
+  const { client } = await mcpClient({ root, flags: ['--allow-run'], env });
+  const grep = await client.callTool({ name: 'grep', arguments: { pattern: 'TODO' } });
+  assert.equal(resultText(grep), 'src/b.ts:1:export {}; // TODO');
+  const seen = await client.callTool({
+    name: 'bash',
+    arguments: { command: 'echo "[${NODE_OPTIONS-unset}] [${GLIBC_TUNABLES-unset}]"' },
+  });
+  assert.equal(seen.isError, false, resultText(seen));
+  assert.match(resultText(seen), /^\[unset\] \[unset\]$/m);
 });
 
 test('mcp client: an external server’s tools register as mcp__<server>__<tool>, through the policy', async () => {
