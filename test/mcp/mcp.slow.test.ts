@@ -78,6 +78,7 @@ test('mcp server: started with the memory settings docs/mcp.md gives, it serves,
   assert.equal(resultText(grep), 'src/b.ts:1:export {}; // TODO');
   const seen = await client.callTool({
     name: 'bash',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash command line, where ${…} is bash's
     arguments: { command: 'echo "[${NODE_OPTIONS-unset}] [${GLIBC_TUNABLES-unset}]"' },
   });
   assert.equal(seen.isError, false, resultText(seen));
