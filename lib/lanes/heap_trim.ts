@@ -76,32 +76,45 @@ function v8Collector(): (() => void) | undefined {
   }
 }
 
+/** What a trimmer waits with: `set` returns a handle `clear` takes. */
+export interface IdleTimers {
+  set(then: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+/** Timers that never keep the process alive. */
+const unrefTimers: IdleTimers = {
+  set: (then, ms) => setTimeout(then, ms).unref(),
+  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
 /**
  * A trimmer that collects once `idleMs` after the last activity ended, and, when `markMs` is given
  * and leaves V8 its quiet window (`quietMs`, default V8_QUIET_WINDOW_MS) before the trim, once
  * `markMs` into the idle period too. `collect` is the collection (default: V8's full collection,
- * found on first need).
+ * found on first need); `timers` what waits (default: unref'd setTimeout), for tests to step through.
  */
 export function createHeapTrim(o: {
   idleMs: number;
   markMs?: number;
   quietMs?: number;
   collect?: () => void;
+  timers?: IdleTimers;
 }): HeapTrim {
   let running = 0;
   let used = false;
   let closed = false;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: unknown;
+  const timers = o.timers ?? unrefTimers;
   let collect = o.collect;
   let found = o.collect !== undefined;
   const quietMs = o.quietMs ?? V8_QUIET_WINDOW_MS;
   const markMs = o.markMs !== undefined && o.idleMs - o.markMs >= quietMs ? o.markMs : undefined;
   const wait = (then: () => void, ms: number) => {
-    timer = setTimeout(then, ms);
-    timer.unref();
+    timer = timers.set(then, ms);
   };
   const disarm = () => {
-    if (timer) clearTimeout(timer);
+    if (timer !== undefined) timers.clear(timer);
     timer = undefined;
   };
   const collected = (): number | undefined => {
@@ -129,8 +142,9 @@ export function createHeapTrim(o: {
     if (running > 0 || !used || closed) return;
     if (collected() === undefined) return;
     trim.marks++;
-    trim.onMark?.();
+    // Armed before the hook, so a hook that closes or begins work finds the trim to drop.
     wait(fire, o.idleMs - (markMs ?? 0));
+    trim.onMark?.();
   };
   const trim = {
     trims: 0,

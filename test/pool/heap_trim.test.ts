@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { createHeapTrim, type HeapTrim } from '../../lib/lanes/heap_trim.ts';
+import { createHeapTrim, HEAP_MARK_IDLE_MS, HEAP_TRIM_IDLE_MS, type IdleTimers } from '../../lib/lanes/heap_trim.ts';
 import type { Runtime } from '../../lib/runtime/runtime.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
@@ -40,55 +40,115 @@ const nextTrim = (rt: Runtime, seen?: () => void) =>
     };
   });
 
-/** Resolves at the trimmer's next mark or trim (whichever `hook` names), holding the event loop open. */
-const next = (trim: HeapTrim, hook: 'onMark' | 'onTrim') =>
-  new Promise<void>((resolve) => {
-    const open = setInterval(() => undefined, 1000);
-    trim[hook] = () => {
-      trim[hook] = undefined;
-      clearInterval(open);
-      resolve();
-    };
-  });
+/** Timers a test steps through: each wait is kept with its delay and fired by hand, never by a clock. */
+function steppedTimers() {
+  const pending: { then: () => void; ms: number }[] = [];
+  const timers: IdleTimers = {
+    set: (then, ms) => {
+      const wait = { then, ms };
+      pending.push(wait);
+      return wait;
+    },
+    clear: (wait) => {
+      const i = pending.indexOf(wait as (typeof pending)[number]);
+      if (i >= 0) pending.splice(i, 1);
+    },
+  };
+  return {
+    timers,
+    /** The delays being waited for now. */
+    waits: () => pending.map((w) => w.ms),
+    /** Ends the one pending wait. */
+    step: () => {
+      assert.equal(pending.length, 1, 'one wait pending');
+      (pending.shift() as (typeof pending)[number]).then();
+    },
+  };
+}
 
-test('heap trim: the mark comes first in an idle period, activity after it starts both over', SAFETY, async () => {
-  const seen: string[] = [];
+test('heap trim: by default the mark comes 1 s into an idle period, the trim 6.2 s into it', () => {
+  const clock = steppedTimers();
   let collections = 0;
-  const trim = createHeapTrim({ idleMs: 60, markMs: 10, quietMs: 40, collect: () => collections++ });
+  const trim = createHeapTrim({
+    idleMs: HEAP_TRIM_IDLE_MS,
+    markMs: HEAP_MARK_IDLE_MS,
+    collect: () => collections++,
+    timers: clock.timers,
+  });
   trim.begin();
   trim.end();
-  await next(trim, 'onMark');
-  seen.push('mark');
-  assert.equal(trim.trims, 0);
-  assert.equal(trim.armed, true, 'the trim waits after the mark');
-  trim.begin();
-  assert.equal(trim.armed, false, 'activity after the mark drops the pending trim');
-  trim.end();
-  await next(trim, 'onMark');
-  seen.push('mark');
-  await next(trim, 'onTrim');
-  seen.push('trim');
-  assert.deepEqual(seen, ['mark', 'mark', 'trim']);
-  assert.equal(collections, 3);
-  assert.deepEqual([trim.marks, trim.trims, trim.armed], [2, 1, false]);
-
-  // Closed between a mark and its trim: nothing stays pending.
-  trim.begin();
-  trim.end();
-  await next(trim, 'onMark');
-  trim.close();
-  assert.equal(trim.armed, false);
-  assert.equal(trim.trims, 1);
+  assert.deepEqual(clock.waits(), [1000], 'the default trim leaves V8 its window: a mark first');
+  clock.step();
+  assert.deepEqual([trim.marks, trim.trims, collections], [1, 0, 1]);
+  assert.deepEqual(clock.waits(), [5200], 'the trim 6.2 s after the idle period began');
+  clock.step();
+  assert.deepEqual([trim.marks, trim.trims, collections, trim.armed], [1, 1, 2, false]);
 });
 
-test('heap trim: no mark when the trim comes too soon after it for V8 to see a quiet window', SAFETY, async () => {
+test('heap trim: activity after the mark starts both over; nothing used since a trim, nothing collected', () => {
+  const clock = steppedTimers();
   let collections = 0;
-  const trim = createHeapTrim({ idleMs: 30, markMs: 10, quietMs: 40, collect: () => collections++ });
-  trim.onMark = () => assert.fail('a mark the trim cannot use');
+  const trim = createHeapTrim({
+    idleMs: 60,
+    markMs: 10,
+    quietMs: 40,
+    collect: () => collections++,
+    timers: clock.timers,
+  });
   trim.begin();
   trim.end();
-  await next(trim, 'onTrim');
+  clock.step();
+  assert.equal(trim.armed, true, 'the trim waits after the mark');
+  trim.begin();
+  assert.deepEqual([clock.waits(), trim.armed], [[], false], 'activity drops the pending trim');
+  trim.begin();
+  trim.end();
+  assert.deepEqual(clock.waits(), [], 'nothing is armed while work still runs');
+  trim.end();
+  assert.deepEqual(clock.waits(), [10], 'the next idle period marks again');
+  clock.step();
+  clock.step();
+  assert.deepEqual([trim.marks, trim.trims, collections], [2, 1, 3]);
+  // An end with no work since the trim arms a wait that collects nothing.
+  trim.end();
+  clock.step();
+  assert.deepEqual([trim.marks, trim.trims, collections, trim.armed], [2, 1, 3, false]);
+});
+
+test('heap trim: no mark when the trim comes too soon after it for V8 to see a quiet window', () => {
+  const clock = steppedTimers();
+  let collections = 0;
+  const trim = createHeapTrim({
+    idleMs: 49,
+    markMs: 10,
+    quietMs: 40,
+    collect: () => collections++,
+    timers: clock.timers,
+  });
+  trim.begin();
+  trim.end();
+  assert.deepEqual(clock.waits(), [49], 'the trim alone');
+  clock.step();
   assert.deepEqual([trim.marks, trim.trims, collections], [0, 1, 1]);
+});
+
+test('heap trim: closed at the mark (from its hook) or between mark and trim, nothing stays pending', () => {
+  for (const where of ['hook', 'after'] as const) {
+    const clock = steppedTimers();
+    const trim = createHeapTrim({
+      idleMs: 60,
+      markMs: 10,
+      quietMs: 40,
+      collect: () => undefined,
+      timers: clock.timers,
+    });
+    if (where === 'hook') trim.onMark = () => trim.close();
+    trim.begin();
+    trim.end();
+    clock.step();
+    if (where === 'after') trim.close();
+    assert.deepEqual([clock.waits(), trim.armed, trim.marks, trim.trims], [[], false, 1, 0], where);
+  }
 });
 
 test('heap trim: none while a call runs, one once the runtime is idle, one per idle period', SAFETY, async () => {
