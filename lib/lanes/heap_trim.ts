@@ -76,6 +76,16 @@ function v8Collector(): (() => void) | undefined {
   }
 }
 
+/** The longest wait a timer takes (longer ones fire at once, with a warning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** What is wrong with a runtime's `heapTrimMs` (ms, 0 for the default, or false), if anything. */
+export function heapTrimOptionError(v: unknown): string | undefined {
+  if (v === undefined || v === false) return undefined;
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_TIMER_MS) return undefined;
+  return `heapTrimMs must be false or a whole number of ms from 0 (the default) to ${MAX_TIMER_MS}, not ${JSON.stringify(v) ?? String(v)}`;
+}
+
 /** What a trimmer waits with: `set` returns a handle `clear` takes. */
 export interface IdleTimers {
   set(then: () => void, ms: number): unknown;

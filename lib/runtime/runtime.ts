@@ -28,7 +28,13 @@ import { DEFAULT_BOUNDS } from '../history/collect.ts';
 import { Journal } from '../history/journal.ts';
 import { journalBase, journalDirFor } from '../history/journal_dir.ts';
 import { createLanes } from '../lanes/dispatch.ts';
-import { createHeapTrim, HEAP_MARK_IDLE_MS, HEAP_TRIM_IDLE_MS, type HeapTrim } from '../lanes/heap_trim.ts';
+import {
+  createHeapTrim,
+  HEAP_MARK_IDLE_MS,
+  HEAP_TRIM_IDLE_MS,
+  type HeapTrim,
+  heapTrimOptionError,
+} from '../lanes/heap_trim.ts';
 import { createReadPool, defaultWorkers, type ReadPool } from '../lanes/pool.ts';
 import type { ShellSeen } from '../lanes/write_context.ts';
 import { WriteLane } from '../lanes/write_lane.ts';
@@ -221,7 +227,10 @@ export interface Runtime {
 /** Builds a runtime, or says why it cannot (a root that does not exist, a bad settings file, no sandbox). */
 export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, string> {
   const badGrants =
-    grantOptionsError(options) ?? journalOptionError(options.journal) ?? auditOptionError(options.audit);
+    grantOptionsError(options) ??
+    journalOptionError(options.journal) ??
+    auditOptionError(options.audit) ??
+    heapTrimOptionError(options.heapTrimMs);
   if (badGrants) return errValue(badGrants);
   // read_file may read this root's spill files, and no other root's (lib/core/spill_dir.ts).
   const spillRoots = (root: string) => {

@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { createHeapTrim, HEAP_MARK_IDLE_MS, HEAP_TRIM_IDLE_MS, type IdleTimers } from '../../lib/lanes/heap_trim.ts';
-import type { Runtime } from '../../lib/runtime/runtime.ts';
+import { createRuntime, type Runtime } from '../../lib/runtime/runtime.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 
@@ -200,6 +200,19 @@ test('heap trim: a call in the idle wait puts it off; close() leaves nothing pen
   await rt.close();
   assert.equal(rt.heapTrim.armed, false);
   assert.equal(rt.heapTrim.trims, 0);
+});
+
+test('heap trim: a heapTrimMs a timer cannot take is refused with what is wrong', () => {
+  for (const bad of [Number.POSITIVE_INFINITY, 2 ** 31, -1, 1.5, Number.NaN, '5000', true, null]) {
+    const made = createRuntime({ root: tempDir(), home: null, heapTrimMs: bad as never });
+    assert.equal(made.ok, false, String(bad));
+    if (!made.ok) assert.match(made.error, /^heapTrimMs must be false or a whole number of ms from 0/);
+  }
+  for (const good of [0, 1, 2 ** 31 - 1, false as const, undefined]) {
+    const made = createRuntime({ root: tempDir(), home: null, heapTrimMs: good });
+    assert.equal(made.ok, true, String(good));
+    if (made.ok) void made.value.close();
+  }
 });
 
 test('heap trim: false turns it off', SAFETY, async () => {
