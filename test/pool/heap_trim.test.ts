@@ -66,37 +66,28 @@ function steppedTimers() {
   };
 }
 
-test('heap trim: by default the mark comes 1 s into an idle period, the trim 6.2 s into it', () => {
+/** A trimmer on stepped timers that counts its collections, started on one idle period. */
+function steppedTrim(o: { idleMs: number; markMs: number; quietMs?: number }) {
   const clock = steppedTimers();
-  let collections = 0;
-  const trim = createHeapTrim({
-    idleMs: HEAP_TRIM_IDLE_MS,
-    markMs: HEAP_MARK_IDLE_MS,
-    collect: () => collections++,
-    timers: clock.timers,
-  });
+  const count = { collections: 0 };
+  const trim = createHeapTrim({ ...o, collect: () => count.collections++, timers: clock.timers });
   trim.begin();
   trim.end();
+  return { clock, count, trim };
+}
+
+test('heap trim: by default the mark comes 1 s into an idle period, the trim 6.2 s into it', () => {
+  const { clock, count, trim } = steppedTrim({ idleMs: HEAP_TRIM_IDLE_MS, markMs: HEAP_MARK_IDLE_MS });
   assert.deepEqual(clock.waits(), [1000], 'the default trim leaves V8 its window: a mark first');
   clock.step();
-  assert.deepEqual([trim.marks, trim.trims, collections], [1, 0, 1]);
+  assert.deepEqual([trim.marks, trim.trims, count.collections], [1, 0, 1]);
   assert.deepEqual(clock.waits(), [5200], 'the trim 6.2 s after the idle period began');
   clock.step();
-  assert.deepEqual([trim.marks, trim.trims, collections, trim.armed], [1, 1, 2, false]);
+  assert.deepEqual([trim.marks, trim.trims, count.collections, trim.armed], [1, 1, 2, false]);
 });
 
 test('heap trim: activity after the mark starts both over; nothing used since a trim, nothing collected', () => {
-  const clock = steppedTimers();
-  let collections = 0;
-  const trim = createHeapTrim({
-    idleMs: 60,
-    markMs: 10,
-    quietMs: 40,
-    collect: () => collections++,
-    timers: clock.timers,
-  });
-  trim.begin();
-  trim.end();
+  const { clock, count, trim } = steppedTrim({ idleMs: 60, markMs: 10, quietMs: 40 });
   clock.step();
   assert.equal(trim.armed, true, 'the trim waits after the mark');
   trim.begin();
@@ -108,43 +99,24 @@ test('heap trim: activity after the mark starts both over; nothing used since a 
   assert.deepEqual(clock.waits(), [10], 'the next idle period marks again');
   clock.step();
   clock.step();
-  assert.deepEqual([trim.marks, trim.trims, collections], [2, 1, 3]);
+  assert.deepEqual([trim.marks, trim.trims, count.collections], [2, 1, 3]);
   // An end with no work since the trim arms a wait that collects nothing.
   trim.end();
   clock.step();
-  assert.deepEqual([trim.marks, trim.trims, collections, trim.armed], [2, 1, 3, false]);
+  assert.deepEqual([trim.marks, trim.trims, count.collections, trim.armed], [2, 1, 3, false]);
 });
 
 test('heap trim: no mark when the trim comes too soon after it for V8 to see a quiet window', () => {
-  const clock = steppedTimers();
-  let collections = 0;
-  const trim = createHeapTrim({
-    idleMs: 49,
-    markMs: 10,
-    quietMs: 40,
-    collect: () => collections++,
-    timers: clock.timers,
-  });
-  trim.begin();
-  trim.end();
+  const { clock, count, trim } = steppedTrim({ idleMs: 49, markMs: 10, quietMs: 40 });
   assert.deepEqual(clock.waits(), [49], 'the trim alone');
   clock.step();
-  assert.deepEqual([trim.marks, trim.trims, collections], [0, 1, 1]);
+  assert.deepEqual([trim.marks, trim.trims, count.collections], [0, 1, 1]);
 });
 
 test('heap trim: closed at the mark (from its hook) or between mark and trim, nothing stays pending', () => {
   for (const where of ['hook', 'after'] as const) {
-    const clock = steppedTimers();
-    const trim = createHeapTrim({
-      idleMs: 60,
-      markMs: 10,
-      quietMs: 40,
-      collect: () => undefined,
-      timers: clock.timers,
-    });
+    const { clock, trim } = steppedTrim({ idleMs: 60, markMs: 10, quietMs: 40 });
     if (where === 'hook') trim.onMark = () => trim.close();
-    trim.begin();
-    trim.end();
     clock.step();
     if (where === 'after') trim.close();
     assert.deepEqual([clock.waits(), trim.armed, trim.marks, trim.trims], [[], false, 1, 0], where);
