@@ -38,13 +38,27 @@ export function literalHits(
     const start = src.lineStart(at);
     const end = src.lineEnd(at);
     const long = spec.span !== undefined && end - start > WINDOWED_LINE;
-    if (pure || (long ? windowsMatch(bytes, at, start, end, spec, next) : spec.line.test(src.line(start)))) {
+    if (
+      pure ||
+      (lineHasAll(bytes, start, end, spec.alsoLiterals) &&
+        (long ? windowsMatch(bytes, at, start, end, spec, next) : spec.line.test(src.line(start))))
+    ) {
       hits.push({ start, lastStart: start });
       if (firstOnly) break;
     }
     from = end + 1;
   }
   return hits;
+}
+
+/**
+ * Whether the line bytes[start, end) holds each of `literals`: a match lies within its line and holds
+ * them all, so a line missing one is passed over before it is decoded. Searched in the line only.
+ */
+function lineHasAll(bytes: Buffer, start: number, end: number, literals: readonly Buffer[] | undefined): boolean {
+  if (!literals) return true;
+  const line = bytes.subarray(start, end);
+  return literals.every((b) => line.includes(b));
 }
 
 /** Lines longer than this are confirmed from windows around the literal, when the pattern allows. */
@@ -126,7 +140,11 @@ export function multilineHits(text: string, src: Source, spec: RegexSpec): Hit[]
  * case-insensitive literal, `folded` is the region's view (made once by regionView, shared with literalHits).
  */
 export function mayMatch(bytes: Buffer, spec: RegexSpec, folded?: FoldedView): boolean {
-  if (spec.literal) return folded ? folded.find(0) !== -1 : bytes.indexOf(spec.literal) !== -1;
+  if (spec.literal)
+    return (
+      (folded ? folded.find(0) !== -1 : bytes.indexOf(spec.literal) !== -1) &&
+      (spec.alsoLiterals?.every((b) => bytes.includes(b)) ?? true)
+    );
   if (spec.literalFolded) return (folded ?? (regionView(bytes, spec) as FoldedView)).find(0) !== -1;
   if (spec.literalAny) return spec.literalAny.some((b) => bytes.includes(b));
   return true;

@@ -96,6 +96,22 @@ test('matcher: case-insensitive patterns prefilter on an ASCII literal, case-sen
   });
 });
 
+test('matcher: a case-sensitive regex has its other required literals checked on bytes too; never U+FFFD, never with -i', () => {
+  const spec = rx('function\\s+\\w+Error\\(');
+  assert.equal(spec.literal?.toString(), 'function', 'candidate lines are found by the longest');
+  assert.deepEqual(spec.alsoLiterals?.map(String), ['Error(']);
+  const many = rx('a+bcde\\d+fg\\s+hij\\s+klmn\\s+op');
+  assert.equal(many.literal?.toString(), 'bcde');
+  assert.deepEqual(many.alsoLiterals?.map(String), ['klmn', 'hij', 'fg'], 'at most three others, the longest');
+  assert.equal(rx('needle').alsoLiterals, undefined, 'a literal pattern has no other');
+  assert.equal(
+    rx('\\x{FFFD}.{0,5}ERROR 77\\d').alsoLiterals,
+    undefined,
+    'invalid bytes decode to U+FFFD: its bytes need not be there',
+  );
+  assert.equal(rx('function\\s+\\w+Error\\(', true).alsoLiterals, undefined);
+});
+
 test('matcher: a case-insensitive k or s also matches the Kelvin sign and the long s, as in rg', () => {
   const spec = rx('(?i)kiss');
   assert.equal(spec.literalFolded, 'kiss');

@@ -97,6 +97,22 @@ test('grep: binary files are skipped and counted', async () => {
   assert.doesNotMatch(asText.content, /binary file/);
 });
 
+test('grep: the other literals a regex requires rule out files and lines before they are decoded, never a match', async () => {
+  const dir = tempDir();
+  writeTree(dir, {
+    'both.bin': Buffer.from('function fooError(x)\0'),
+    'one.bin': Buffer.from('function foo(x)\0'),
+    'split.ts': 'function foo() {}\nthrow new Error(1);\n',
+    'hit.ts': 'function barError(y) {}\nfunction baz() {}\n',
+  });
+  const r = await runtimeAt(dir, { workers: 0 }).call('grep', { pattern: 'function\\s+\\w+Error\\(', head_limit: 0 });
+  assert.equal(
+    r.content,
+    'hit.ts:1:function barError(y) {}\n[note: skipped 1 binary file that may match; pass binary: "text" to search it as text]',
+    'only the binary file holding both literals may match',
+  );
+});
+
 test('grep: a CRLF line matches at $ and prints without the CR', async () => {
   assert.equal((await grep({ pattern: 'end$', path: 'crlf.txt' })).content, 'crlf.txt:1:alpha end');
 });

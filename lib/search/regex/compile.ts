@@ -21,6 +21,11 @@ export interface RegexSpec {
   scan: RegExp;
   /** A substring every match contains, matched case-sensitively on raw UTF-8 bytes. */
   literal?: Buffer;
+  /**
+   * The other substrings every match contains, case-sensitive like `literal`: a region or a candidate
+   * line missing one cannot match, and is passed over undecoded.
+   */
+  alsoLiterals?: Buffer[];
   /** A pure-ASCII substring every match contains, for case-insensitive patterns (lib/search/folded_literal.ts). */
   literalFolded?: string;
   /**
@@ -99,6 +104,8 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
     if (!allCi) {
       spec.literal = Buffer.from(lit, 'utf8');
       spec.pure = whole;
+      const also = otherLiterals(singles, lit);
+      if (also.length > 0) spec.alsoLiterals = also;
     } else if (/^[\x20-\x7e\t]+$/.test(lit)) {
       spec.literalFolded = lit.toLowerCase();
       // Exact when the region's folded view is (lib/search/folded_literal.ts); hits.ts checks that.
@@ -112,6 +119,23 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
     }
   }
   return okValue(spec);
+}
+
+/** Most other literals a region and a candidate line are checked for: the longest ones. */
+const MAX_ALSO_LITERALS = 3;
+
+/**
+ * The single-literal clauses besides the chosen one, as bytes: longest first, none the chosen one
+ * already contains (a region holding it holds them), none with U+FFFD (which a line's invalid bytes
+ * decode to, so its own bytes need not be there).
+ */
+function otherLiterals(singles: string[][], chosen: string): Buffer[] {
+  const others = new Set<string>();
+  for (const [s] of singles) if (s && s !== chosen && !chosen.includes(s) && !s.includes('\uFFFD')) others.add(s);
+  return [...others]
+    .sort((a, b) => b.length - a.length)
+    .slice(0, MAX_ALSO_LITERALS)
+    .map((s) => Buffer.from(s, 'utf8'));
 }
 
 /**
