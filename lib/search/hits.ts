@@ -136,14 +136,16 @@ export function multilineHits(text: string, src: Source, spec: RegexSpec): Hit[]
 }
 
 /**
- * Whether a region can hold a match at all, judged on raw bytes by the required literal. For a
+ * Whether a region can hold a match at all, judged on raw bytes by the required literals. For a
  * case-insensitive literal, `folded` is the region's view (made once by regionView, shared with literalHits).
+ * `partOfFile`: the bytes are the rest of a file whose earlier pieces were searched apart (a match
+ * may have begun there), so only the literal candidate lines are found by is asked for.
  */
-export function mayMatch(bytes: Buffer, spec: RegexSpec, folded?: FoldedView): boolean {
+export function mayMatch(bytes: Buffer, spec: RegexSpec, folded?: FoldedView, partOfFile = false): boolean {
   if (spec.literal)
     return (
       (folded ? folded.find(0) !== -1 : bytes.indexOf(spec.literal) !== -1) &&
-      (spec.alsoLiterals?.every((b) => bytes.includes(b)) ?? true)
+      (partOfFile || (spec.alsoLiterals?.every((b) => bytes.includes(b)) ?? true))
     );
   if (spec.literalFolded) return (folded ?? (regionView(bytes, spec) as FoldedView)).find(0) !== -1;
   if (spec.literalAny) return spec.literalAny.some((b) => bytes.includes(b));

@@ -147,7 +147,10 @@ export function searchFile(at: string, o: SearchOptions, given?: number): FileOu
       const nul = o.binaryAsText ? -1 : filled.indexOf(0, carry);
       if (nul !== -1) {
         // Binary: skipped. Counted only when it could have matched, so the note is about real hits.
-        const may = o.invert || mayMatch(filled, o.spec);
+        // Pieces already searched are gone from the buffer: unless it holds the whole file, only the
+        // literal lines are found by is asked for (a match before the NUL may hold the others).
+        const whole = first && got < want;
+        const may = o.invert || mayMatch(filled, o.spec, undefined, !whole);
         const offset = pos - got - carry + nul + (bom === 'utf-8' ? 3 : 0);
         return may ? { kind: 'binary', offset } : { kind: 'ok', lines: [], matches: 0 };
       }

@@ -111,6 +111,13 @@ test('grep: the other literals a regex requires rule out files and lines before 
     'hit.ts:1:function barError(y) {}\n[note: skipped 1 binary file that may match; pass binary: "text" to search it as text]',
     'only the binary file holding both literals may match',
   );
+  // A NUL past the first read, after a match: the file still may match (rg prints the line before it).
+  const late = tempDir();
+  writeTree(late, {
+    'late.bin': `function fooError(x)\n${`${'a'.repeat(100)}\n`.repeat(3000)}function bar\0\n`,
+  });
+  const skipped = await runtimeAt(late, { workers: 0 }).call('grep', { pattern: 'function\\s+\\w+Error\\(' });
+  assert.match(skipped.content, /\[note: skipped 1 binary file that may match; /);
 });
 
 test('grep: a CRLF line matches at $ and prints without the CR', async () => {
