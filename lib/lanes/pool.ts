@@ -62,7 +62,8 @@ export function createReadPool(
   const get = async () => {
     if (piscina) return piscina;
     const { Piscina } = await import('piscina');
-    piscina ??= new Piscina({
+    if (piscina) return piscina; // another first task created it while this one loaded Piscina
+    piscina = new Piscina({
       filename: workerFile,
       name: READ_LANE_TASK,
       minThreads: 0,
@@ -82,6 +83,14 @@ export function createReadPool(
         maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
       },
     });
+    // Piscina emits 'error' for a worker's answer that arrives after it stopped waiting for it: a
+    // task's worker ended by an abort or by close() while the worker's next answer was already queued
+    // on its port (Node delivers a port's queued messages after it is closed). Unheard, that event
+    // throws from the message handler: an uncaught exception that ended the process, seen when a
+    // runtime closed during its index check and, as often, when a call was cancelled mid-search. The
+    // only other 'error' Piscina emits is a worker failing between tasks, which it replaces itself.
+    // Neither leaves a task unanswered: each ended task was already settled with its error.
+    piscina.on('error', () => {});
     return piscina;
   };
   return {

@@ -1,0 +1,78 @@
+/**
+ * A worker's answer that arrives after the pool stopped waiting for it must not end the process. When
+ * a task's worker is ended — the call was cancelled, or the runtime closed — while the worker's next
+ * answer is already queued on its port, Node still delivers that answer, and Piscina reports it as an
+ * 'error' event, which, unheard, threw from the message handler: an uncaught exception. Seen in CI
+ * as a runtime closed during its index check; a cancelled grep did it as often. The tasks are the
+ * fastest a worker runs (a tool name it refuses), queued fifty deep, so answers pile up on the port.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { TaskOutcome } from '../../lib/core/task_outcome.ts';
+import type { ToolResult } from '../../lib/core/tool.ts';
+import { createReadPool } from '../../lib/lanes/pool.ts';
+import type { PoolTask } from '../../lib/lanes/pool_protocol.ts';
+
+const QUICK: PoolTask = { kind: 'tool', name: 'no-such-tool', args: {}, root: '/', paths: [] };
+const ROUNDS = 30;
+
+/** Runs `body` and the turns after it; the uncaught exceptions seen meanwhile. */
+async function uncaughtDuring(body: () => Promise<void>): Promise<string[]> {
+  const seen: string[] = [];
+  const onUncaught = (e: Error) => seen.push(String(e).slice(0, 120));
+  process.on('uncaughtException', onUncaught);
+  try {
+    await body();
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    process.off('uncaughtException', onUncaught);
+  }
+  return seen;
+}
+
+test("pool: closing with answers queued on a worker's port throws nothing", { timeout: 120_000 }, async () => {
+  const seen = await uncaughtDuring(async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const pool = createReadPool({ workers: 1 });
+      const signal = new AbortController().signal;
+      const runs: Promise<TaskOutcome<ToolResult>>[] = Array.from({ length: 50 }, () =>
+        pool.run<ToolResult>(QUICK, signal),
+      );
+      assert.equal((await runs[3])?.ok, true);
+      await pool.close();
+      const outcomes = await Promise.all(runs);
+      // Each task settles: answered, or failed by the close — never left waiting.
+      assert.equal(outcomes.length, 50);
+    }
+  });
+  assert.deepEqual(seen, []);
+});
+
+test('pool: cancelling a call with answers queued throws nothing, and the pool serves on', {
+  timeout: 120_000,
+}, async () => {
+  const pool = createReadPool({ workers: 1 });
+  try {
+    let cancelled = 0;
+    const seen = await uncaughtDuring(async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const cancel = new AbortController();
+        const runs: Promise<TaskOutcome<ToolResult>>[] = Array.from({ length: 50 }, () =>
+          pool.run<ToolResult>(QUICK, cancel.signal),
+        );
+        assert.equal((await runs[3])?.ok, true);
+        cancel.abort();
+        for (const o of await Promise.all(runs)) {
+          if (!o.ok) assert.equal(o.error.reason, 'cancelled', `round ${round}: ${o.error.message}`);
+          if (!o.ok) cancelled++;
+        }
+      }
+    });
+    assert.deepEqual(seen, []);
+    assert.ok(cancelled > 0, 'tasks still queued at the abort were cancelled');
+    const after = await pool.run<ToolResult>(QUICK, new AbortController().signal);
+    assert.equal(after.ok, true, 'the pool serves after the cancellations');
+  } finally {
+    await pool.close();
+  }
+});
