@@ -5,7 +5,7 @@
  * the built library (dist/, `npm run build`) under plain node. With --baseline DIR, another
  * checkout's build (say, main exported with `git archive` and built) runs alternately with this
  * one, round by round, so a busy machine weighs on both alike. With --heaps every thread reports its
- * V8 heap at each phase's end (bench/thread_heaps.mjs); the workers then wait for tasks with
+ * V8 heap at each phase's end (bench/thread_heaps.cjs); the workers then wait for tasks with
  * Atomics.waitAsync so an idle one can answer (PISCINA_ENABLE_ASYNC_ATOMICS), which is not how they
  * run otherwise. Never a threshold: figures only.
  *
@@ -35,10 +35,20 @@ export const AGENT_CALLS = [
   { tool: 'grep', input: { pattern: 'import .* from', glob: '*.ts', output_mode: 'count', head_limit: 0 } },
 ];
 
+/** One thread's V8 heap at a phase's end (bench/thread_heaps.cjs), MiB. */
+interface ThreadHeap {
+  threadId: number;
+  main: boolean;
+  heapTotal: number;
+  heapUsed: number;
+  newSpace: number;
+  external: number;
+  arrayBuffers: number;
+}
 interface Phase {
   peakMiB: number;
   ms: number;
-  at: { rssMiB: number; heapTrims?: number; heapTrimMs?: number };
+  at: { rssMiB: number; heapTrims?: number; heapTrimMs?: number; threads?: ThreadHeap[] };
   figures: { afterMs?: number; rssMiB?: number }[];
 }
 export interface MemoryRun {
@@ -64,7 +74,7 @@ export function probeMemory(
   try {
     const flags = [
       ...(o.nodeFlags ?? []),
-      ...(o.heaps ? ['--import', path.join(repo, 'bench/thread_heaps.mjs')] : []),
+      ...(o.heaps ? ['--require', path.join(repo, 'bench/thread_heaps.cjs')] : []),
     ].join(' ');
     const r = spawnSync(
       process.execPath,
@@ -124,6 +134,33 @@ export function formatMemory(runs: readonly MemoryRun[]): string {
   ].join('\n');
 }
 
+/**
+ * With --heaps: each thread's V8 heap at each phase's end — total (of it the young generation) and
+ * used, and the memory outside it (external; of it ArrayBuffers). The main thread first, then the
+ * pool's workers alive then.
+ */
+export function formatHeaps(runs: readonly MemoryRun[]): string {
+  const rows: string[] = [];
+  for (const r of runs)
+    for (const [name, p] of Object.entries(r.phases)) {
+      const threads = [...(p.at.threads ?? [])].sort(
+        (a, b) => Number(b.main) - Number(a.main) || a.threadId - b.threadId,
+      );
+      const cells = threads.map(
+        (t) =>
+          `${t.main ? 'main' : `worker ${t.threadId}`}: ${t.heapTotal} (young ${t.newSpace}), used ${t.heapUsed}; external ${t.external} (buffers ${t.arrayBuffers})`,
+      );
+      if (cells.length) rows.push(`| ${r.side} | ${r.index} | ${name} | ${p.at.rssMiB} | ${cells.join('<br>')} |`);
+    }
+  if (!rows.length) return '';
+  return [
+    '| checkout | index | phase end | RSS | each thread: V8 heap (young), used; outside the heap (MiB) |',
+    '|---|---|---|---:|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -166,6 +203,7 @@ async function main(): Promise<void> {
         });
       }
   process.stdout.write(formatMemory(runs));
+  if (values.heaps) process.stdout.write(`\n${formatHeaps(runs) || 'No thread answered with its heap.\n'}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

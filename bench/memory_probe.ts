@@ -9,7 +9,7 @@
  *   idle      no calls: RSS sampled for a few seconds after the burst.
  * Each phase's peak is Linux's high-water mark (VmHWM), reset at the phase's start and before each
  * call through /proc/self/clear_refs. At each phase's end it also says where the memory is, when the
- * process runs under `--import bench/thread_heaps.mjs` (each thread's V8 heap), and always: RssAnon
+ * process runs under `--require bench/thread_heaps.cjs` (each thread's V8 heap), and always: RssAnon
  * and RssFile, open watches, the loaded index's tables. Prints one JSON line; --table adds a table on
  * stderr. With --bundle DIR it re-runs itself as plain JavaScript under plain node on DIR/dist/mewcode.mjs
  * (rss_probe.ts says why).
@@ -112,6 +112,8 @@ async function breakdown(rt: Lib.Runtime) {
     // The marks before it (absent on a build without them), and the main thread's young generation,
     // which the trim shrinks only after a mark.
     heapMarks: (rt as { heapTrim?: { marks?: number } }).heapTrim?.marks,
+    // Collections asked for at once, after an index build (absent on a build without them).
+    heapSweeps: (rt as { heapTrim?: { sweeps?: number } }).heapTrim?.sweeps,
     youngMiB:
       Math.round((v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) / 104857.6) /
       10,

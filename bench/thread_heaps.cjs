@@ -1,6 +1,7 @@
 /**
- * Preloaded into every thread of a memory probe (`node --import bench/thread_heaps.mjs`; worker
- * threads inherit the flag): each thread answers a question on one BroadcastChannel with its own V8
+ * Preloaded into every thread of a memory probe (`node --require bench/thread_heaps.cjs`; worker
+ * threads inherit the flag and run what it preloads, which on Node 20 they do not for `--import`, so
+ * this file is CommonJS): each thread answers a question on one BroadcastChannel with its own V8
  * heap figures, so the probe can say what the main thread and each pool worker hold. Node 20 has no
  * `worker.getHeapStatistics()`, and the pool's workers are Piscina's, out of the probe's reach. The
  * channel is unref'd: it keeps no thread alive. Bench-only; MewCode never loads it.
@@ -8,8 +9,8 @@
  * not import this file) collects the answers that arrive within `ms`.
  */
 
-import v8 from 'node:v8';
-import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
+const v8 = require('node:v8');
+const { BroadcastChannel, isMainThread, threadId } = require('node:worker_threads');
 
 const NAME = 'mewcode-thread-heaps';
 const MiB = 1048576;
@@ -41,7 +42,7 @@ if (!isMainThread) {
 }
 
 /** Every thread's heap: the main thread's now, the workers' that answer within `ms`. */
-export async function askThreadHeaps(ms = 300) {
+async function askThreadHeaps(ms = 300) {
   const channel = new BroadcastChannel(NAME);
   const got = [ownHeap()];
   channel.onmessage = (e) => got.push(e.data);
@@ -52,3 +53,4 @@ export async function askThreadHeaps(ms = 300) {
 }
 
 if (isMainThread) globalThis.mewcodeAskThreadHeaps = askThreadHeaps;
+module.exports = { askThreadHeaps };
