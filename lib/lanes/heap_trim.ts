@@ -10,7 +10,8 @@
  * the trim alone never shrank it. A full collection a second into the pause gives the trim that
  * quiet window (Node 20's V8 runs an "async" one at once too, so it costs the same). Arming is a
  * counter and one unref'd timer at a time per idle period, never one per call, and nothing keeps the
- * process alive. Where V8's gc cannot be had, it does nothing. Main thread.
+ * process alive. Where V8's gc cannot be had, it does nothing. A sweep is one collection at once, for
+ * work known to leave much dead behind it, busy or not (an index build, see runtime.ts). Main thread.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -46,6 +47,10 @@ export interface HeapTrim extends Activity {
   readonly lastMs: number | undefined;
   /** Marks so far (the collection early in an idle period that lets the trim shrink the young generation). */
   readonly marks: number;
+  /** Sweeps so far (collections asked for at once, after work that left much garbage). */
+  readonly sweeps: number;
+  /** A full collection now, whether busy or idle (none once closed); the trims wait as before. */
+  sweep(): void;
   /** A mark or trim is waiting for the idle period to end (for tests: nothing else is pending). */
   readonly armed: boolean;
   /** Called after each trim with how long it held the main thread. */
@@ -159,6 +164,7 @@ export function createHeapTrim(o: {
   const trim = {
     trims: 0,
     marks: 0,
+    sweeps: 0,
     lastMs: undefined as number | undefined,
     onTrim: undefined as ((ms: number) => void) | undefined,
     onMark: undefined as (() => void) | undefined,
@@ -176,6 +182,13 @@ export function createHeapTrim(o: {
       disarm();
       if (markMs === undefined) wait(fire, o.idleMs);
       else wait(mark, markMs);
+    },
+    sweep() {
+      if (closed) return;
+      const ms = collected();
+      if (ms === undefined) return;
+      trim.lastMs = ms;
+      trim.sweeps++;
     },
     async during<T>(work: () => Promise<T>): Promise<T> {
       trim.begin();

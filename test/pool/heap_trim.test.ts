@@ -123,6 +123,22 @@ test('heap trim: closed at the mark (from its hook) or between mark and trim, no
   }
 });
 
+test('heap trim: a sweep collects at once, busy or idle, and leaves the pending mark or trim as it was', () => {
+  const { clock, count, trim } = steppedTrim({ idleMs: 60, markMs: 10, quietMs: 40 });
+  trim.sweep();
+  assert.deepEqual([trim.sweeps, count.collections, clock.waits()], [1, 1, [10]], 'idle: the mark still waits');
+  trim.begin();
+  trim.sweep();
+  assert.deepEqual([trim.sweeps, count.collections, trim.armed], [2, 2, false], 'busy: collected all the same');
+  trim.end();
+  clock.step();
+  clock.step();
+  assert.deepEqual([trim.marks, trim.trims, count.collections], [1, 1, 4], 'the idle period marks and trims as before');
+  trim.close();
+  trim.sweep();
+  assert.deepEqual([trim.sweeps, count.collections], [2, 4], 'closed: no sweep');
+});
+
 test('heap trim: none while a call runs, one once the runtime is idle, one per idle period', SAFETY, async () => {
   const root = tree();
   const rt = runtimeAt(root, { workers: 1, index: 'off', heapTrimMs: 20, permissions: { allow: { run: true } } });
@@ -187,12 +203,34 @@ test('heap trim: a heapTrimMs a timer cannot take is refused with what is wrong'
   }
 });
 
-test('heap trim: false turns it off', SAFETY, async () => {
+test('heap trim: false turns it off, the sweep after a build too', SAFETY, async () => {
   const rt = runtimeAt(tree(), { workers: 1, index: 'off', heapTrimMs: false });
   await rt.call('grep', { pattern: 'TODO' });
   assert.equal(rt.heapTrim.armed, false);
   assert.equal(rt.heapTrim.trims, 0);
+  const built = runtimeAt(tree(300), { workers: 1, index: 'build', indexCacheDir: tempDir(), heapTrimMs: false });
+  assert.equal((await built.searchIndex?.build())?.ok, true);
+  assert.equal(built.heapTrim.sweeps, 0);
 });
+
+test(
+  'heap trim: each index build put in use is swept once, whether a call or the library started it',
+  SAFETY,
+  async () => {
+    const rt = runtimeAt(tree(2100), { workers: 1, index: 'build', indexCacheDir: tempDir() });
+    // A pattern found nowhere walks the whole tree: a large one then starts a build in the background.
+    const first = await rt.call('grep', { pattern: 'found-nowhere' });
+    assert.match(String(first.meta?.index), /no index/, first.content);
+    assert.equal(rt.heapTrim.sweeps, 0, 'nothing swept before a build is done');
+    await rt.searchIndex?.settled();
+    assert.equal(rt.heapTrim.sweeps, 1, 'the build a call started');
+    assert.equal((await rt.searchIndex?.build())?.ok, true);
+    assert.equal(rt.heapTrim.sweeps, 2, 'a build the library asked for');
+    const served = await rt.call('grep', { pattern: 'v1234 = 1234', output_mode: 'files_with_matches' });
+    assert.match(String(served.meta?.index), /served/);
+    assert.equal(rt.heapTrim.sweeps, 2, 'a search served by the index sweeps nothing');
+  },
+);
 
 test('heap trim: an index build a call started holds it off; the trim follows the build', SAFETY, async () => {
   const root = tree(2100);

@@ -44,6 +44,8 @@ interface IndexOptions {
   gitUser?: GitUser;
   minFiles?: number;
   racyMs?: number;
+  /** Called when a build is in use (the build's own buffers and tables are dead then). */
+  onBuilt?: () => void;
 }
 
 const IGNORE_NAMES = new Set<string>(IGNORE_FILES);
@@ -139,7 +141,10 @@ export class SearchIndex {
     this.#lastBuild = { at: Date.now(), ms: Date.now() - started };
     if (!r.ok) return { ok: false, message: r.error.message };
     if (this.#closed) r.value.close();
-    else this.#use(r.value, seen);
+    else {
+      this.#use(r.value, seen);
+      this.o.onBuilt?.();
+    }
     await this.#check?.done;
     return { ok: true, index: r.value };
   }
