@@ -184,10 +184,7 @@ export function createHeapTrim(o: {
       else wait(mark, markMs);
     },
     sweep() {
-      if (closed) return;
-      const ms = collected();
-      if (ms === undefined) return;
-      trim.lastMs = ms;
+      if (closed || collected() === undefined) return;
       trim.sweeps++;
     },
     async during<T>(work: () => Promise<T>): Promise<T> {

@@ -30,6 +30,8 @@ const WORKER_YOUNG_MB = 4;
  * (medians of 6, alternated; new workers have empty directory caches and unoptimised code).
  */
 const IDLE_WORKER_MS = 5000;
+/** How Piscina's 'error' event begins for a worker's answer to a task no longer waited for. */
+const UNEXPECTED_ANSWER = 'Unexpected message from Worker';
 
 // From source (tsx: '.ts'; compiled: '.js'), workers run the task handler of pool_worker; in the
 // single-file bundle they run its read-lane island, which answers for the bundle's own path.
@@ -58,6 +60,8 @@ export function createReadPool(
 ): ReadPool {
   const size = Math.max(1, options.workers ?? defaultWorkers());
   let piscina: Piscina | undefined;
+  // Why a pool was ended under its tasks (a worker failed outside any task).
+  const failures = new WeakMap<Piscina, Error>();
   // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
   const get = async () => {
     if (piscina) return piscina;
@@ -83,15 +87,23 @@ export function createReadPool(
         maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
       },
     });
-    // Piscina emits 'error' for a worker's answer that arrives after it stopped waiting for it: a
-    // task's worker ended by an abort or by close() while the worker's next answer was already queued
-    // on its port (Node delivers a port's queued messages after it is closed). Unheard, that event
-    // throws from the message handler: an uncaught exception that ended the process, seen when a
-    // runtime closed during its index check and, as often, when a call was cancelled mid-search. The
-    // only other 'error' Piscina emits is a worker failing between tasks, which it replaces itself.
-    // Neither leaves a task unanswered: each ended task was already settled with its error.
-    piscina.on('error', () => {});
-    return piscina;
+    const made = piscina;
+    made.on('error', (e: Error) => {
+      // A worker's answer that arrived after its task was ended (an abort, or close() while the
+      // answer was queued on the worker's port: Node delivers a port's queued messages after it is
+      // closed). The task was settled with its error already. Unheard, this event threw from the
+      // message handler: an uncaught exception that ended the process, seen when a runtime closed
+      // during its index check and, as often, when a call was cancelled mid-search.
+      if (String(e?.message).startsWith(UNEXPECTED_ANSWER)) return;
+      // A worker that failed holding no task: most often one that could not start (its module did
+      // not load, its heap limit too small to load it). Piscina starts no other then, and the queued
+      // tasks would wait for their deadlines (a one-shot's process ended with them unsettled): end
+      // this pool, so they fail now with the cause, and let the next task start a new one.
+      failures.set(made, e);
+      if (piscina === made) piscina = undefined;
+      void made.destroy();
+    });
+    return made;
   };
   return {
     size,
@@ -102,8 +114,10 @@ export function createReadPool(
       setMaxListeners(0, signal);
       // A task (a call's shard, an index build's piece) is activity: the idle heap trim waits for it.
       options.activity?.begin();
+      let used: Piscina | undefined;
       try {
-        return okValue((await (await get()).run(task, { signal })) as T);
+        used = await get();
+        return okValue((await used.run(task, { signal })) as T);
       } catch (e) {
         if (signal.aborted) {
           const timedOut = (signal.reason as Error)?.name === 'TimeoutError';
@@ -112,6 +126,9 @@ export function createReadPool(
             message: String((signal.reason as Error)?.message ?? 'aborted'),
           });
         }
+        const failure = used && failures.get(used);
+        if (failure)
+          return errValue({ reason: 'failed', message: `the read pool's worker failed: ${failure.message}` });
         const message = (e as Error)?.message ?? String(e);
         // A shard that stopped itself at its deadline (lib/search/shards.ts), before the pool's timer.
         return errValue({ reason: message.includes(SHARD_DEADLINE) ? 'timeout' : 'failed', message });

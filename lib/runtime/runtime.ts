@@ -445,8 +445,8 @@ function startLanes(
   const searchSkip = searchSkipOf(o.flags, o.rules, gate, o.mode);
   // A build leaves ~30 MiB of dead tables and buffers in the main thread's heap, which V8 would keep
   // until its heap limit, serving on top of them: one collection when the build is in use frees
-  // them (bench/memory.bench.ts, 104k-file real-shaped tree, 3 alternated rounds: main heap 58
-  // against 87 MiB at serving's end, peak serving 211–230 against 236–241), for 10–20 ms of the main
+  // them (bench/memory.bench.ts, 104k-file real-shaped tree, 3 alternated rounds: main heap 58–64
+  // against 86–87 MiB at serving's end, peak serving 211–230 against 236–241), for 10–20 ms of the main
   // thread once per build.
   const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root), o.gitUser, () =>
     heapTrim.sweep(),

@@ -226,11 +226,32 @@ test(
     assert.equal(rt.heapTrim.sweeps, 1, 'the build a call started');
     assert.equal((await rt.searchIndex?.build())?.ok, true);
     assert.equal(rt.heapTrim.sweeps, 2, 'a build the library asked for');
+    assert.equal(rt.heapTrim.trims, 0);
+    assert.equal(rt.heapTrim.lastMs, undefined, "lastMs is the last trim's, and there was none");
     const served = await rt.call('grep', { pattern: 'v1234 = 1234', output_mode: 'files_with_matches' });
     assert.match(String(served.meta?.index), /served/);
     assert.equal(rt.heapTrim.sweeps, 2, 'a search served by the index sweeps nothing');
   },
 );
+
+test('heap trim: an index loaded from disk, or a build that failed, is not swept', SAFETY, async () => {
+  const root = tree(2100);
+  const cache = tempDir();
+  const builder = runtimeAt(root, { workers: 1, index: 'build', indexCacheDir: cache });
+  assert.equal((await builder.searchIndex?.build())?.ok, true);
+  await builder.close();
+  const loader = runtimeAt(root, { workers: 1, index: 'build', indexCacheDir: cache });
+  const served = await loader.call('grep', { pattern: 'v1234 = 1234', output_mode: 'files_with_matches' });
+  assert.match(String(served.meta?.index), /served/, 'the index on disk was loaded');
+  await loader.searchIndex?.settled();
+  assert.equal(loader.heapTrim.sweeps, 0, 'loaded, not built');
+  // The cache "directory" is a file: the build cannot write its index.
+  const blocked = path.join(tempDir(), 'not-a-directory');
+  writeFileSync(blocked, 'x');
+  const failing = runtimeAt(root, { workers: 1, index: 'build', indexCacheDir: blocked });
+  assert.equal((await failing.searchIndex?.build())?.ok, false);
+  assert.equal(failing.heapTrim.sweeps, 0, 'a failed build');
+});
 
 test('heap trim: an index build a call started holds it off; the trim follows the build', SAFETY, async () => {
   const root = tree(2100);

@@ -143,7 +143,11 @@ export class SearchIndex {
     if (this.#closed) r.value.close();
     else {
       this.#use(r.value, seen);
-      this.o.onBuilt?.();
+      try {
+        this.o.onBuilt?.();
+      } catch {
+        // The caller's hook (a collection) failing does not undo a build that is in use.
+      }
     }
     await this.#check?.done;
     return { ok: true, index: r.value };

@@ -1,10 +1,13 @@
 /**
- * A worker's answer that arrives after the pool stopped waiting for it must not end the process. When
- * a task's worker is ended — the call was cancelled, or the runtime closed — while the worker's next
- * answer is already queued on its port, Node still delivers that answer, and Piscina reports it as an
- * 'error' event, which, unheard, threw from the message handler: an uncaught exception. Seen in CI
- * as a runtime closed during its index check; a cancelled grep did it as often. The tasks are the
- * fastest a worker runs (a tool name it refuses), queued fifty deep, so answers pile up on the port.
+ * What the read pool's workers do wrong must not end the process or leave a task waiting.
+ * - A worker's answer that arrives after the pool stopped waiting for it: when a task's worker is
+ *   ended (the call was cancelled, or the runtime closed) while the worker's next answer is already
+ *   queued on its port, Node still delivers that answer, and Piscina reports it as an 'error' event,
+ *   which, unheard, threw from the message handler: an uncaught exception. Seen in CI as a runtime
+ *   closed during its index check; a cancelled grep did it as often. The tasks are the fastest a
+ *   worker runs (a tool name it refuses), queued fifty deep, so answers pile up on the port.
+ * - A worker that cannot start (here: a heap limit too small to load its modules): Piscina starts no
+ *   other, and the queued tasks waited for their deadlines, or a one-shot ended with them unsettled.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -40,9 +43,9 @@ test("pool: closing with answers queued on a worker's port throws nothing", { ti
       );
       assert.equal((await runs[3])?.ok, true);
       await pool.close();
-      const outcomes = await Promise.all(runs);
-      // Each task settles: answered, or failed by the close — never left waiting.
-      assert.equal(outcomes.length, 50);
+      // Each task settles: answered, or failed by the close (its worker terminated) — never left waiting.
+      for (const o of await Promise.all(runs))
+        if (!o.ok) assert.match(`${o.error.reason}: ${o.error.message}`, /^failed: .*Terminat/, `round ${round}`);
     }
   });
   assert.deepEqual(seen, []);
@@ -74,5 +77,31 @@ test('pool: cancelling a call with answers queued throws nothing, and the pool s
     assert.equal(after.ok, true, 'the pool serves after the cancellations');
   } finally {
     await pool.close();
+  }
+});
+
+test('pool: a worker that cannot start fails the queued tasks at once, with the cause; a later pool serves', {
+  timeout: 120_000,
+}, async () => {
+  const starved = createReadPool({ workers: 2, heapMb: 1 });
+  try {
+    // Deadlines far off: the failure must come from the worker, not from waiting for them.
+    const far = AbortSignal.timeout(600_000);
+    const outcomes = await Promise.all(Array.from({ length: 6 }, () => starved.run<ToolResult>(QUICK, far)));
+    for (const o of outcomes) {
+      assert.equal(o.ok, false);
+      if (!o.ok)
+        assert.match(`${o.error.reason}: ${o.error.message}`, /^failed: the read pool's worker failed: .*memory/);
+    }
+    const again = await starved.run<ToolResult>(QUICK, far);
+    assert.equal(again.ok, false, 'the next task starts a new pool, which fails the same way');
+  } finally {
+    await starved.close();
+  }
+  const fine = createReadPool({ workers: 1 });
+  try {
+    assert.equal((await fine.run<ToolResult>(QUICK, new AbortController().signal)).ok, true);
+  } finally {
+    await fine.close();
   }
 });
