@@ -63,10 +63,13 @@ export function createReadPool(
   // Why a pool was ended under its tasks (a worker failed outside any task).
   const failures = new WeakMap<Piscina, Error>();
   // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
+  let closed = false;
   const get = async () => {
     if (piscina) return piscina;
     const { Piscina } = await import('piscina');
     if (piscina) return piscina; // another first task created it while this one loaded Piscina
+    // Closed while Piscina loaded: a pool made now would outlive close() with its task running.
+    if (closed) throw new Error('the read pool is closed');
     piscina = new Piscina({
       filename: workerFile,
       name: READ_LANE_TASK,
@@ -137,6 +140,7 @@ export function createReadPool(
       }
     },
     async close() {
+      closed = true;
       await piscina?.destroy();
       piscina = undefined;
     },

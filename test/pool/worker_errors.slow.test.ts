@@ -105,3 +105,14 @@ test('pool: a worker that cannot start fails the queued tasks at once, with the 
     await fine.close();
   }
 });
+
+test('pool: closed while its first task loads Piscina, it starts no pool after the close', async () => {
+  const pool = createReadPool({ workers: 1 });
+  const first = pool.run<ToolResult>(QUICK, new AbortController().signal);
+  await pool.close();
+  const o = await first;
+  assert.equal(o.ok, false);
+  if (!o.ok) assert.equal(`${o.error.reason}: ${o.error.message}`, 'failed: the read pool is closed');
+  const later = await pool.run<ToolResult>(QUICK, new AbortController().signal);
+  assert.equal(later.ok, false, 'nor for a task after it');
+});
