@@ -62,8 +62,8 @@ export function createReadPool(
   let piscina: Piscina | undefined;
   // Why a pool was ended under its tasks (a worker failed outside any task).
   const failures = new WeakMap<Piscina, Error>();
-  // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
   let closed = false;
+  // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
   const get = async () => {
     if (piscina) return piscina;
     const { Piscina } = await import('piscina');
