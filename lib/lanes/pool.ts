@@ -37,6 +37,22 @@ const UNEXPECTED_ANSWER = 'Unexpected message from Worker';
 // single-file bundle they run its read-lane island, which answers for the bundle's own path.
 const ext = path.extname(fileURLToPath(import.meta.url));
 const workerFile = IN_BUNDLE ? import.meta.url : new URL(`../runtime/pool_worker${ext}`, import.meta.url).href;
+// From source under a tsx registered in this thread alone (bin/mewcode.mjs when dist/ is stale, or a
+// host's own `register()`), a worker does not know '.ts' and failed to start: it is given tsx's loader.
+// Started with a loader in the node flags (`tsx`, `node --import tsx`), workers inherit it with them.
+const workerExecArgv = ext === '.ts' && !process.execArgv.some(isLoaderFlag) ? withTsx(process.execArgv) : undefined;
+
+function isLoaderFlag(arg: string): boolean {
+  return /^(--import|--loader|--experimental-loader|--require|-r)(=|$)/.test(arg);
+}
+
+function withTsx(execArgv: readonly string[]): string[] | undefined {
+  try {
+    return [...execArgv, '--import', import.meta.resolve('tsx')];
+  } catch {
+    return undefined; // no tsx to be found: the workers start as they did
+  }
+}
 
 export interface ReadPool {
   readonly size: number;
@@ -76,6 +92,7 @@ export function createReadPool(
       minThreads: 0,
       maxThreads: size,
       idleTimeout: options.idleMs ?? IDLE_WORKER_MS,
+      ...(workerExecArgv ? { execArgv: workerExecArgv } : {}),
       // A small young generation keeps each worker's RSS down (a search makes much short-lived
       // garbage). 8 MiB against 16 (bench/rss_probe.ts, 100k-file tree, 2 workers): a whole-tree
       // count's peak 153–158 against 172–174 MiB (three alternated runs); warm speed level
