@@ -19,23 +19,15 @@ import { spillDirFor } from '../core/spill_dir.ts';
 import type { CallOrigin, ToolResult } from '../core/tool.ts';
 import { MODEL_WORDING, type Wording } from '../core/wording.ts';
 import { sweepStaleCgroups } from '../exec/cgroup.ts';
-import { childEnv } from '../exec/env.ts';
-import { JobTable } from '../exec/jobs.ts';
+import type { JobTable } from '../exec/jobs.ts';
 import { sweepStaleV1Pids } from '../exec/pids_v1.ts';
 import { sweepJournals } from '../files/journal.ts';
 import { Ledger } from '../files/ledger.ts';
 import { DEFAULT_BOUNDS } from '../history/collect.ts';
 import { Journal } from '../history/journal.ts';
 import { journalBase, journalDirFor } from '../history/journal_dir.ts';
-import { createLanes } from '../lanes/dispatch.ts';
-import {
-  createHeapTrim,
-  HEAP_MARK_IDLE_MS,
-  HEAP_TRIM_IDLE_MS,
-  type HeapTrim,
-  heapTrimOptionError,
-} from '../lanes/heap_trim.ts';
-import { createReadPool, defaultWorkers, type ReadPool } from '../lanes/pool.ts';
+import { type HeapTrim, heapTrimOptionError } from '../lanes/heap_trim.ts';
+import type { ReadPool } from '../lanes/pool.ts';
 import type { ShellSeen } from '../lanes/write_context.ts';
 import { WriteLane } from '../lanes/write_lane.ts';
 import { type AnthropicTool, toAnthropicTools } from '../llm/anthropic.ts';
@@ -45,19 +37,20 @@ import { createPolicy, type Policy } from '../policy/check.ts';
 import { rememberAlways } from '../policy/grants.ts';
 import { createGate, type PathGate } from '../policy/path_gate.ts';
 import { checkPermissions, type Flags, type Grant, type PermissionFlags } from '../policy/permissions.ts';
-import { readDenyOf, searchSkipOf } from '../policy/read_deny.ts';
+import { readDenyOf } from '../policy/read_deny.ts';
 import { type LoadedSettings, loadSettings, type McpServerConfig, type Rule } from '../policy/rules.ts';
 import { type Prompter, terminalPrompter } from '../prompt/prompt.ts';
 import { probeSandbox, type SandboxConfig } from '../sandbox/bwrap.ts';
 import { sandboxConfigOf } from '../sandbox/config.ts';
-import { createNetProxy, type NetProxy } from '../sandbox/net_proxy.ts';
+import type { NetProxy } from '../sandbox/net_proxy.ts';
 import type { GitUser } from '../search/ignore.ts';
 import type { SearchIndex } from '../search/index/service.ts';
 import type { TrustOption } from '../settings/trust.ts';
 import { SkillCatalog } from '../skills/catalog.ts';
 import type { SkillSources } from '../skills/fetch.ts';
 import { TOOL_NAMES, TOOLS } from '../tools/mod.ts';
-import { type IndexUse, searchIndexFor } from './search_index.ts';
+import type { IndexUse } from './search_index.ts';
+import { startLanes } from './start_lanes.ts';
 
 export const DEFINITION_FORMATS = ['anthropic', 'openai', 'openai-strict'] as const;
 export type DefinitionFormat = (typeof DEFINITION_FORMATS)[number];
@@ -156,8 +149,6 @@ export interface JournalOption {
 }
 
 export type LimitsOption = Partial<Record<LimitName, number | string | null>>;
-
-const DEFAULT_READ_TIMEOUT_MS = 60_000;
 
 export interface BatchCall {
   name: string;
@@ -407,81 +398,6 @@ function gitUserOf(options: RuntimeOptions, home: string | undefined): GitUser |
   if (home === undefined) return undefined;
   const xdg = options.home === undefined ? process.env.XDG_CONFIG_HOME : undefined;
   return { home, ...(xdg ? { xdgConfigHome: path.resolve(xdg) } : {}) };
-}
-
-/** The lanes tools run in, with the read pool (or its standby worker) and the search index they share. */
-function startLanes(
-  options: RuntimeOptions,
-  o: {
-    gate: PathGate;
-    flags: Flags;
-    rules: readonly Rule[];
-    mode: Mode;
-    sandbox: SandboxConfig | undefined;
-    limits: Limits;
-    ledger: Ledger;
-    skills: SkillCatalog;
-    gitUser: GitUser | undefined;
-    writeLane: WriteLane;
-    journal: Journal | undefined;
-  },
-): {
-  lanes: LaneRunner;
-  index: SearchIndex | undefined;
-  pool: ReadPool | undefined;
-  standby: ReadPool | undefined;
-  jobs: JobTable;
-  shellSeen: ShellSeen;
-  netProxy: NetProxy | undefined;
-  heapTrim: HeapTrim;
-} {
-  const { gate, ledger, skills } = o;
-  const heapTrim = createHeapTrim({ idleMs: options.heapTrimMs || HEAP_TRIM_IDLE_MS, markMs: HEAP_MARK_IDLE_MS });
-  if (options.heapTrimMs === false) heapTrim.close();
-  const workers = options.workers ?? defaultWorkers();
-  const pool = options.workers === 0 ? undefined : createReadPool({ workers, activity: heapTrim });
-  // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
-  const standby = pool ? undefined : createReadPool({ workers: 1, activity: heapTrim });
-  const searchSkip = searchSkipOf(o.flags, o.rules, gate, o.mode);
-  // A build leaves ~30 MiB of dead tables and buffers in the main thread's heap, which V8 would keep
-  // until its heap limit, serving on top of them: one collection when the build is in use frees
-  // them (bench/memory.bench.ts, 104k-file real-shaped tree, 3 alternated rounds: main heap 58–64
-  // against 86–87 MiB at serving's end, peak serving 211–230 against 236–241), for 10–20 ms of the main
-  // thread once per build.
-  const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root), o.gitUser, () =>
-    heapTrim.sweep(),
-  );
-  if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
-  const jobs = new JobTable();
-  const shellSeen: ShellSeen = {};
-  const netAllow = o.flags.allow.net;
-  const netProxy = o.sandbox?.proxyNet ? createNetProxy() : undefined;
-  const lanes = createLanes({
-    shellSeen,
-    ...(pool ? { pool } : {}),
-    ...(standby ? { standby } : {}),
-    readTimeoutMs: options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
-    searchSkip,
-    ...(index ? { index } : {}),
-    ...(o.gitUser ? { gitUser: o.gitUser } : {}),
-    ledger,
-    writeLane: o.writeLane,
-    ...(o.journal ? { recorder: o.journal } : {}),
-    exec: {
-      env: childEnv(process.env, o.flags.allow.env ?? false, { allowLoader: o.mode === 'bypass' }),
-      ...(o.sandbox ? { sandbox: o.sandbox } : {}),
-      ...(netProxy ? { netProxy, netAllow: Array.isArray(netAllow) ? netAllow : [] } : {}),
-      limits: o.limits,
-      ...(options.backgroundJobs === false ? {} : { jobs }),
-    },
-    skills,
-    skillSources: {
-      ...(process.env.MEWCODE_GITHUB_API ? { githubApi: process.env.MEWCODE_GITHUB_API } : {}),
-      ...(process.env.MEWCODE_SKILLS_SH ? { skillsSh: process.env.MEWCODE_SKILLS_SH } : {}),
-      ...options.skillSources,
-    },
-  });
-  return { lanes, index, pool, standby, jobs, shellSeen, netProxy, heapTrim };
 }
 
 /** The runtime built from its parts: a call is authorized by the gate and the policy, then run in its lane. */

@@ -1,0 +1,116 @@
+/**
+ * The lanes a runtime's tools run in, started with what they share: the read pool (or its standby
+ * worker), the search index on it, the idle heap trim that both report to, background jobs and the
+ * sandbox's network proxy. Part of createRuntime's wiring (runtime.ts). Main thread.
+ */
+import type { Limits } from '../core/limits.ts';
+import type { Mode } from '../core/modes.ts';
+import type { LaneRunner } from '../core/registry.ts';
+import { childEnv } from '../exec/env.ts';
+import { JobTable } from '../exec/jobs.ts';
+import type { Ledger } from '../files/ledger.ts';
+import type { Journal } from '../history/journal.ts';
+import { createLanes } from '../lanes/dispatch.ts';
+import { createHeapTrim, HEAP_MARK_IDLE_MS, HEAP_TRIM_IDLE_MS, type HeapTrim } from '../lanes/heap_trim.ts';
+import { createReadPool, defaultWorkers, type ReadPool } from '../lanes/pool.ts';
+import type { ShellSeen } from '../lanes/write_context.ts';
+import type { WriteLane } from '../lanes/write_lane.ts';
+import type { PathGate } from '../policy/path_gate.ts';
+import type { Flags } from '../policy/permissions.ts';
+import { searchSkipOf } from '../policy/read_deny.ts';
+import type { Rule } from '../policy/rules.ts';
+import type { SandboxConfig } from '../sandbox/bwrap.ts';
+import { createNetProxy, type NetProxy } from '../sandbox/net_proxy.ts';
+import type { GitUser } from '../search/ignore.ts';
+import type { SearchIndex } from '../search/index/service.ts';
+import type { SkillCatalog } from '../skills/catalog.ts';
+import type { SkillSources } from '../skills/fetch.ts';
+import { type IndexUse, searchIndexFor } from './search_index.ts';
+
+const DEFAULT_READ_TIMEOUT_MS = 60_000;
+
+/** The runtime options the lanes read (RuntimeOptions' own, which runtime.ts documents). */
+export interface LaneOptions {
+  workers?: number;
+  heapTrimMs?: number | false;
+  readTimeoutMs?: number;
+  index?: IndexUse;
+  indexCacheDir?: string;
+  backgroundJobs?: boolean;
+  skillSources?: SkillSources;
+}
+
+/** The lanes tools run in, with the read pool (or its standby worker) and the search index they share. */
+export function startLanes(
+  options: LaneOptions,
+  o: {
+    gate: PathGate;
+    flags: Flags;
+    rules: readonly Rule[];
+    mode: Mode;
+    sandbox: SandboxConfig | undefined;
+    limits: Limits;
+    ledger: Ledger;
+    skills: SkillCatalog;
+    gitUser: GitUser | undefined;
+    writeLane: WriteLane;
+    journal: Journal | undefined;
+  },
+): {
+  lanes: LaneRunner;
+  index: SearchIndex | undefined;
+  pool: ReadPool | undefined;
+  standby: ReadPool | undefined;
+  jobs: JobTable;
+  shellSeen: ShellSeen;
+  netProxy: NetProxy | undefined;
+  heapTrim: HeapTrim;
+} {
+  const { gate, ledger, skills } = o;
+  const heapTrim = createHeapTrim({ idleMs: options.heapTrimMs || HEAP_TRIM_IDLE_MS, markMs: HEAP_MARK_IDLE_MS });
+  if (options.heapTrimMs === false) heapTrim.close();
+  const workers = options.workers ?? defaultWorkers();
+  const pool = options.workers === 0 ? undefined : createReadPool({ workers, activity: heapTrim });
+  // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
+  const standby = pool ? undefined : createReadPool({ workers: 1, activity: heapTrim });
+  const searchSkip = searchSkipOf(o.flags, o.rules, gate, o.mode);
+  // A build leaves ~30 MiB of dead tables and buffers in the main thread's heap, which V8 would keep
+  // until its heap limit, serving on top of them: one collection when the build is in use frees
+  // them (bench/memory.bench.ts, 104k-file real-shaped tree, 3 alternated rounds: main heap 58–64
+  // against 86–87 MiB at serving's end, peak serving 211–230 against 236–241), for 10–20 ms of the main
+  // thread once per build.
+  const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root), o.gitUser, () =>
+    heapTrim.sweep(),
+  );
+  if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
+  const jobs = new JobTable();
+  const shellSeen: ShellSeen = {};
+  const netAllow = o.flags.allow.net;
+  const netProxy = o.sandbox?.proxyNet ? createNetProxy() : undefined;
+  const lanes = createLanes({
+    shellSeen,
+    ...(pool ? { pool } : {}),
+    ...(standby ? { standby } : {}),
+    readTimeoutMs: options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+    searchSkip,
+    ...(index ? { index } : {}),
+    ...(o.gitUser ? { gitUser: o.gitUser } : {}),
+    ledger,
+    writeLane: o.writeLane,
+    ...(o.journal ? { recorder: o.journal } : {}),
+    exec: {
+      env: childEnv(process.env, o.flags.allow.env ?? false, { allowLoader: o.mode === 'bypass' }),
+      ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+      ...(netProxy ? { netProxy, netAllow: Array.isArray(netAllow) ? netAllow : [] } : {}),
+      limits: o.limits,
+      ...(options.backgroundJobs === false ? {} : { jobs }),
+    },
+    skills,
+    skillSources: {
+      ...(process.env.MEWCODE_GITHUB_API ? { githubApi: process.env.MEWCODE_GITHUB_API } : {}),
+      ...(process.env.MEWCODE_SKILLS_SH ? { skillsSh: process.env.MEWCODE_SKILLS_SH } : {}),
+      ...options.skillSources,
+    },
+  });
+  return { lanes, index, pool, standby, jobs, shellSeen, netProxy, heapTrim };
+}
