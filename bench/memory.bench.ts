@@ -107,16 +107,16 @@ export function probeMemory(
  * the largest block freed so far (up to 32 MiB), so the index build's and the searches' large buffers
  * come from per-thread arenas that fragment and are never given back. Read at process start only.
  */
+export const GLIBC_TUNED = {
+  GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072:glibc.malloc.arena_max=2',
+};
+
 /**
  * V8's young generation capped at start: each semi-space at most 2 MiB instead of growing to 16 (a
  * node flag, which NODE_OPTIONS also carries; a running process cannot change it, see
  * lib/lanes/heap_trim.ts).
  */
 export const YOUNG_CAPPED = ['--max-semi-space-size=2'];
-
-export const GLIBC_TUNED = {
-  GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072:glibc.malloc.arena_max=2',
-};
 
 /** Per side and index use: each phase's peak, and the RSS at the end of serving and after idling. */
 export function formatMemory(runs: readonly MemoryRun[]): string {

@@ -68,7 +68,7 @@ export function createLanes(c: LaneConfig): LaneRunner {
   const writeLane = c.writeLane ?? new WriteLane();
   // What this runtime learned of the root's size around a command (write_context.ts ShellScope.seen).
   const shellSeen: ShellSeen = c.shellSeen ?? {};
-  // One runtime, one set of plans: its lanes are made once (lib/runtime/runtime.ts).
+  // One runtime, one set of plans: its lanes are made once (lib/runtime/start_lanes.ts).
   const plans = new TodoPlans();
   const { pool } = c;
   // Each call's deadline ends with the call (lib/core/deadline.ts says why not AbortSignal.timeout).

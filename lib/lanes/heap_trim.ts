@@ -11,7 +11,7 @@
  * quiet window (Node 20's V8 runs an "async" one at once too, so it costs the same). Arming is a
  * counter and one unref'd timer at a time per idle period, never one per call, and nothing keeps the
  * process alive. Where V8's gc cannot be had, it does nothing. A sweep is one collection at once, for
- * work known to leave much dead behind it, busy or not (an index build, see runtime.ts). Main thread.
+ * work known to leave much dead behind it, busy or not (an index build, see start_lanes.ts). Main thread.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';

@@ -56,10 +56,12 @@ export function literalHits(
  * them all, so a line missing one is passed over before it is decoded. Searched in the line only.
  */
 function lineHasAll(bytes: Buffer, start: number, end: number, literals: readonly Buffer[] | undefined): boolean {
-  if (!literals) return true;
-  const line = bytes.subarray(start, end);
-  return literals.every((b) => line.includes(b));
+  return !literals || holdsAll(bytes.subarray(start, end), literals);
 }
+
+/** Whether `bytes` holds each of `literals` (none given: it does). */
+const holdsAll = (bytes: Buffer, literals: readonly Buffer[] | undefined): boolean =>
+  !literals || literals.every((b) => bytes.includes(b));
 
 /** Lines longer than this are confirmed from windows around the literal, when the pattern allows. */
 const WINDOWED_LINE = 64 * 1024;
@@ -145,7 +147,7 @@ export function mayMatch(bytes: Buffer, spec: RegexSpec, folded?: FoldedView, pa
   if (spec.literal)
     return (
       (folded ? folded.find(0) !== -1 : bytes.indexOf(spec.literal) !== -1) &&
-      (partOfFile || (spec.alsoLiterals?.every((b) => bytes.includes(b)) ?? true))
+      (partOfFile || holdsAll(bytes, spec.alsoLiterals))
     );
   if (spec.literalFolded) return (folded ?? (regionView(bytes, spec) as FoldedView)).find(0) !== -1;
   if (spec.literalAny) return spec.literalAny.some((b) => bytes.includes(b));
