@@ -90,6 +90,11 @@ export interface GrepShard extends ShardBase {
   binaryAsText?: boolean;
   /** Files the n-gram index rules out are not read (lib/search/index). */
   prefilter?: GrepPrefilter;
+  /**
+   * The index learns this walk (summary.ts): past maxResults the shard reads no more files but walks
+   * on, listing what the index does not hold, so that the next search needs no walk at all.
+   */
+  walkAll?: boolean;
 }
 
 export interface GrepFileResult {
@@ -225,6 +230,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
       if (skip.indexed(e.rel)) out.indexedSeen = (out.indexedSeen ?? 0) + 1;
       else out.unindexed.push(e.rel);
     }
+    if (out.results >= t.maxResults) return false; // a walk the index learns, past its results
     if (filter && !filter(e.rel)) return false;
     out.searched = (out.searched ?? 0) + 1;
     if (skip?.skip(e.rel, at, fd)) return false;
@@ -240,7 +246,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
       else listing?.add(e.rel, r.matches);
       out.results += t.mode === 'content' ? r.lines.length : 1;
     }
-    out.stopped = out.results >= t.maxResults;
+    out.stopped = out.results >= t.maxResults && !t.walkAll;
     return out.stopped;
   };
   const visitor: Visitor = {

@@ -341,7 +341,10 @@ async function runGrep(plan: GrepPlan, ctx: SearchContext): Promise<TaskOutcome<
       { ...template, root: dir, walk, dirs: [], files: [{ rel: path.basename(plan.target), kind: 'file' }] },
       runner ?? inlineRunner,
     );
-  const task = pre?.prefilter ? { ...template, prefilter: pre.prefilter } : template;
+  // A walk the index will learn from walks the whole tree even when its results stop early.
+  const task = pre?.prefilter
+    ? { ...template, prefilter: pre.prefilter, ...(pre.learn ? { walkAll: true } : {}) }
+    : template;
   return runSharded<GrepShardResult>(dir, '', walk, task, runner, maxInline);
 }
 

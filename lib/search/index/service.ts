@@ -23,7 +23,14 @@ import { keptWalkHolds } from './kept_check.ts';
 import { COMMON_SHARE, candidates, estimate, planQuery, requiredLiteralsOf } from './plan.ts';
 import type { Segment } from './segment.ts';
 import { indexCurrent, indexFileFor, type LoadedIndex, readIndex } from './store.ts';
-import { directFiles, type PrefilterAnswer, type PrefilterQuery, summarise, type WalkSummary } from './summary.ts';
+import {
+  directFiles,
+  type PrefilterAnswer,
+  type PrefilterQuery,
+  summarise,
+  type WalkSummary,
+  walkedWhole,
+} from './summary.ts';
 import { rootIdentity, rulesOutsideWatches } from './sweep.ts';
 import { type KeptWalk, readWalkRecord, type WalkRecord, writeWalkRecord } from './walk_record.ts';
 import { type DirWatch, drainEvents } from './watch.ts';
@@ -242,9 +249,11 @@ export class SearchIndex {
     }
     const shape = this.#shape;
     answer.learn = (results, planned) => {
-      if (this.#shape !== shape) return;
+      // A walk stopped at its result limit teaches nothing. It once started a rebuild: a runtime that
+      // loaded an index with no walk kept rebuilt the whole tree after its first head-limited grep.
+      if (this.#shape !== shape || !walkedWhole(results)) return;
       const s = summarise(shape, results, planned, prefix, files, this.#dirs);
-      if (!s) return this.#rebuild(); // only a rebuild can bring the summary back
+      if (!s) return this.#rebuild(); // it missed an indexed file or met an unwatched directory: only a rebuild brings the summary back
       if (this.#summaries.size > 64) this.#summaries.clear();
       this.#summaries.set(key, s);
       if (at === '') this.#keep({ key, unindexed: s.unindexed, skipped: s.skipped });

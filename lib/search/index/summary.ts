@@ -49,7 +49,15 @@ export interface WalkSummary {
 }
 
 /**
- * The summary of a finished walk of `prefix` (the walked directory relative to the root, with a
+ * Whether a walk met all it was given: no shard stopped at its result limit (a grep's head_limit),
+ * and each listed the files it met outside the index. One that did not saw part of the tree, which
+ * says nothing of the rest — nor anything wrong with the index.
+ */
+export const walkedWhole = (results: readonly GrepShardResult[]): boolean =>
+  results.every((r) => !r.stopped && r.unindexed !== undefined);
+
+/**
+ * The summary of a whole walk of `prefix` (the walked directory relative to the root, with a
  * trailing slash), or undefined when it cannot stand in for the next walk: it stopped early, it missed
  * an indexed file (deleted or newly ignored since the build), or it met a file in a directory no
  * watch covers (made since the build, so later neighbours would go unseen).
@@ -62,7 +70,7 @@ export function summarise(
   indexed: FileTable,
   watched: ReadonlySet<string>,
 ): WalkSummary | undefined {
-  if (results.some((r) => r.stopped || !r.unindexed)) return undefined;
+  if (!walkedWhole(results)) return undefined;
   const seen = results.reduce((n, r) => n + (r.indexedSeen ?? 0), 0);
   if (seen !== (prefix === '' ? indexed.length : indexed.under(prefix).length)) return undefined;
   const unindexed = results.flatMap((r) => r.unindexed ?? []);

@@ -181,6 +181,35 @@ test('kept walk: the first search does not wait for the watches; a file added wh
   await rt.close();
 });
 
+test('kept walk: with none kept, a head-limited search walks on to learn the tree, and starts no rebuild', async () => {
+  const tree = await repoTree();
+  const cache = tempDir('mewcode-kept-cache-');
+  const builder = runtimeAt(tree.root, { workers: 2, index: 'build', indexCacheDir: cache, home: tree.home });
+  assert.ok((await builder.searchIndex?.build())?.ok, 'built');
+  await builder.close(); // no search: no walk kept
+  const plain = runtimeAt(tree.root, { workers: 2, index: 'off', home: tree.home });
+  const rt = runtimeAt(tree.root, { workers: 2, index: 'build', indexCacheDir: cache, home: tree.home });
+  const index = rt.searchIndex as SearchIndex;
+  assert.equal(await served(rt, 'needle'), CHECKING, 'the first search loads the index');
+  await index.settled();
+  const loaded = index.loaded;
+  // Eleven hay files hold 'hay 2' (f2, f20…f29): each mode's answer holds the first two, as without the index.
+  for (const mode of ['files_with_matches', 'count', 'content']) {
+    const input = { pattern: 'hay 2', output_mode: mode, head_limit: 2 };
+    const r = await rt.call('grep', input);
+    assert.equal(r.isError, false, r.content);
+    assert.equal(r.content, (await plain.call('grep', input)).content, mode);
+    assert.match(String(r.meta?.index), /^served/, mode);
+  }
+  await index.settled();
+  // Such a search once started a rebuild of the whole tree: a walk stopped early could not be learned.
+  assert.equal(index.loaded, loaded, 'the index in use is the one loaded: no rebuild');
+  assert.equal(await served(rt, 'needle'), WALKLESS, 'the head-limited walk was learned');
+  await rt.close();
+  await plain.close();
+  assert.ok(existsSync(walkRecordFile(index.file)), 'and kept beside the index');
+});
+
 test('kept walk: a rebuilt index does not take the walk kept for the one before', async () => {
   const t = await kept();
   const rebuilder = runtimeAt(t.root, { workers: 1, index: 'build', indexCacheDir: t.cache, home: t.home });
