@@ -1,7 +1,8 @@
 /**
  * The memory benchmark on a real-shaped tree (bench/real_tree.ts, 100k+ files of real packages): a
  * warm runtime's RSS per call and per phase (first calls, the index build, serving, idle after the
- * burst) with the index off and on, each phase in its own child process (bench/memory_probe.ts) on
+ * burst, serving after idle) with the index off, built, and loaded by a runtime started after the
+ * build (a restarted MCP server: the cache the build left), each in its own child process (bench/memory_probe.ts) on
  * the built library (dist/, `npm run build`) under plain node. With --baseline DIR, another
  * checkout's build (say, main exported with `git archive` and built) runs alternately with this
  * one, round by round, so a busy machine weighs on both alike. With --heaps every thread reports its
@@ -53,24 +54,30 @@ interface Phase {
 }
 export interface MemoryRun {
   side: string;
-  index: 'off' | 'build';
+  index: IndexUse;
   phases: Record<string, Phase>;
 }
 
-/** One probe process: `checkout`'s bundle, the index off or built into a fresh cache directory. */
+type IndexUse = 'off' | 'build' | 'loaded';
+
+/**
+ * One probe process: `checkout`'s bundle, the index off, built into `cache`, or loaded from it (a
+ * fresh cache directory, removed after, when none is given).
+ */
 export function probeMemory(
   checkout: string,
   tree: string,
   o: {
     workers: number;
-    index: 'off' | 'build';
+    index: IndexUse;
+    cache?: string;
     heaps?: boolean;
     idleMs?: number;
     env?: Record<string, string>;
     nodeFlags?: readonly string[];
   },
 ): MemoryRun['phases'] {
-  const cache = mkdtempSync(path.join(tmpdir(), 'mewcode-memory-cache-'));
+  const cache = o.cache ?? mkdtempSync(path.join(tmpdir(), 'mewcode-memory-cache-'));
   try {
     const flags = [
       ...(o.nodeFlags ?? []),
@@ -97,7 +104,7 @@ export function probeMemory(
     if (r.status !== 0) throw new Error(`memory probe failed: ${r.stderr}`);
     return (JSON.parse(r.stdout) as { phases: MemoryRun['phases'] }).phases;
   } finally {
-    rmSync(cache, { recursive: true, force: true });
+    if (!o.cache) rmSync(cache, { recursive: true, force: true });
   }
 }
 
@@ -118,17 +125,21 @@ export const GLIBC_TUNED = {
  */
 export const YOUNG_CAPPED = ['--max-semi-space-size=2'];
 
-/** Per side and index use: each phase's peak, and the RSS at the end of serving and after idling. */
+/**
+ * Per side and index use: each phase's peak, the RSS at the end of serving and after idling, and the
+ * peak of the calls made again from idle.
+ */
 export function formatMemory(runs: readonly MemoryRun[]): string {
   const rows = runs.map((r) => {
     const p = r.phases;
     const trims = p.idle?.at.heapTrims ? ` (${p.idle.at.heapTrims} trims, last ${p.idle.at.heapTrimMs} ms)` : '';
     const idle = (p.idle?.figures ?? []).map((f) => `${f.afterMs}ms ${f.rssMiB}`).join(', ') + trims;
-    return `| ${r.side} | ${r.index} | ${p.first?.peakMiB} | ${p.building?.peakMiB ?? '—'} | ${p.serving?.peakMiB} | ${p.serving?.at.rssMiB} | ${p.first?.ms} | ${p.serving?.ms} | ${idle} |`;
+    const again = p['after idle'];
+    return `| ${r.side} | ${r.index} | ${p.first?.peakMiB} | ${p.building?.peakMiB ?? '—'} | ${p.serving?.peakMiB} | ${p.serving?.at.rssMiB} | ${p.first?.ms} | ${p.serving?.ms} | ${idle} | ${again?.peakMiB ?? '—'} | ${again?.ms ?? '—'} |`;
   });
   return [
-    '| checkout | index | peak, first calls | peak, building | peak, serving | after serving | first calls ms | serving ms | idle after the burst (RSS MiB) |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---|',
+    '| checkout | index | peak, first calls | peak, building (loaded: checking) | peak, serving | after serving | first calls ms | serving ms | idle after the burst (RSS MiB) | peak, calls after idle | their ms |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|',
     ...rows,
     '',
   ].join('\n');
@@ -188,19 +199,23 @@ async function main(): Promise<void> {
   for (let round = 0; round < rounds; round++)
     for (const index of ['off', 'build'] as const)
       for (const s of round % 2 === 0 ? sides : [...sides].reverse()) {
-        process.stderr.write(`round ${round + 1}: ${s.side}, index ${index} …\n`);
         const o = {
           workers: Number(values.workers ?? 2),
-          index,
           heaps: values.heaps ?? false,
+          idleMs: Number(values['idle-ms'] ?? 8000),
           ...(s.env ? { env: s.env } : {}),
           ...(s.nodeFlags ? { nodeFlags: s.nodeFlags } : {}),
         };
-        runs.push({
-          side: s.side,
-          index,
-          phases: probeMemory(s.dir, tree, { ...o, idleMs: Number(values['idle-ms'] ?? 8000) }),
-        });
+        // A built index stays in its cache for the next process, which loads it as a restarted server would.
+        const cache = mkdtempSync(path.join(tmpdir(), 'mewcode-memory-cache-'));
+        try {
+          for (const use of index === 'off' ? (['off'] as const) : (['build', 'loaded'] as const)) {
+            process.stderr.write(`round ${round + 1}: ${s.side}, index ${use} …\n`);
+            runs.push({ side: s.side, index: use, phases: probeMemory(s.dir, tree, { ...o, index: use, cache }) });
+          }
+        } finally {
+          rmSync(cache, { recursive: true, force: true });
+        }
       }
   process.stdout.write(formatMemory(runs));
   if (values.heaps) process.stdout.write(`\n${formatHeaps(runs) || 'No thread answered with its heap.\n'}`);

@@ -2,18 +2,21 @@
  * Child process of the memory benchmark (bench/memory.bench.ts): one warm runtime, as the agent loop
  * and the MCP server hold it, through phases of agent-style calls, reporting the whole process's RSS
  * (main thread and workers share one) per call and per phase:
- *   first     the calls once, from a cold start (with the index: the first whole-tree search starts
- *             a build in the background, so the later calls run beside it);
- *   building  waiting for that build to end (index only);
- *   serving   the calls again, warm (with the index: answered from it);
- *   idle      no calls: RSS sampled for a few seconds after the burst.
+ *   first       the calls once, from a cold start (`build`: the first whole-tree search starts a
+ *               build in the background, so the later calls run beside it; `loaded`: the index a
+ *               runtime before this one left in the cache is loaded and checked in the background);
+ *   building    waiting for that build (`build`), or that check (`loaded`), to end;
+ *   serving     the calls again, warm (with the index: answered from it);
+ *   idle        no calls: RSS sampled for a few seconds after the burst;
+ *   after idle  the calls once more: a long-lived server mostly serves from an idle state, its
+ *               workers ended and its young generation trimmed.
  * Each phase's peak is Linux's high-water mark (VmHWM), reset at the phase's start and before each
  * call through /proc/self/clear_refs. At each phase's end it also says where the memory is, when the
  * process runs under `--require bench/thread_heaps.cjs` (each thread's V8 heap), and always: RssAnon
  * and RssFile, open watches, the loaded index's tables. Prints one JSON line; --table adds a table on
  * stderr. With --bundle DIR it re-runs itself as plain JavaScript under plain node on DIR/dist/mewcode.mjs
  * (rss_probe.ts says why).
- * Usage: node --import tsx bench/memory_probe.ts <root> <workers> '<json calls>' [--index off|build]
+ * Usage: node --import tsx bench/memory_probe.ts <root> <workers> '<json calls>' [--index off|build|loaded]
  *        [--cache DIR] [--idle-ms N] [--bundle DIR] [--node-flags "F"] [--table]
  *   calls: [{"tool":"grep","input":{…}}, …]
  */
@@ -30,14 +33,15 @@ const flag = (name: string) => {
 };
 const bundle = flag('--bundle');
 const nodeFlags = (flag('--node-flags') ?? '').split(' ').filter(Boolean);
-const indexUse = (flag('--index') ?? 'off') as 'off' | 'build';
+// 'loaded': a runtime restarted on the tree (an MCP server, say) with the index `--cache` holds.
+const indexUse = (flag('--index') ?? 'off') as 'off' | 'build' | 'loaded';
 const cache = flag('--cache');
 const idleMs = Number(flag('--idle-ms') ?? 8000);
 const table = args.includes('--table');
 const [root, workers, callsJson] = args.filter((a) => a !== '--table');
 if (!root || !workers || !callsJson) {
   process.stderr.write(
-    'usage: node --import tsx bench/memory_probe.ts <root> <workers> \'<json calls>\' [--index off|build] [--cache DIR] [--idle-ms N] [--bundle DIR] [--node-flags "F"] [--table]\n',
+    'usage: node --import tsx bench/memory_probe.ts <root> <workers> \'<json calls>\' [--index off|build|loaded] [--cache DIR] [--idle-ms N] [--bundle DIR] [--node-flags "F"] [--table]\n',
   );
   process.exit(2);
 }
@@ -147,7 +151,7 @@ async function main(): Promise<void> {
   const made = lib.createRuntime({
     root: root as string,
     workers: Number(workers),
-    index: indexUse,
+    index: indexUse === 'off' ? 'off' : 'build',
     ...(cache ? { indexCacheDir: cache } : {}),
     home: null,
     readTimeoutMs: 600_000,
@@ -164,7 +168,7 @@ async function main(): Promise<void> {
     phases[name] = { peakMiB, ms: Math.round(performance.now() - t), figures, at: await breakdown(rt) };
   };
   await phase('first', () => runCalls(rt, calls));
-  if (indexUse === 'build') await phase('building', () => rt.searchIndex?.settled() ?? Promise.resolve());
+  if (indexUse !== 'off') await phase('building', () => rt.searchIndex?.settled() ?? Promise.resolve());
   await phase('serving', () => runCalls(rt, calls));
   await phase('idle', async () => {
     const samples: { afterMs: number; rssMiB: number }[] = [];
@@ -176,6 +180,7 @@ async function main(): Promise<void> {
     }
     return samples;
   });
+  await phase('after idle', () => runCalls(rt, calls));
   // A heap snapshot of the main thread after idling (where its heap's MiB are), when asked.
   if (process.env.MEWCODE_PROBE_SNAPSHOT)
     (await import('node:v8')).writeHeapSnapshot(process.env.MEWCODE_PROBE_SNAPSHOT);
