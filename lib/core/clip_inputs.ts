@@ -17,7 +17,8 @@ export const clipQuoted = (s: string): string =>
 export function clipQuotedInputs(r: ToolResult, name: string, input: unknown): ToolResult {
   if (!r.isError || r.content.length <= QUOTE_LIMIT) return r;
   const long = new Set<string>();
-  if (name.length > QUOTE_LIMIT) long.add(name);
+  // A caller without types may name no string at all: its error still comes back, as is.
+  if (typeof name === 'string' && name.length > QUOTE_LIMIT) long.add(name);
   collect(input, long, 0);
   if (long.size === 0) return r;
   let content = r.content;

@@ -133,7 +133,7 @@ export class Registry {
     if (!tool) {
       return fail(
         'unknown_tool',
-        `There is no tool named ${JSON.stringify(name)}. Available tools: ${this.names().join(', ')}.`,
+        `There is no tool named ${typeof name === 'string' ? JSON.stringify(name) : String(name)}. Available tools: ${this.names().join(', ')}.`,
       );
     }
     trace.stage = 'parse';

@@ -100,6 +100,19 @@ test('registry: an unknown tool is an error listing the names, and prototype nam
   }
 });
 
+test('registry: a name that is no string (a caller without types) is an unknown tool, never a throw', async () => {
+  // Enough tools that the error passes the length past which quoted inputs are clipped (it threw there).
+  const r = new Registry(Array.from({ length: 20 }, (_, i) => echoTool(`tool_number_${i}`)));
+  for (const name of [undefined, null, 7, {}, ['a_tool']] as unknown as string[]) {
+    const res = await r.execute(name, { text: 'x'.repeat(500) }, env);
+    assert.equal(res.code, 'unknown_tool', String(name));
+    assert.ok(
+      res.content.startsWith(`There is no tool named ${String(name)}. Available tools: tool_number_0,`),
+      res.content,
+    );
+  }
+});
+
 test('registry: a tool registered or replaced while a call is in flight leaves that call alone', async () => {
   let release!: () => void;
   const gate = new Promise<void>((r) => {
