@@ -18,13 +18,14 @@ export function callDeadline(outer: AbortSignal, ms: number): CallDeadline {
   const controller = new AbortController();
   const onAbort = () => controller.abort(outer.reason);
   let timer: NodeJS.Timeout | undefined;
+  let unfollow = () => {};
   const clear = () => {
     clearTimeout(timer);
-    outer.removeEventListener('abort', onAbort);
+    unfollow();
   };
   if (outer.aborted) onAbort();
   else {
-    outer.addEventListener('abort', onAbort, { once: true });
+    unfollow = follow(outer, onAbort);
     timer = setTimeout(() => {
       clear();
       controller.abort(new DOMException(`The deadline of ${ms} ms passed`, 'TimeoutError'));
@@ -33,4 +34,33 @@ export function callDeadline(outer: AbortSignal, ms: number): CallDeadline {
     timer.unref();
   }
   return { signal: controller.signal, clear };
+}
+
+/** The calls following each caller's signal, and the one listener that tells them all. */
+const followers = new WeakMap<AbortSignal, { calls: Set<() => void>; listener: () => void }>();
+
+/**
+ * Runs `onAbort` when `outer` aborts; returns what stops that. One listener on `outer` however many
+ * calls share it, there while any does: a batch of eleven calls on one signal set off Node's
+ * MaxListenersExceededWarning, a leak warning for what is none.
+ */
+function follow(outer: AbortSignal, onAbort: () => void): () => void {
+  let f = followers.get(outer);
+  if (!f) {
+    const calls = new Set<() => void>();
+    const listener = () => {
+      followers.delete(outer);
+      for (const call of calls) call();
+    };
+    f = { calls, listener };
+    followers.set(outer, f);
+    outer.addEventListener('abort', listener, { once: true });
+  }
+  const mine = f;
+  mine.calls.add(onAbort);
+  return () => {
+    if (!mine.calls.delete(onAbort) || mine.calls.size > 0 || followers.get(outer) !== mine) return;
+    followers.delete(outer);
+    outer.removeEventListener('abort', mine.listener);
+  };
 }
