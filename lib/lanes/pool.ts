@@ -146,6 +146,9 @@ export function createReadPool(
             message: String((signal.reason as Error)?.message ?? 'aborted'),
           });
         }
+        // Ended by close() (the runtime closing under it), or given after: cancelled by the host, in
+        // effect. A call running then answered "internal: … Terminating worker thread" before.
+        if (closed) return errValue({ reason: 'cancelled', message: 'the read pool was closed' });
         const failure = used && failures.get(used);
         if (failure)
           return errValue({ reason: 'failed', message: `the read pool's worker failed: ${failure.message}` });
