@@ -92,9 +92,11 @@ export interface GrepShard extends ShardBase {
   prefilter?: GrepPrefilter;
   /**
    * The index learns this walk (summary.ts): past maxResults the shard reads no more files but walks
-   * on, listing what the index does not hold, so that the next search needs no walk at all.
+   * on, listing what the index does not hold, so that the next search needs no walk at all — until
+   * this time (a `Date.now()` one, well before stopAt), past which it stops as any walk stops at its
+   * results: what it would teach is never worth its answer.
    */
-  walkAll?: boolean;
+  learnUntil?: number;
 }
 
 export interface GrepFileResult {
@@ -223,14 +225,20 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     maxCount: t.maxCount ?? Number.POSITIVE_INFINITY,
   };
   const visit = (e: Entry, at?: string, fd?: number): boolean => {
-    checkDeadline(t);
+    // Only a walk the index learns goes on past its results: the learning stops at learnUntil.
+    const learning = out.results >= t.maxResults;
+    if (learning && Date.now() >= (t.learnUntil ?? 0)) {
+      out.stopped = true;
+      return true;
+    }
+    if (!learning) checkDeadline(t);
     out.visited++;
     if (e.kind !== 'file' || at === undefined) return false; // symlinks are not followed, as in ripgrep
     if (skip && out.unindexed) {
       if (skip.indexed(e.rel)) out.indexedSeen = (out.indexedSeen ?? 0) + 1;
       else out.unindexed.push(e.rel);
     }
-    if (out.results >= t.maxResults) return false; // a walk the index learns, past its results
+    if (learning) return false;
     if (filter && !filter(e.rel)) return false;
     out.searched = (out.searched ?? 0) + 1;
     if (skip?.skip(e.rel, at, fd)) return false;
@@ -246,13 +254,13 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
       else listing?.add(e.rel, r.matches);
       out.results += t.mode === 'content' ? r.lines.length : 1;
     }
-    out.stopped = out.results >= t.maxResults && !t.walkAll;
+    out.stopped = out.results >= t.maxResults && t.learnUntil === undefined;
     return out.stopped;
   };
   const visitor: Visitor = {
     file: visit,
     skipped: (_rel, isDir, reason) => {
-      checkDeadline(t);
+      if (out.results < t.maxResults) checkDeadline(t);
       count.add(reason, isDir);
     },
     unreachable: (e) => out.unreadable.push({ rel: e.rel, error: UNREACHABLE }),

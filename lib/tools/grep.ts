@@ -341,9 +341,11 @@ async function runGrep(plan: GrepPlan, ctx: SearchContext): Promise<TaskOutcome<
       { ...template, root: dir, walk, dirs: [], files: [{ rel: path.basename(plan.target), kind: 'file' }] },
       runner ?? inlineRunner,
     );
-  // A walk the index will learn from walks the whole tree even when its results stop early.
+  // A walk the index will learn from walks the whole tree even when its results stop early, within
+  // half the time the call has left.
+  const learnUntil = ctx.deadlineAt === undefined ? Number.POSITIVE_INFINITY : (Date.now() + ctx.deadlineAt) / 2;
   const task = pre?.prefilter
-    ? { ...template, prefilter: pre.prefilter, ...(pre.learn ? { walkAll: true } : {}) }
+    ? { ...template, prefilter: pre.prefilter, ...(pre.learn ? { learnUntil } : {}) }
     : template;
   return runSharded<GrepShardResult>(dir, '', walk, task, runner, maxInline);
 }

@@ -1,0 +1,70 @@
+/**
+ * A grep shard whose walk the index learns (`learnUntil`) goes on past its results, reading nothing
+ * more, so the walk is whole; past `learnUntil` it stops as any walk stops at its results. Its
+ * results are those of a shard that stops, either way. Both times are given, not raced: one long
+ * gone, one never reached.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type GrepShard, runGrepShard } from '../../lib/search/shards.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
+
+const root = tempDir('mewcode-learning-walk-');
+writeTree(root, {
+  ...Object.fromEntries(
+    Array.from({ length: 30 }, (_, i) => [`d${i % 3}/f${String(i).padStart(2, '0')}.txt`, 'needle\n']),
+  ),
+  '.gitignore': 'ignored/\n',
+  'ignored/x.txt': 'needle\n',
+});
+
+const shard = (o: Partial<GrepShard>): GrepShard => ({
+  kind: 'grep',
+  pattern: 'needle',
+  ignoreCase: false,
+  fixedStrings: true,
+  multiline: false,
+  before: 0,
+  after: 0,
+  mode: 'files_with_matches',
+  maxResults: 2,
+  root,
+  walk: { root, useIgnore: true, hidden: false, maxDepth: Number.POSITIVE_INFINITY, ignoreBase: root },
+  dirs: [''],
+  files: [],
+  ...o,
+});
+
+test('learning walk: past its results it walks the whole tree, reads nothing more, and is not stopped', () => {
+  const stopping = runGrepShard(shard({}));
+  const learning = runGrepShard(shard({ learnUntil: Number.POSITIVE_INFINITY }));
+  assert.equal(stopping.stopped, true);
+  assert.equal(learning.stopped, false);
+  assert.equal(learning.results, 2);
+  assert.deepEqual(learning.listed, stopping.listed, 'the same two files');
+  assert.equal(learning.searched, stopping.searched, 'nothing more read');
+  assert.ok(stopping.visited < 30, `the stopping walk ended early (${stopping.visited})`);
+  assert.ok(learning.visited >= 30, `every file met (${learning.visited})`);
+  assert.deepEqual(
+    learning.skipped,
+    { '.gitignore': { dirs: 1, files: 0 }, hidden: { dirs: 0, files: 1 } },
+    'and every skip counted',
+  );
+});
+
+test('learning walk: past learnUntil it stops at its results, as a walk not learned', () => {
+  const r = runGrepShard(shard({ learnUntil: 0 }));
+  assert.equal(r.stopped, true);
+  assert.equal(r.results, 2);
+  assert.deepEqual(r.listed, runGrepShard(shard({})).listed);
+});
+
+test('learning walk: content and count modes hold only their limit', () => {
+  for (const mode of ['content', 'count'] as const) {
+    const learning = runGrepShard(shard({ mode, learnUntil: Number.POSITIVE_INFINITY }));
+    const stopping = runGrepShard(shard({ mode }));
+    assert.equal(learning.results, 2, mode);
+    assert.deepEqual(learning.files, stopping.files, mode);
+    assert.deepEqual(learning.listed, stopping.listed, mode);
+  }
+});
