@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type GrepShard, runGrepShard } from '../../lib/search/shards.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
+import { NEEDLE_GREP } from '../security/racer.ts';
 
 const root = tempDir('mewcode-learning-walk-');
 writeTree(root, {
@@ -19,13 +20,7 @@ writeTree(root, {
 });
 
 const shard = (o: Partial<GrepShard>): GrepShard => ({
-  kind: 'grep',
-  pattern: 'needle',
-  ignoreCase: false,
-  fixedStrings: true,
-  multiline: false,
-  before: 0,
-  after: 0,
+  ...NEEDLE_GREP,
   mode: 'files_with_matches',
   maxResults: 2,
   root,
