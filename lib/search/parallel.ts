@@ -6,7 +6,14 @@
 import { errValue, okValue } from '../core/result.ts';
 import type { TaskOutcome } from '../core/task_outcome.ts';
 import { IgnoreRules } from './ignore.ts';
-import { runShard, SHARD_DEADLINE, type ShardResult, type ShardTask, type SkipCounts } from './shards.ts';
+import {
+  inlineLearning,
+  runShard,
+  SHARD_DEADLINE,
+  type ShardResult,
+  type ShardTask,
+  type SkipCounts,
+} from './shards.ts';
 import { type Entry, planShards, type SkipReason, type WalkOptions } from './walk.ts';
 
 /**
@@ -67,7 +74,9 @@ export async function runSharded<T extends ShardResult>(
   const known = treeSizes.get(key);
   if (!runner || runner.parallelism <= 1 || (known !== undefined && known <= inlineMaxFiles)) {
     const use = runner && (known === undefined || known > inlineMaxFiles) ? runner : inlineRunner;
-    const r = await use.run<T>(make([start], []));
+    const whole = make([start], []);
+    const small = known !== undefined && known <= inlineMaxFiles;
+    const r = await use.run<T>(use === inlineRunner ? inlineLearning(whole, small) : whole);
     if (!r.ok) return r;
     remember(key, [r.value]);
     return okValue({ results: [r.value], skipped: {}, inline: use === inlineRunner, tasks: 1 });
@@ -96,7 +105,7 @@ export async function runSharded<T extends ShardResult>(
       ),
     );
   const use = small ? inlineRunner : runner;
-  const outcomes = await Promise.all(tasks.map((t) => use.run<T>(t)));
+  const outcomes = await Promise.all(tasks.map((t) => use.run<T>(small ? inlineLearning(t, true) : t)));
   const results: T[] = [];
   for (const o of outcomes) {
     if (!o.ok) return o;

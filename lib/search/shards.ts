@@ -224,14 +224,16 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     ...(t.binaryAsText ? { binaryAsText: true } : {}),
     maxCount: t.maxCount ?? Number.POSITIVE_INFINITY,
   };
+  // Before each entry: the deadline or, past the results (where only a walk the index learns goes),
+  // learnUntil — checked on every file, skipped entry and directory, so no stretch without files
+  // (empty or ignored directories) carries a learning walk past it.
+  const tick = () => {
+    if (out.results < t.maxResults) checkDeadline(t);
+    else if (Date.now() >= (t.learnUntil ?? 0)) throw LEARNED_ENOUGH;
+  };
   const visit = (e: Entry, at?: string, fd?: number): boolean => {
-    // Only a walk the index learns goes on past its results: the learning stops at learnUntil.
+    tick();
     const learning = out.results >= t.maxResults;
-    if (learning && Date.now() >= (t.learnUntil ?? 0)) {
-      out.stopped = true;
-      return true;
-    }
-    if (!learning) checkDeadline(t);
     out.visited++;
     if (e.kind !== 'file' || at === undefined) return false; // symlinks are not followed, as in ripgrep
     if (skip && out.unindexed) {
@@ -260,18 +262,48 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
   const visitor: Visitor = {
     file: visit,
     skipped: (_rel, isDir, reason) => {
-      if (out.results < t.maxResults) checkDeadline(t);
+      tick();
       count.add(reason, isDir);
     },
+    dir: tick,
     unreachable: (e) => out.unreadable.push({ rel: e.rel, error: UNREACHABLE }),
   };
-  const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
-  const o = { ...t.walk, openFiles: 'read' as const };
-  if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, IgnoreRules.of({ ...t.walk, root: t.root }));
+  if (walkShard(t, visitor)) out.stopped = true;
   out.skipped = count.skipped;
   if (listing) out.listed = listing.done();
   return out;
 }
+
+/** Thrown by a learning walk's visitor at learnUntil: the walk ends there, as stopped. */
+const LEARNED_ENOUGH = new Error('the walk the index learns ran out of time');
+
+/** Walks the shard's loose files, then its directories; true when a learning walk ran out of time. */
+function walkShard(t: GrepShard, visitor: Visitor): boolean {
+  const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
+  const o = { ...t.walk, openFiles: 'read' as const };
+  try {
+    if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, IgnoreRules.of({ ...t.walk, root: t.root }));
+    return false;
+  } catch (e) {
+    if (e === LEARNED_ENOUGH) return true;
+    throw e;
+  }
+}
+
+/**
+ * A grep task as the main thread runs it: a walk there blocks every other call and nothing but its
+ * own checks can stop it, so it learns the tree only when the tree is known to be small
+ * (`knownSmall`), and for INLINE_LEARN_MS at most — a tree of few files and very many directories
+ * counts as small. Otherwise it stops at its results, as a walk not learned.
+ */
+export function inlineLearning(t: ShardTask, knownSmall: boolean): ShardTask {
+  if (t.kind !== 'grep' || t.learnUntil === undefined) return t;
+  const { learnUntil, ...rest } = t;
+  return knownSmall ? { ...rest, learnUntil: Math.min(learnUntil, Date.now() + INLINE_LEARN_MS) } : rest;
+}
+
+/** How long the main thread may walk past a search's results for the index. */
+const INLINE_LEARN_MS = 50;
 
 /** Why a file listed earlier was not read: its directory could not be opened as itself any more. */
 const UNREACHABLE = 'its directory is gone or was replaced since it was listed';

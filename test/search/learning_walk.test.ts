@@ -5,8 +5,10 @@
  * gone, one never reached.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
-import { type GrepShard, runGrepShard } from '../../lib/search/shards.ts';
+import { type GrepShard, inlineLearning, runGrepShard } from '../../lib/search/shards.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 import { NEEDLE_GREP } from '../security/racer.ts';
 
@@ -62,4 +64,35 @@ test('learning walk: content and count modes hold only their limit', () => {
     assert.deepEqual(learning.files, stopping.files, mode);
     assert.deepEqual(learning.listed, stopping.listed, mode);
   }
+});
+
+test('learning walk: past learnUntil it stops in a stretch without files too (empty or ignored directories)', () => {
+  const at = (files: Record<string, string>, dirs: string[], o: Partial<GrepShard>) => {
+    const dir = tempDir('mewcode-learning-bare-');
+    writeTree(dir, { 'a/f1.txt': 'needle\n', 'a/f2.txt': 'needle\n', ...files });
+    for (const d of dirs) mkdirSync(path.join(dir, d), { recursive: true });
+    return runGrepShard(shard({ root: dir, walk: { ...shard({}).walk, root: dir, ignoreBase: dir }, ...o }));
+  };
+  const empty = Array.from({ length: 50 }, (_, i) => `b/d${i}/e`);
+  // Only empty directories follow the second match: the walk stops at the first one it enters.
+  assert.equal(at({}, empty, { learnUntil: 0 }).stopped, true);
+  assert.equal(at({}, empty, { learnUntil: Number.POSITIVE_INFINITY }).stopped, false);
+  // Only an ignored directory follows: the walk stops before counting it.
+  const ignored = { '.gitignore': 'c/\n', 'z/c/x.txt': 'needle\n' };
+  const short = at(ignored, [], { learnUntil: 0 });
+  assert.equal(short.stopped, true);
+  assert.equal(short.skipped['.gitignore'], undefined);
+  const whole = at(ignored, [], { learnUntil: Number.POSITIVE_INFINITY });
+  assert.equal(whole.stopped, false);
+  assert.deepEqual(whole.skipped['.gitignore'], { dirs: 1, files: 0 });
+});
+
+test('learning walk: inline, only a tree known to be small learns, and for 50 ms at most', () => {
+  const learning = shard({ learnUntil: Number.POSITIVE_INFINITY });
+  const before = Date.now();
+  const small = inlineLearning(learning, true) as GrepShard;
+  assert.ok(small.learnUntil !== undefined && small.learnUntil >= before && small.learnUntil <= Date.now() + 50);
+  assert.equal('learnUntil' in inlineLearning(learning, false), false, 'a tree not known small stops at its results');
+  const plain = shard({});
+  assert.equal(inlineLearning(plain, true), plain);
 });
