@@ -345,7 +345,7 @@ async function runGrep(plan: GrepPlan, ctx: SearchContext): Promise<TaskOutcome<
   // half the time the call has left.
   const learnUntil = ctx.deadlineAt === undefined ? Number.POSITIVE_INFINITY : (Date.now() + ctx.deadlineAt) / 2;
   const task = pre?.prefilter
-    ? { ...template, prefilter: pre.prefilter, ...(pre.learn ? { learnUntil } : {}) }
+    ? { ...template, prefilter: pre.prefilter, ...(pre.walkOn ? { learnUntil } : {}) }
     : template;
   return runSharded<GrepShardResult>(dir, '', walk, task, runner, maxInline);
 }

@@ -67,6 +67,8 @@ export class SearchIndex {
   /** Bumped whenever the tree's shape (entries, ignore rules) may have changed. */
   #shape = 0;
   #summaries = new Map<string, WalkSummary>();
+  /** Walks (by key) that went on past their results to be learned and ran out of time, at which shape. */
+  #outOfTime = new Map<string, number>();
   /**
    * A directory may exist that no watch covers (made or replaced since the build, or un-ignored by a
    * rule change: the build never entered it), so walks cannot be summarised until a rebuild.
@@ -247,18 +249,36 @@ export class SearchIndex {
       const direct = { files: directFiles(cands, prefix, known), skipped: known.skipped };
       return { ...answer, index: 'served without a walk', direct };
     }
+    answer.walkOn = this.#outOfTime.get(key) !== this.#shape;
+    answer.learn = this.#learner(key, at, prefix, files, answer.walkOn);
+    return answer;
+  }
+
+  /** What learns the walk of `at` (under `key`) that a search is about to make, at the tree's shape now. */
+  #learner(
+    key: string,
+    at: string,
+    prefix: string,
+    files: LoadedIndex['rels'],
+    walkOn: boolean,
+  ): PrefilterAnswer['learn'] {
     const shape = this.#shape;
-    answer.learn = (results, planned) => {
-      // A walk stopped at its result limit teaches nothing. It once started a rebuild: a runtime that
-      // loaded an index with no walk kept rebuilt the whole tree after its first head-limited grep.
-      if (this.#shape !== shape || !walkedWhole(results)) return;
+    return (results, planned) => {
+      if (this.#shape !== shape) return;
+      // A walk stopped at its results teaches nothing (it once started a rebuild: a runtime that
+      // loaded an index with no walk kept rebuilt the whole tree after its first head-limited grep);
+      // one that walked on and ran out of time is not tried again till the tree changes shape.
+      if (!walkedWhole(results)) {
+        if (this.#outOfTime.size > 64) this.#outOfTime.clear();
+        if (walkOn) this.#outOfTime.set(key, shape);
+        return;
+      }
       const s = summarise(shape, results, planned, prefix, files, this.#dirs);
       if (!s) return this.#rebuild(); // it missed an indexed file or met an unwatched directory: only a rebuild brings the summary back
       if (this.#summaries.size > 64) this.#summaries.clear();
       this.#summaries.set(key, s);
       if (at === '') this.#keep({ key, unindexed: s.unindexed, skipped: s.skipped });
     };
-    return answer;
   }
 
   /** A search of `dir` walked `files` files: a warm runtime indexes a large tree in the background. */

@@ -38,6 +38,11 @@ export interface PrefilterAnswer {
   direct?: { files: Entry[]; skipped: SkipCounts };
   /** Give it the results of the full walk this answer led to: the next search may then skip walking. */
   learn?: (results: readonly GrepShardResult[], planned: SkipCounts) => void;
+  /**
+   * Walk on past the results to learn the tree (shards.ts `learnUntil`): unless such a walk of this
+   * directory already ran out of time since the tree last changed shape.
+   */
+  walkOn?: boolean;
 }
 
 export interface WalkSummary {

@@ -40,3 +40,28 @@ test('stopped walk: after a file is made, a head-limited grep learns the tree an
   assert.equal(after.content, (await plain.call('grep', whole)).content);
   assert.match(after.content, /notes\/new\.txt/);
 });
+
+test('stopped walk: a walk that ran out of time learning is not tried again till the tree changes shape', async () => {
+  const files: Record<string, string> = { ...HAY };
+  for (let i = 0; i < 12; i++) files[`notes/n${i}.txt`] = `needle ${i}\n`;
+  const root = await agedTree(files);
+  const rt = runtimeAt(root, { workers: 2, index: 'build', allowWrite: ['notes'] });
+  const index = rt.searchIndex as SearchIndex;
+  assert.ok((await index.build()).ok, 'built');
+  const q = {
+    dir: root,
+    pattern: 'needle',
+    ignoreCase: false,
+    fixedStrings: false,
+    walk: { useIgnore: true, hidden: false },
+  };
+  const first = await index.prefilter(q);
+  assert.equal(first.walkOn, true, 'no walk learned yet: walk on past the results');
+  // What a walk that ran out of time before the end of the tree answers: a shard that stopped.
+  const stopped = { files: [], binary: 0, unreadable: [], skipped: {}, results: 1, visited: 3, stopped: true };
+  first.learn?.([{ ...stopped, unindexed: [] }], {});
+  assert.equal((await index.prefilter(q)).walkOn, false, 'not again at this shape');
+  // A new file changes the tree's shape: worth another try.
+  assert.equal((await rt.call('write_file', { file_path: 'notes/more.txt', content: 'x\n' })).isError, false);
+  assert.equal((await index.prefilter(q)).walkOn, true);
+});
