@@ -133,7 +133,7 @@ export class Registry {
     if (!tool) {
       return fail(
         'unknown_tool',
-        `There is no tool named ${typeof name === 'string' ? JSON.stringify(name) : String(name)}. Available tools: ${this.names().join(', ')}.`,
+        `There is no tool named ${shownName(name)}. Available tools: ${this.names().join(', ')}.`,
       );
     }
     trace.stage = 'parse';
@@ -177,3 +177,16 @@ const toDefinition = (t: AnyTool): ToolDefinition => ({
   system: t.system ?? false,
   ...(t.openWorld ? { openWorld: true } : {}),
 });
+
+/**
+ * A name as an error quotes it. A caller without types may pass anything: an object without a
+ * prototype, one whose toString throws, a BigInt, a cycle — none of which String() or JSON can all
+ * take.
+ */
+function shownName(name: unknown): string {
+  try {
+    return JSON.stringify(name) ?? typeof name;
+  } catch {
+    return `a ${typeof name}`;
+  }
+}

@@ -103,13 +103,29 @@ test('registry: an unknown tool is an error listing the names, and prototype nam
 test('registry: a name that is no string (a caller without types) is an unknown tool, never a throw', async () => {
   // Enough tools that the error passes the length past which quoted inputs are clipped (it threw there).
   const r = new Registry(Array.from({ length: 20 }, (_, i) => echoTool(`tool_number_${i}`)));
-  for (const name of [undefined, null, 7, {}, ['a_tool']] as unknown as string[]) {
-    const res = await r.execute(name, { text: 'x'.repeat(500) }, env);
-    assert.equal(res.code, 'unknown_tool', String(name));
-    assert.ok(
-      res.content.startsWith(`There is no tool named ${String(name)}. Available tools: tool_number_0,`),
-      res.content,
-    );
+  const cycle: Record<string, unknown> = {};
+  cycle.self = cycle;
+  const throwing = {
+    toString: () => {
+      throw new Error('boom');
+    },
+  };
+  const names: [unknown, string][] = [
+    [undefined, 'undefined'],
+    [null, 'null'],
+    [7, '7'],
+    [{}, '{}'],
+    [['tool_number_0'], '["tool_number_0"]'],
+    [Object.create(null), '{}'],
+    [throwing, '{}'],
+    [10n, 'a bigint'],
+    [cycle, 'a object'],
+    [Symbol('s'), 'symbol'],
+  ];
+  for (const [name, shown] of names) {
+    const res = await r.execute(name as string, { text: 'x'.repeat(500) }, env);
+    assert.equal(res.code, 'unknown_tool', shown);
+    assert.ok(res.content.startsWith(`There is no tool named ${shown}. Available tools: tool_number_0,`), res.content);
   }
 });
 
