@@ -25,11 +25,15 @@ for (const workers of [2, 0]) {
   const where = workers ? 'the pool' : 'the standby worker';
   test(`close: a search running on ${where} when the runtime closes answers cancelled`, async () => {
     const dir = tempDir('mewcode-close-cancels-');
-    writeTree(dir, { 'a.txt': `${'a'.repeat(40)}\n`, 'b.txt': 'plain\n' });
+    // The line holds a 'b' (the pattern's literal), so the regex runs on it, and backtracks.
+    writeTree(dir, { 'a.txt': `${'a'.repeat(40)}cb\n`, 'b.txt': 'plain\n' });
     const rt = runtimeAt(dir, { workers, readTimeoutMs: 600_000 });
     const had = threads();
     const running = [rt.call('grep', RUNAWAY), rt.call('grep', { ...RUNAWAY, path: 'a.txt' })];
+    let answered = 0;
+    for (const r of running) void r.then(() => answered++);
     await workerStarted(had);
+    assert.equal(answered, 0, 'the searches run away: nothing answers before close()');
     await rt.close();
     for (const r of await Promise.all(running)) {
       assert.equal(r.isError, true);
