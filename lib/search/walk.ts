@@ -146,11 +146,11 @@ function walkDir(
         visitor.unlisted?.(dir); // gone, unreadable, or no longer the directory that was listed
         continue;
       }
-      visitor.dir?.(dir);
       const { fd, entries } = opened;
       const subdirs: string[] = [];
       let handedOver = false;
       try {
+        visitor.dir?.(dir); // it may throw (a deadline): the directory's descriptor is closed below
         const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
         for (const e of entries) {
           const rel = admit(o, dir, e, ignoreStack, denied, visitor);

@@ -5,7 +5,7 @@
  * gone, one never reached.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { type GrepShard, inlineLearning, runGrepShard } from '../../lib/search/shards.ts';
@@ -95,4 +95,22 @@ test('learning walk: inline, only a tree known to be small learns, and for 50 ms
   assert.equal('learnUntil' in inlineLearning(learning, false), false, 'a tree not known small stops at its results');
   const plain = shard({});
   assert.equal(inlineLearning(plain, true), plain);
+});
+
+test('learning walk: a walk stopped at a directory (deadline or learnUntil) closes its descriptors', () => {
+  const dir = tempDir('mewcode-learning-fds-');
+  writeTree(dir, { 'a/f1.txt': 'needle\n', 'a/f2.txt': 'needle\n' });
+  for (let i = 0; i < 40; i++) mkdirSync(path.join(dir, `b${i}/c/d`), { recursive: true });
+  const at = (o: Partial<GrepShard>) =>
+    shard({ root: dir, walk: { ...shard({}).walk, root: dir, ignoreBase: dir }, ...o });
+  const fds = () => readdirSync('/proc/self/fd').length;
+  const before = fds();
+  for (let i = 0; i < 100; i++) {
+    assert.throws(() => runGrepShard(at({ maxResults: Number.POSITIVE_INFINITY, stopAt: 0 })), /deadline/);
+    const r = runGrepShard(at({ learnUntil: 0 }));
+    assert.equal(r.outOfTime, true);
+  }
+  // Synchronous: nothing else in this process opened or closed a descriptor meanwhile.
+  assert.equal(fds(), before, 'one descriptor left per stopped walk before');
+  assert.equal(runGrepShard(at({})).outOfTime, undefined, 'a walk stopped at its results was not out of time');
 });
