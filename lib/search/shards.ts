@@ -126,6 +126,8 @@ export interface GrepShardResult extends ShardStats {
   /** With a prefilter: the files walked that the index does not hold, and how many it does hold. */
   unindexed?: string[];
   indexedSeen?: number;
+  /** A walk the index learns reached `learnUntil` before its end (and stopped). */
+  outOfTime?: boolean;
 }
 
 export type ShardTask = GlobShard | GrepShard;
@@ -268,7 +270,10 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
     dir: tick,
     unreachable: (e) => out.unreadable.push({ rel: e.rel, error: UNREACHABLE }),
   };
-  if (walkShard(t, visitor)) out.stopped = true;
+  if (walkShard(t, visitor)) {
+    out.stopped = true;
+    out.outOfTime = true;
+  }
   out.skipped = count.skipped;
   if (listing) out.listed = listing.done();
   return out;

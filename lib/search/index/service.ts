@@ -250,27 +250,22 @@ export class SearchIndex {
       return { ...answer, index: 'served without a walk', direct };
     }
     answer.walkOn = this.#outOfTime.get(key) !== this.#shape;
-    answer.learn = this.#learner(key, at, prefix, files, answer.walkOn);
+    answer.learn = this.#learner(key, at, prefix, files);
     return answer;
   }
 
   /** What learns the walk of `at` (under `key`) that a search is about to make, at the tree's shape now. */
-  #learner(
-    key: string,
-    at: string,
-    prefix: string,
-    files: LoadedIndex['rels'],
-    walkOn: boolean,
-  ): PrefilterAnswer['learn'] {
+  #learner(key: string, at: string, prefix: string, files: LoadedIndex['rels']): PrefilterAnswer['learn'] {
     const shape = this.#shape;
     return (results, planned) => {
       if (this.#shape !== shape) return;
       // A walk stopped at its results teaches nothing (it once started a rebuild: a runtime that
       // loaded an index with no walk kept rebuilt the whole tree after its first head-limited grep);
-      // one that walked on and ran out of time is not tried again till the tree changes shape.
+      // one that walked on and ran out of time is not tried again till the tree changes shape (one
+      // kept from walking on, on the main thread, may be tried again).
       if (!walkedWhole(results)) {
         if (this.#outOfTime.size > 64) this.#outOfTime.clear();
-        if (walkOn) this.#outOfTime.set(key, shape);
+        if (results.some((r) => r.outOfTime)) this.#outOfTime.set(key, shape);
         return;
       }
       const s = summarise(shape, results, planned, prefix, files, this.#dirs);

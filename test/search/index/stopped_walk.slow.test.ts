@@ -60,6 +60,8 @@ test('stopped walk: a walk that ran out of time learning is not tried again till
   // What a walk that ran out of time before the end of the tree answers: a shard that stopped.
   const stopped = { files: [], binary: 0, unreadable: [], skipped: {}, results: 1, visited: 3, stopped: true };
   first.learn?.([{ ...stopped, unindexed: [] }], {});
+  assert.equal((await index.prefilter(q)).walkOn, true, 'one that stopped at its results (inline) did not try');
+  first.learn?.([{ ...stopped, unindexed: [], outOfTime: true }], {});
   assert.equal((await index.prefilter(q)).walkOn, false, 'not again at this shape');
   // A new file changes the tree's shape: worth another try.
   assert.equal((await rt.call('write_file', { file_path: 'notes/more.txt', content: 'x\n' })).isError, false);
