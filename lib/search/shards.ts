@@ -272,7 +272,7 @@ export function runGrepShard(t: GrepShard): GrepShardResult {
   };
   if (walkShard(t, visitor)) {
     out.stopped = true;
-    out.outOfTime = true;
+    if (t.learnUntil !== undefined) out.outOfTime = true;
   }
   out.skipped = count.skipped;
   if (listing) out.listed = listing.done();
