@@ -16,7 +16,10 @@ const RUNAWAY = { pattern: '(a+)+b', output_mode: 'count' };
 /** This process's threads: a worker that starts is one more. */
 const threads = () => readdirSync('/proc/self/task').length;
 
-/** Waits for a thread to start beside the `had` there were (the worker taking the search). */
+/**
+ * Waits for a thread to start beside the `had` there were (the worker taking the search). No event
+ * tells a pool's thread start, so this polls for it; the test's timeout is the only limit.
+ */
 async function workerStarted(had: number): Promise<void> {
   while (threads() <= had) await sleep(5);
 }
