@@ -198,6 +198,50 @@ await made.value.close();
   });
 });
 
+test('bundle: the library holds the young generation from its code loading on, and gives it back when closed', async () => {
+  // A burst of objects that survive a few scavenges, as serving calls make; the young generation's size after it.
+  const script = path.join(dir, 'young.mjs');
+  writeFileSync(
+    script,
+    `import v8 from 'node:v8';
+import * as lib from './mewcode.mjs';
+const young = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+const burst = () => {
+  let kept = [];
+  for (let round = 0; round < 40; round++) {
+    const batch = [];
+    for (let i = 0; i < 200000; i++) batch.push({ i, s: 'x' + i });
+    kept.push(batch);
+    if (kept.length > 3) kept.shift();
+  }
+};
+const before = young();
+const made = lib.createRuntime({ root: ${JSON.stringify(project)}, workers: 1 });
+if (!made.ok) throw new Error(made.error);
+const created = young();
+const r = await made.value.call('grep', { pattern: 'TODO\\\\s+\\\\d', output_mode: 'count' });
+burst();
+const served = young();
+await made.value.close();
+burst();
+console.log(JSON.stringify({ isError: r.isError, before, created, served, closed: young() }));
+`,
+  );
+  const got = JSON.parse(execFileSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' })) as {
+    isError: boolean;
+    before: number;
+    created: number;
+    served: number;
+    closed: number;
+  };
+  assert.equal(got.isError, false);
+  const { before, created, served, closed } = got;
+  // From 1 MiB a semi-space the first scavenge commits the second; loading the code grew it to 8 before.
+  assert.ok(created <= 2 * before, `loading the library's code and creating a runtime: ${before} → ${created} bytes`);
+  assert.equal(served, created, 'a worker started and a burst made: held');
+  assert.ok(closed >= 4 * created, `closed, the next burst grows it as V8 would: ${created} → ${closed} bytes`);
+});
+
 test('bundle: a PDF is read by a worker thread, which compiles pdf.js from its own island only then', async () => {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);

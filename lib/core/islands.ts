@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
 import { readFdRange } from './read_fd.ts';
+import { withYoungHeld } from './young_generation.ts';
 
 declare const __MEWCODE_BUILD_ID__: string | undefined;
 
@@ -43,8 +44,10 @@ export function island(name: string, host: readonly unknown[] = []): Record<stri
   if (known) return known;
   const file = bundleFile();
   const module = { exports: {} as Record<string, unknown> };
-  const run = vm.compileFunction(islandText(name), PARAMS, { filename: `${file}#${name}` });
-  run(module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href, host);
+  withYoungHeld(() => {
+    const run = vm.compileFunction(islandText(name), PARAMS, { filename: `${file}#${name}` });
+    run(module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href, host);
+  });
   loaded.set(name, module.exports);
   return module.exports;
 }

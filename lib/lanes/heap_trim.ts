@@ -11,7 +11,9 @@
  * quiet window (Node 20's V8 runs an "async" one at once too, so it costs the same). Arming is a
  * counter and one unref'd timer at a time per idle period, never one per call, and nothing keeps the
  * process alive. Where V8's gc cannot be had, it does nothing. A sweep is one collection at once, for
- * work known to leave much dead behind it, busy or not (an index build, see start_lanes.ts). Main thread.
+ * work known to leave much dead behind it, busy or not (an index build, see start_lanes.ts). With
+ * `hold`, the young generation is kept from growing while the runtime works (core/young_generation.ts).
+ * Main thread.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -115,6 +117,8 @@ export function createHeapTrim(o: {
   quietMs?: number;
   collect?: () => void;
   timers?: IdleTimers;
+  /** Called at each activity's start and end (core/young_generation.ts: holdYoungGeneration). */
+  hold?: () => void;
 }): HeapTrim {
   let running = 0;
   let used = false;
@@ -172,11 +176,13 @@ export function createHeapTrim(o: {
       return timer !== undefined;
     },
     begin() {
+      o.hold?.();
       running++;
       used = true;
       disarm();
     },
     end() {
+      o.hold?.();
       running = Math.max(0, running - 1);
       if (running > 0 || closed) return;
       disarm();

@@ -72,7 +72,14 @@ export const defaultWorkers = () => Math.max(1, availableParallelism());
 export const cliWorkers = (command: string | undefined) => (command === 'mcp' || command === 'agent' ? undefined : 0);
 
 export function createReadPool(
-  options: { workers?: number; heapMb?: number; idleMs?: number; activity?: Activity } = {},
+  options: {
+    workers?: number;
+    heapMb?: number;
+    idleMs?: number;
+    activity?: Activity;
+    /** Called once each worker is up (its isolate set up, its module loaded). */
+    onWorkerStart?: () => void;
+  } = {},
 ): ReadPool {
   const size = Math.max(1, options.workers ?? defaultWorkers());
   let piscina: Piscina | undefined;
@@ -108,6 +115,7 @@ export function createReadPool(
       },
     });
     const made = piscina;
+    if (options.onWorkerStart) made.on('workerCreate', options.onWorkerStart);
     made.on('error', (e: Error) => {
       // A worker's answer that arrived after its task was ended (an abort, or close() while the
       // answer was queued on the worker's port: Node delivers a port's queued messages after it is

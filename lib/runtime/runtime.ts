@@ -18,6 +18,7 @@ import { errValue, okValue, type Result } from '../core/result.ts';
 import { spillDirFor } from '../core/spill_dir.ts';
 import type { CallOrigin, ToolResult } from '../core/tool.ts';
 import { MODEL_WORDING, type Wording } from '../core/wording.ts';
+import { holdYoungGeneration } from '../core/young_generation.ts';
 import { sweepStaleCgroups } from '../exec/cgroup.ts';
 import type { JobTable } from '../exec/jobs.ts';
 import { sweepStaleV1Pids } from '../exec/pids_v1.ts';
@@ -132,7 +133,9 @@ export interface RuntimeOptions {
   auditInputs?: boolean;
   /**
    * ms without calls or pool tasks before one garbage collection gives the heap back (default 6.2 s;
-   * one more a second into the pause when this is 6.2 s or more, lib/lanes/heap_trim.ts says why); false: never.
+   * one more a second into the pause when this is 6.2 s or more, lib/lanes/heap_trim.ts says why). While
+   * it is open the runtime also keeps V8's young generation from growing, process-wide
+   * (lib/core/young_generation.ts). false: neither.
    */
   heapTrimMs?: number | false;
 }
@@ -223,6 +226,14 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     auditOptionError(options.audit) ??
     heapTrimOptionError(options.heapTrimMs);
   if (badGrants) return errValue(badGrants);
+  // Before anything else: a runtime's start (settings, an index loaded from disk) grows it too.
+  const releaseYoung = options.heapTrimMs === false ? undefined : holdYoungGeneration();
+  const made = buildRuntime(options, releaseYoung);
+  if (!made.ok) releaseYoung?.();
+  return made;
+}
+
+function buildRuntime(options: RuntimeOptions, releaseYoung: (() => void) | undefined): Result<Runtime, string> {
   // read_file may read this root's spill files, and no other root's (lib/core/spill_dir.ts).
   const spillRoots = (root: string) => {
     const dir = spillDirFor(root, { create: false });
@@ -264,7 +275,10 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   const wording = options.wording ?? MODEL_WORDING;
   const audit = auditOf(options, { root: gate.root, mode, sandbox: sandbox.value !== undefined });
   return okValue(
-    assemble({ gate, registry, ledger, policy, settings: settings.value, skills, wording, journal, audit, ...started }),
+    assemble({
+      ...{ gate, registry, ledger, policy, settings: settings.value, skills, wording, journal, audit, ...started },
+      releaseYoung,
+    }),
   );
 }
 
@@ -419,6 +433,8 @@ function assemble(p: {
   netProxy: NetProxy | undefined;
   audit: Audit;
   heapTrim: HeapTrim;
+  /** Ends this runtime's hold on the young generation (core/young_generation.ts). */
+  releaseYoung: (() => void) | undefined;
 }): Runtime {
   const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby, jobs } = p;
   const { shellSeen, netProxy, audit, heapTrim } = p;
@@ -503,6 +519,7 @@ function assemble(p: {
       index?.close();
       await pool?.close();
       await standby?.close();
+      p.releaseYoung?.();
     },
   };
   return runtime;

@@ -6,6 +6,7 @@
 import type { Limits } from '../core/limits.ts';
 import type { Mode } from '../core/modes.ts';
 import type { LaneRunner } from '../core/registry.ts';
+import { holdAgain } from '../core/young_generation.ts';
 import { childEnv } from '../exec/env.ts';
 import { JobTable } from '../exec/jobs.ts';
 import type { Ledger } from '../files/ledger.ts';
@@ -67,12 +68,20 @@ export function startLanes(
   heapTrim: HeapTrim;
 } {
   const { gate, ledger, skills } = o;
-  const heapTrim = createHeapTrim({ idleMs: options.heapTrimMs || HEAP_TRIM_IDLE_MS, markMs: HEAP_MARK_IDLE_MS });
+  // The young generation is held at every activity's start and end, and as each worker starts
+  // (whose set-up put V8's growth factor back), unless the runtime is to leave the heap alone.
+  const hold = options.heapTrimMs === false ? {} : { hold: holdAgain };
+  const heapTrim = createHeapTrim({
+    idleMs: options.heapTrimMs || HEAP_TRIM_IDLE_MS,
+    markMs: HEAP_MARK_IDLE_MS,
+    ...hold,
+  });
   if (options.heapTrimMs === false) heapTrim.close();
   const workers = options.workers ?? defaultWorkers();
-  const pool = options.workers === 0 ? undefined : createReadPool({ workers, activity: heapTrim });
+  const poolOptions = { activity: heapTrim, ...(hold.hold ? { onWorkerStart: hold.hold } : {}) };
+  const pool = options.workers === 0 ? undefined : createReadPool({ workers, ...poolOptions });
   // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
-  const standby = pool ? undefined : createReadPool({ workers: 1, activity: heapTrim });
+  const standby = pool ? undefined : createReadPool({ workers: 1, ...poolOptions });
   const searchSkip = searchSkipOf(o.flags, o.rules, gate, o.mode);
   // A build leaves ~30 MiB of dead tables and buffers in the main thread's heap, which V8 would keep
   // until its heap limit, serving on top of them: one collection when the build is in use frees

@@ -277,3 +277,24 @@ test('heap trim: an index build a call started holds it off; the trim follows th
   assert.match(String(served.meta?.index), /served/);
   assert.match(served.content, /f1234\.ts/);
 });
+
+test('heap trim: the hold runs at every activity start and end, and not at its timers', () => {
+  const clock = steppedTimers();
+  let holds = 0;
+  const trim = createHeapTrim({
+    idleMs: 60,
+    markMs: 10,
+    quietMs: 40,
+    collect: () => undefined,
+    timers: clock.timers,
+    hold: () => holds++,
+  });
+  trim.begin();
+  trim.begin();
+  trim.end();
+  assert.equal(holds, 3);
+  trim.end();
+  clock.step();
+  clock.step();
+  assert.deepEqual([holds, trim.marks, trim.trims], [4, 1, 1]);
+});

@@ -1,0 +1,41 @@
+/**
+ * The runtime keeps the main thread's young generation at its starting size while it works, also
+ * after its pool started a worker (V8 puts the growth factor back whenever it sets up an isolate),
+ * and leaves it alone with `heapTrimMs: false`, where the same burst grows it. Each in a child
+ * process of its own (test/fixtures/young_hold.ts): the growth factor is the process's.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { test } from 'node:test';
+import { REPO, TSX } from '../helpers/repo.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
+
+interface Held {
+  isError: boolean;
+  text: string;
+  before: number;
+  after: number;
+}
+
+function run(root: string, mode: 'held' | 'untrimmed'): Held {
+  const r = spawnSync(process.execPath, ['--import', TSX, path.join(REPO, 'test/fixtures/young_hold.ts'), root, mode], {
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout) as Held;
+}
+
+test('young generation: held at its size through a pool worker start and a burst; grown without the trim', {
+  timeout: 120_000,
+}, () => {
+  const root = tempDir();
+  writeTree(root, { 'a.ts': '// TODO one\n', 'b.ts': 'none\n' });
+  const held = run(root, 'held');
+  assert.equal(held.isError, false, held.text);
+  assert.match(held.text, /a\.ts:1/);
+  assert.equal(held.after, held.before, `held: ${held.before} → ${held.after} bytes`);
+  const free = run(root, 'untrimmed');
+  assert.equal(free.isError, false, free.text);
+  assert.ok(free.after >= 4 * free.before, `without the hold the burst grows it: ${free.before} → ${free.after} bytes`);
+});
