@@ -68,17 +68,16 @@ export function startLanes(
   heapTrim: HeapTrim;
 } {
   const { gate, ledger, skills } = o;
-  // The young generation is held at every activity's start and end, and as each worker starts
-  // (whose set-up put V8's growth factor back), unless the runtime is to leave the heap alone.
-  const hold = options.heapTrimMs === false ? {} : { hold: holdAgain };
+  // The young generation is held again at every activity's start and end, and as each worker starts
+  // (whose set-up put V8's growth factor back), for whichever runtimes hold it (none: nothing is done).
   const heapTrim = createHeapTrim({
     idleMs: options.heapTrimMs || HEAP_TRIM_IDLE_MS,
     markMs: HEAP_MARK_IDLE_MS,
-    ...hold,
+    hold: holdAgain,
   });
   if (options.heapTrimMs === false) heapTrim.close();
   const workers = options.workers ?? defaultWorkers();
-  const poolOptions = { activity: heapTrim, ...(hold.hold ? { onWorkerStart: hold.hold } : {}) };
+  const poolOptions = { activity: heapTrim, onWorkerStart: holdAgain };
   const pool = options.workers === 0 ? undefined : createReadPool({ workers, ...poolOptions });
   // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
   const standby = pool ? undefined : createReadPool({ workers: 1, ...poolOptions });
