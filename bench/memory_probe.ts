@@ -10,8 +10,9 @@
  *   idle        no calls: RSS sampled for a few seconds after the burst;
  *   after idle  the calls once more: a long-lived server mostly serves from an idle state, its
  *               workers ended and its young generation trimmed.
- * Each phase's peak is Linux's high-water mark (VmHWM), reset at the phase's start and before each
- * call through /proc/self/clear_refs. At each phase's end it also says where the memory is, when the
+ * Each call's peak is Linux's high-water mark (VmHWM), reset before it through /proc/self/clear_refs;
+ * each phase's, the highest of its calls' and of the mark since the phase's start (until 2026-12-07 it
+ * was the mark at the phase's end alone: its last call's peak). At each phase's end it also says where the memory is, when the
  * process runs under `--require bench/thread_heaps.cjs` (each thread's V8 heap), and always: RssAnon
  * and RssFile, open watches, the loaded index's tables. Prints one JSON line; --table adds a table on
  * stderr. With --bundle DIR it re-runs itself as plain JavaScript under plain node on DIR/dist/mewcode.mjs
@@ -164,7 +165,9 @@ async function main(): Promise<void> {
     resetPeak();
     const t = performance.now();
     const figures = await body();
-    const peakMiB = status('VmHWM');
+    // The high-water mark was reset before each call: the phase's peak is the highest of theirs too.
+    const callPeaks = Array.isArray(figures) ? (figures as CallFigure[]).map((f) => f.peakMiB) : [];
+    const peakMiB = Math.max(status('VmHWM'), ...callPeaks);
     phases[name] = { peakMiB, ms: Math.round(performance.now() - t), figures, at: await breakdown(rt) };
   };
   await phase('first', () => runCalls(rt, calls));
