@@ -166,7 +166,9 @@ async function main(): Promise<void> {
     const t = performance.now();
     const figures = await body();
     // The high-water mark was reset before each call: the phase's peak is the highest of theirs too.
-    const callPeaks = Array.isArray(figures) ? (figures as CallFigure[]).map((f) => f.peakMiB) : [];
+    const callPeaks = Array.isArray(figures)
+      ? (figures as Partial<CallFigure>[]).flatMap((f) => (typeof f.peakMiB === 'number' ? [f.peakMiB] : []))
+      : [];
     const peakMiB = Math.max(status('VmHWM'), ...callPeaks);
     phases[name] = { peakMiB, ms: Math.round(performance.now() - t), figures, at: await breakdown(rt) };
   };
