@@ -5,6 +5,7 @@
  */
 import { errValue, okValue } from '../core/result.ts';
 import type { TaskOutcome } from '../core/task_outcome.ts';
+import { comparePaths } from './compare_paths.ts';
 import { IgnoreRules } from './ignore.ts';
 import {
   inlineLearning,
@@ -14,7 +15,7 @@ import {
   type ShardTask,
   type SkipCounts,
 } from './shards.ts';
-import { type Entry, planShards, type SkipReason, type WalkOptions } from './walk.ts';
+import { type Entry, planShards, type ShardPlan, type SkipReason, type WalkOptions } from './walk.ts';
 
 /**
  * Trees up to this many files are searched inline: below it, dispatching to the pool costs more than
@@ -52,6 +53,11 @@ export type ShardTemplate = OmitEach<ShardTask, 'root' | 'walk' | 'dirs' | 'file
 
 export interface SearchRun<T> {
   results: T[];
+  /**
+   * Tasks were left out, their results past a head limit the others met: the run saw part of the
+   * tree, so the index learns nothing from it.
+   */
+  cut?: true;
   /** What planning skipped (the shards report the rest). */
   skipped: SkipCounts;
   inline: boolean;
@@ -92,8 +98,41 @@ export async function runSharded<T extends ShardResult>(
   const target = runner.parallelism * SHARDS_PER_WORKER;
   const plan = planShards(walk, start, target, PLAN_BUDGET, { skipped: note }, IgnoreRules.of({ ...walk, root }));
   const small = plan.dirs.length === 0 && plan.files.length <= inlineMaxFiles;
+  // A head limit is met in path order: tasks in path order, and none started past it. A walk the index
+  // learns goes on past its results, so it needs every task.
+  const enough = template.kind === 'grep' && template.learnUntil === undefined ? template.maxResults : Infinity;
+  const tasks = Number.isFinite(enough) ? orderedTasks(plan, target, make) : spreadTasks(plan, target, make);
+  const use = small ? inlineRunner : runner;
+  const ran = await runInOrder<T>(
+    tasks.map((t) => (small ? inlineLearning(t, true) : t)),
+    use,
+    enough,
+  );
+  const results: T[] = [];
+  for (const o of ran.outcomes) {
+    if (!o.ok) return o;
+    results.push(o.value);
+  }
+  // Tasks left out walked nothing: the tree's size is not known from this run.
+  if (!ran.cut) remember(key, results);
+  return okValue({
+    results,
+    skipped,
+    inline: use === inlineRunner,
+    tasks: results.length,
+    ...(ran.cut ? { cut: true } : {}),
+  });
+}
+
+type MakeTask = (dirs: string[], files: Entry[]) => ShardTask;
+
+/**
+ * Loose files and directories in separate tasks (a shard walks its files, then its directories, so
+ * each shard's output is in path order), the directories dealt round so that a large one does not
+ * leave one worker all the rest.
+ */
+function spreadTasks(plan: ShardPlan, target: number, make: MakeTask): ShardTask[] {
   const tasks: ShardTask[] = [];
-  // Loose files and directories go to separate shards, so each shard's output is in path order.
   for (let i = 0; i < plan.files.length; i += FILES_PER_TASK)
     tasks.push(make([], plan.files.slice(i, i + FILES_PER_TASK)));
   const groups = Math.min(plan.dirs.length, target);
@@ -104,15 +143,82 @@ export async function runSharded<T extends ShardResult>(
         [],
       ),
     );
-  const use = small ? inlineRunner : runner;
-  const outcomes = await Promise.all(tasks.map((t) => use.run<T>(small ? inlineLearning(t, true) : t)));
-  const results: T[] = [];
-  for (const o of outcomes) {
-    if (!o.ok) return o;
-    results.push(o.value);
+  return tasks;
+}
+
+/**
+ * The plan's entries as tasks in path order: every path a task can meet sorts before every path of
+ * the tasks after it (under comparePaths a directory's tree sorts between it and its next sibling).
+ * Each task holds one kind, as in spreadTasks: a run of loose files, or of directories.
+ */
+function orderedTasks(plan: ShardPlan, target: number, make: MakeTask): ShardTask[] {
+  const entries = [
+    ...plan.files.map((file) => ({ rel: file.rel, file })),
+    ...plan.dirs.map((rel) => ({ rel, file: undefined })),
+  ].sort((a, b) => comparePaths(a.rel, b.rel));
+  const perDirTask = Math.max(1, Math.ceil(plan.dirs.length / target));
+  const tasks: ShardTask[] = [];
+  let files: Entry[] = [];
+  let dirs: string[] = [];
+  const flush = () => {
+    if (files.length || dirs.length) tasks.push(make(dirs, files));
+    files = [];
+    dirs = [];
+  };
+  for (const e of entries) {
+    if (e.file) {
+      if (dirs.length || files.length >= FILES_PER_TASK) flush();
+      files.push(e.file);
+    } else {
+      if (files.length || dirs.length >= perDirTask) flush();
+      dirs.push(e.rel);
+    }
   }
-  remember(key, results);
-  return okValue({ results, skipped, inline: use === inlineRunner, tasks: tasks.length });
+  flush();
+  return tasks;
+}
+
+/** What a shard holds toward a head limit: a grep's results, a glob's paths. */
+const held = (r: ShardResult) => ('results' in r ? r.results : r.paths.length);
+
+/**
+ * Runs the tasks in order, as many at once as the runner has workers, and starts none once the tasks
+ * before it that have ended hold `enough` results between them: those sort first, so whatever a
+ * later task found would be cut from the answer. A head-limited search on the pool then reads about
+ * what one walk in path order would, not each task's share up to the limit. The outcomes of the tasks
+ * that ran, in order (after a failure no other task starts), and whether any was left out.
+ */
+export async function runInOrder<T extends ShardResult>(
+  tasks: readonly ShardTask[],
+  use: ShardRunner,
+  enough: number,
+): Promise<{ outcomes: TaskOutcome<T>[]; cut: boolean }> {
+  const outcomes: TaskOutcome<T>[] = [];
+  let next = 0;
+  let failed = false;
+  let cut = false;
+  const enoughBefore = (k: number) => {
+    let n = 0;
+    for (let i = 0; i < k; i++) {
+      const o = outcomes[i];
+      if (o?.ok) n += held(o.value);
+    }
+    return n >= enough;
+  };
+  const lane = async () => {
+    while (next < tasks.length && !failed && !cut) {
+      const k = next++;
+      if (enoughBefore(k)) {
+        cut = true; // and so for every later task
+        return;
+      }
+      const o = await use.run<T>(tasks[k] as ShardTask);
+      outcomes[k] = o;
+      if (!o.ok) failed = true;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(use.parallelism, tasks.length)) }, lane));
+  return { outcomes: outcomes.filter((o) => o !== undefined), cut };
 }
 
 /**

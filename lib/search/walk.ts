@@ -231,7 +231,7 @@ function listedIfAny(abs: string): { fd: undefined; entries: DirEntry[] } | unde
 
 export { comparePaths };
 
-interface ShardPlan {
+export interface ShardPlan {
   /** Files met while planning, in walk order. */
   files: Entry[];
   /** Directories to walk fully, in name order. */

@@ -137,7 +137,8 @@ export const grep = defineTool({
         `the pattern may backtrack catastrophically (nested quantifiers such as (a+)+, or overlapping alternatives); simplify it, use ${w.fixedStrings}, or narrow ${w.narrowFiles}.`,
       );
     }
-    plan.pre?.learn?.(run.value.results, run.value.skipped);
+    // A run with tasks left out (past its head limit) saw part of the tree: nothing to learn.
+    if (!run.value.cut) plan.pre?.learn?.(run.value.results, run.value.skipped);
     ctx.index?.noteSearch(
       plan.dir,
       run.value.results.reduce((n, r) => n + r.visited, 0),

@@ -6,7 +6,7 @@
  */
 import { okValue } from '../../core/result.ts';
 import type { TaskOutcome } from '../../core/task_outcome.ts';
-import { inlineRunner, type SearchRun, type ShardRunner, type ShardTemplate } from '../parallel.ts';
+import { inlineRunner, runInOrder, type SearchRun, type ShardRunner, type ShardTemplate } from '../parallel.ts';
 import type { GrepShard, GrepShardResult, SkipCounts } from '../shards.ts';
 import type { Entry, WalkOptions } from '../walk.ts';
 
@@ -31,10 +31,18 @@ export async function runDirect(
   const tasks: GrepShard[] = [];
   for (let i = 0; i < files.length || i === 0; i += per)
     tasks.push({ ...(template as Omit<GrepShard, 'root'>), root, walk, dirs: [], files: files.slice(i, i + per) });
+  // A head limit is met in path order (the candidates are in it): no task started past it.
+  const ran = await runInOrder<GrepShardResult>(tasks, use, (template as GrepShard).maxResults);
   const results: GrepShardResult[] = [];
-  for (const o of await Promise.all(tasks.map((t) => use.run<GrepShardResult>(t)))) {
+  for (const o of ran.outcomes) {
     if (!o.ok) return o;
     results.push(o.value);
   }
-  return okValue({ results, skipped: direct.skipped, inline: use === inlineRunner, tasks: tasks.length });
+  return okValue({
+    results,
+    skipped: direct.skipped,
+    inline: use === inlineRunner,
+    tasks: results.length,
+    ...(ran.cut ? { cut: true as const } : {}),
+  });
 }
