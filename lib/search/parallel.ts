@@ -193,6 +193,9 @@ export async function runInOrder<T extends ShardResult>(
   use: ShardRunner,
   enough: number,
 ): Promise<{ outcomes: TaskOutcome<T>[]; cut: boolean }> {
+  // No limit: every task queued at once, so a worker that ends one takes the next without waiting
+  // for this thread (a whole-tree glob took 1.27× as long through the lanes below).
+  if (!Number.isFinite(enough)) return { outcomes: await Promise.all(tasks.map((t) => use.run<T>(t))), cut: false };
   const outcomes: TaskOutcome<T>[] = [];
   let next = 0;
   let failed = false;
