@@ -68,7 +68,7 @@ test('mcp server: with --allow-write the same client writes', async () => {
   assert.equal((w.content as { text: string }[])[0]?.text, 'Created "out/new.txt" (5 bytes, 1 lines).');
 });
 
-test('mcp server: started with the memory settings docs/mcp.md gives, it serves, and its commands see neither', async () => {
+test('mcp server: started with the allocator setting docs/mcp.md gives and a node flag, it serves, and its commands see neither', async () => {
   const env = {
     NODE_OPTIONS: '--max-semi-space-size=2',
     GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072:glibc.malloc.arena_max=2',
