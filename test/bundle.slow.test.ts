@@ -242,6 +242,41 @@ console.log(JSON.stringify({ isError: r.isError, before, created, served, closed
   assert.ok(closed >= 4 * created, `closed, the next burst grows it as V8 would: ${created} → ${closed} bytes`);
 });
 
+test('bundle: a runtime made on a worker thread that ends without closing it leaves the young generation free', async () => {
+  // The flag is the process's, a thread's count of holders its own: such a runtime does not hold it.
+  const script = path.join(dir, 'young_worker.mjs');
+  writeFileSync(
+    script,
+    `import v8 from 'node:v8';
+import { Worker } from 'node:worker_threads';
+const young = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+const w = new Worker(new URL('./young_thread.mjs', import.meta.url));
+await new Promise((resolve) => w.once('exit', resolve));
+const before = young();
+let kept = [];
+for (let round = 0; round < 40; round++) {
+  const batch = [];
+  for (let i = 0; i < 200000; i++) batch.push({ i, s: 'x' + i });
+  kept.push(batch);
+  if (kept.length > 3) kept.shift();
+}
+console.log(JSON.stringify({ before, after: young() }));
+`,
+  );
+  writeFileSync(
+    path.join(dir, 'young_thread.mjs'),
+    `import * as lib from './mewcode.mjs';
+lib.createRuntime({ root: ${JSON.stringify(project)}, workers: 1 });
+process.exit(0);
+`,
+  );
+  const got = JSON.parse(execFileSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' })) as {
+    before: number;
+    after: number;
+  };
+  assert.ok(got.after >= 4 * got.before, `the burst grows it as V8 would: ${got.before} → ${got.after} bytes`);
+});
+
 test('bundle: a PDF is read by a worker thread, which compiles pdf.js from its own island only then', async () => {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);

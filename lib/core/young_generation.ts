@@ -37,6 +37,9 @@ const release = () => {
  * close); calling this again while held sets the flag again (after an isolate set-up put it back).
  */
 export function holdYoungGeneration(): () => void {
+  // The flag is the process's but a thread's count is its own: a runtime on a worker thread (which
+  // could end without closing it) neither holds nor gives back what the main thread's hold.
+  if (!isMainThread) return () => undefined;
   state[HOLDERS] = holders() + 1;
   growthFactor(1);
   let released = false;
@@ -48,9 +51,12 @@ export function holdYoungGeneration(): () => void {
   };
 }
 
-/** Sets the flag again for the runtimes that hold it (after an isolate set-up put it back). */
+/**
+ * Sets the flag again for the runtimes that hold it (after an isolate set-up put it back: a pool
+ * worker's, or a host's own worker thread, which leaves it unheld until the runtime's next activity).
+ */
 export function holdAgain(): void {
-  if (holders() > 0) growthFactor(1);
+  if (holders() > 0 && isMainThread) growthFactor(1);
 }
 
 /**

@@ -444,8 +444,8 @@ function assemble(p: {
   /** Ends this runtime's hold on the young generation (core/young_generation.ts). */
   releaseYoung: (() => void) | undefined;
 }): Runtime {
-  const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, pool, standby, jobs } = p;
-  const { shellSeen, netProxy, audit, heapTrim } = p;
+  const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, jobs } = p;
+  const { audit, heapTrim } = p;
   const authorize = createAuthorize(gate, policy, ledger);
   const isReadOnly = (name: string) => registry.get(name)?.readOnly === true;
   const execute = (name: string, input: unknown, callOptions: CallOptions, trace?: { stage: CallStage }) =>
@@ -519,18 +519,24 @@ function assemble(p: {
       ),
     definitions: ((format: DefinitionFormat = 'anthropic') =>
       definitionsAs(registry.definitions(), format)) as Runtime['definitions'],
-    async close() {
-      heapTrim.close();
-      await jobs.close();
-      netProxy?.close();
-      shellSeen.kept?.live?.close();
-      index?.close();
-      await pool?.close();
-      await standby?.close();
-      p.releaseYoung?.();
-    },
+    close: () => closeParts(p),
   };
   return runtime;
+}
+
+/** Stops what a runtime started; its hold on the young generation ends whatever else failed. */
+async function closeParts(p: Parameters<typeof assemble>[0]): Promise<void> {
+  try {
+    p.heapTrim.close();
+    await p.jobs.close();
+    p.netProxy?.close();
+    p.shellSeen.kept?.live?.close();
+    p.index?.close();
+    await p.pool?.close();
+    await p.standby?.close();
+  } finally {
+    p.releaseYoung?.();
+  }
 }
 
 /** The settings' limits with the option's over them; a bad option value says which and why. */

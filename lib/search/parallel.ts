@@ -186,7 +186,8 @@ const held = (r: ShardResult) => ('results' in r ? r.results : r.paths.length);
  * before it that have ended hold `enough` results between them: those sort first, so whatever a
  * later task found would be cut from the answer. A head-limited search on the pool then reads about
  * what one walk in path order would, not each task's share up to the limit. The outcomes of the tasks
- * that ran, in order (after a failure no other task starts), and whether any was left out.
+ * that ran, in order (after a failure no other task starts), up to those that held enough, and
+ * whether any was left out.
  */
 export async function runInOrder<T extends ShardResult>(
   tasks: readonly ShardTask[],
@@ -221,7 +222,12 @@ export async function runInOrder<T extends ShardResult>(
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(use.parallelism, tasks.length)) }, lane));
-  return { outcomes: outcomes.filter((o) => o !== undefined), cut };
+  // A task that failed (a runaway line, its deadline) after those before it held enough was started
+  // beside them and is cut like the rest: its results would have been. The tasks that ran are the
+  // first ones (each lane takes the next), so their outcomes have no gaps.
+  const ran = outcomes.filter((o) => o !== undefined);
+  const whole = ran.findIndex((_, k) => enoughBefore(k));
+  return whole < 0 ? { outcomes: ran, cut } : { outcomes: ran.slice(0, whole), cut: true };
 }
 
 /**

@@ -93,3 +93,25 @@ test('head limit in path order: a grep the index serves without a walk reads abo
   const searched = (r.data as { searched?: number }).searched as number;
   assert.ok(searched <= 2 * (limit + 1), `searched ${searched} candidates for ${limit} results`);
 });
+
+test('head limit in path order: a later task that fails (a runaway line) after the limit was met is cut, not the answer', async () => {
+  // 2,401 files fit one plan: tasks of 512 loose-in-order files; the runaway line is in the second,
+  // which a second worker starts beside the first, whose files already hold the limit.
+  const dir = tempDir('mewcode-head-order-runaway-');
+  const files: Record<string, string> = {};
+  for (let d = 0; d < 6; d++)
+    for (let i = 0; i < 400; i++) files[`d${d}/f${String(i).padStart(3, '0')}.txt`] = 'needle aaaa\n';
+  files['d2/a0.txt'] = `${'a'.repeat(40)}c\n`;
+  writeTree(dir, files);
+  const input = { pattern: '(a+)+b|needle', output_mode: 'files_with_matches', head_limit: 399 } as const;
+  const onPool = runtimeAt(dir, { workers: 2, index: 'off', readTimeoutMs: 5000 });
+  const alone = runtimeAt(dir, { workers: 0, index: 'off', readTimeoutMs: 5000 });
+  const want = await alone.call('grep', input);
+  assert.equal(want.isError, false, want.content);
+  const got = await onPool.call('grep', input);
+  assert.equal(got.isError, false, got.content);
+  assert.equal(got.content, want.content);
+  // Without a limit the runaway line is reached by either, and both say so.
+  const whole = await onPool.call('grep', { ...input, head_limit: 0 });
+  assert.equal(whole.code, 'timeout', whole.content);
+});
