@@ -198,14 +198,11 @@ await made.value.close();
   });
 });
 
-test('bundle: the library holds the young generation from its code loading on, and gives it back when closed', async () => {
-  // A burst of objects that survive a few scavenges, as serving calls make; the young generation's size after it.
-  const script = path.join(dir, 'young.mjs');
-  writeFileSync(
-    script,
-    `import v8 from 'node:v8';
-import * as lib from './mewcode.mjs';
-const young = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+/**
+ * For the scripts below: the main thread's young generation's size, and a burst of objects that
+ * survive a few scavenges, as serving calls make.
+ */
+const YOUNG_JS = `const young = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
 const burst = () => {
   let kept = [];
   for (let round = 0; round < 40; round++) {
@@ -214,7 +211,19 @@ const burst = () => {
     kept.push(batch);
     if (kept.length > 3) kept.shift();
   }
-};
+};`;
+
+/** Runs `body` as a script in the bundle's directory, after YOUNG_JS; its output. */
+function youngScript(name: string, body: string): string {
+  const script = path.join(dir, name);
+  writeFileSync(script, `import v8 from 'node:v8';\n${YOUNG_JS}\n${body}\n`);
+  return execFileSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' });
+}
+
+test('bundle: the library holds the young generation from its code loading on, and gives it back when closed', async () => {
+  const out = youngScript(
+    'young.mjs',
+    `import * as lib from './mewcode.mjs';
 const before = young();
 const made = lib.createRuntime({ root: ${JSON.stringify(project)}, workers: 1 });
 if (!made.ok) throw new Error(made.error);
@@ -224,10 +233,9 @@ burst();
 const served = young();
 await made.value.close();
 burst();
-console.log(JSON.stringify({ isError: r.isError, before, created, served, closed: young() }));
-`,
+console.log(JSON.stringify({ isError: r.isError, before, created, served, closed: young() }));`,
   );
-  const got = JSON.parse(execFileSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' })) as {
+  const got = JSON.parse(out) as {
     isError: boolean;
     before: number;
     created: number;
@@ -244,25 +252,6 @@ console.log(JSON.stringify({ isError: r.isError, before, created, served, closed
 
 test('bundle: a runtime made on a worker thread that ends without closing it leaves the young generation free', async () => {
   // The flag is the process's, a thread's count of holders its own: such a runtime does not hold it.
-  const script = path.join(dir, 'young_worker.mjs');
-  writeFileSync(
-    script,
-    `import v8 from 'node:v8';
-import { Worker } from 'node:worker_threads';
-const young = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
-const w = new Worker(new URL('./young_thread.mjs', import.meta.url));
-await new Promise((resolve) => w.once('exit', resolve));
-const before = young();
-let kept = [];
-for (let round = 0; round < 40; round++) {
-  const batch = [];
-  for (let i = 0; i < 200000; i++) batch.push({ i, s: 'x' + i });
-  kept.push(batch);
-  if (kept.length > 3) kept.shift();
-}
-console.log(JSON.stringify({ before, after: young() }));
-`,
-  );
   writeFileSync(
     path.join(dir, 'young_thread.mjs'),
     `import * as lib from './mewcode.mjs';
@@ -270,7 +259,16 @@ lib.createRuntime({ root: ${JSON.stringify(project)}, workers: 1 });
 process.exit(0);
 `,
   );
-  const got = JSON.parse(execFileSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' })) as {
+  const out = youngScript(
+    'young_worker.mjs',
+    `import { Worker } from 'node:worker_threads';
+const w = new Worker(new URL('./young_thread.mjs', import.meta.url));
+await new Promise((resolve) => w.once('exit', resolve));
+const before = young();
+burst();
+console.log(JSON.stringify({ before, after: young() }));`,
+  );
+  const got = JSON.parse(out) as {
     before: number;
     after: number;
   };
