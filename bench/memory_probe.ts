@@ -12,8 +12,8 @@
  *               workers ended and its young generation trimmed.
  * Each call's peak is Linux's high-water mark (VmHWM), reset before it through /proc/self/clear_refs;
  * each phase's, the highest of its calls' and of the mark since the phase's start (until 2026-12-07 it
- * was the mark at the phase's end alone: its last call's peak). At each phase's end it also says where the memory is, when the
- * process runs under `--require bench/thread_heaps.cjs` (each thread's V8 heap), and always: RssAnon
+ * was the mark at the phase's end alone: its last call's peak). At each phase's end it also says where
+ * the memory is, when the process runs under `--require bench/thread_heaps.cjs` (each thread's V8 heap), and always: RssAnon
  * and RssFile, open watches, the loaded index's tables. Prints one JSON line; --table adds a table on
  * stderr. With --bundle DIR it re-runs itself as plain JavaScript under plain node on DIR/dist/mewcode.mjs
  * (rss_probe.ts says why).

@@ -7,8 +7,8 @@
  * below 2 back to 2 whenever it sets up an isolate (each worker thread the read pool starts), so a
  * runtime sets it again at each activity's start and end and as each of its workers starts. The flag
  * is the process's: every isolate in it stops growing its young generation while a runtime that
- * holds it is open (the pool's workers have theirs capped at 4 MiB anyway); `heapTrimMs: false` does
- * not hold it. Main thread.
+ * holds it is open (the pool's workers have theirs capped at 4 MiB anyway). A runtime with
+ * `heapTrimMs: false`, without a pool, or on a worker thread does not hold it (runtime.ts says why).
  */
 import v8 from 'node:v8';
 import { isMainThread } from 'node:worker_threads';
