@@ -110,7 +110,9 @@ test('learning walk: a walk stopped at a directory (deadline or learnUntil) clos
     const r = runGrepShard(at({ learnUntil: 0 }));
     assert.equal(r.outOfTime, true);
   }
-  // Synchronous: nothing else in this process opened or closed a descriptor meanwhile.
-  assert.equal(fds(), before, 'one descriptor left per stopped walk before');
+  // The loop is synchronous, but the thread pool may finish another test's opens or closes meanwhile
+  // (CI once saw one fewer): a leak leaves one per stopped walk, 200 here.
+  const grown = fds() - before;
+  assert.ok(grown < 20, `one descriptor left per stopped walk before: ${grown} more now`);
   assert.equal(runGrepShard(at({})).outOfTime, undefined, 'a walk stopped at its results was not out of time');
 });
