@@ -37,11 +37,11 @@ export function literalHits(
     if (at === -1) break;
     const start = src.lineStart(at);
     const end = src.lineEnd(at);
-    const long = spec.span !== undefined && end - start > WINDOWED_LINE;
+    const long = (spec.span !== undefined || spec.local) && end - start > WINDOWED_LINE;
     if (
       pure ||
       (lineHasAll(bytes, start, end, spec.alsoLiterals) &&
-        (long ? windowsMatch(bytes, at, start, end, spec, next) : spec.line.test(src.line(start))))
+        (long ? longLineMatches(bytes, at, start, end, src, spec, next) : spec.line.test(src.line(start))))
     ) {
       hits.push({ start, lastStart: start });
       if (firstOnly) break;
@@ -67,21 +67,48 @@ const holdsAll = (bytes: Buffer, literals: readonly Buffer[] | undefined): boole
 const WINDOWED_LINE = 64 * 1024;
 
 /**
- * Whether the line bytes[start, end) holds a match, tested in a window of `spec.span` bytes on either
- * side of each occurrence of the literal (`next` finds them from `at` on): every match holds one and
- * spans at most that many bytes, and the pattern looks at nothing outside its match, so a match in a
- * window is one in the line. A window's edges are moved off the middle of a character, so its text
- * decodes as that stretch of the line does; the line's end drops a CRLF's \r as `Source.line` does.
+ * Bytes on either side of an occurrence that a window holds for a pattern with no bound on its span:
+ * a minified line's matches are most often short.
+ */
+const LOCAL_WINDOW = 4096;
+
+/**
+ * Whether a long line holds a match, from windows around the literal's occurrences first. With a
+ * bound on the span they decide; without one, a match in a window is a match, and a line with none
+ * in any window is decoded whole and tested. A line of megabytes decoded is a string in V8's
+ * large-object space, which only a full collection frees: a whole-tree regex count on a real-shaped
+ * tree (source maps, bundles) left up to 17 MiB of them dead in each worker between collections.
+ */
+function longLineMatches(
+  bytes: Buffer,
+  at: number,
+  start: number,
+  end: number,
+  src: Source,
+  spec: RegexSpec,
+  next: (i: number) => number,
+): boolean {
+  if (spec.span !== undefined) return windowsMatch(bytes, at, start, end, spec.line, spec.span, next);
+  return windowsMatch(bytes, at, start, end, spec.line, LOCAL_WINDOW, next) || spec.line.test(src.line(start));
+}
+
+/**
+ * Whether a window of `span` bytes on either side of an occurrence of the literal (`next` finds them
+ * from `at` on) in the line bytes[start, end) holds a match of `line`. With the span bounded by
+ * `span`, every match holds an occurrence and lies in its window; the pattern looks at nothing outside
+ * its match, so a match in a window is one in the line. A window's edges are moved off the middle of a
+ * character, so its text decodes as that stretch of the line does; the line's end drops a CRLF's \r
+ * as `Source.line` does.
  */
 function windowsMatch(
   bytes: Buffer,
   at: number,
   start: number,
   end: number,
-  spec: RegexSpec,
+  line: RegExp,
+  span: number,
   next: (i: number) => number,
 ): boolean {
-  const span = spec.span as number;
   const lineEnd = end > start && bytes[end - 1] === 13 ? end - 1 : end;
   const inside = (i: number) => (bytes[i] as number) >= 0x80 && (bytes[i] as number) < 0xc0;
   let done = start; // windows reach up to here already
@@ -91,7 +118,7 @@ function windowsMatch(
     let b = Math.min(lineEnd, occ + 2 * span);
     while (a > start && inside(a)) a--;
     while (b < lineEnd && inside(b)) b++;
-    if (spec.line.test(bytes.toString('utf8', a, b))) return true;
+    if (line.test(bytes.toString('utf8', a, b))) return true;
     done = b;
   }
   return false;

@@ -1,7 +1,8 @@
 /**
  * A line longer than 64 KiB is confirmed from windows around the required literal's occurrences
- * when the pattern's matches are bounded and look at nothing around them (regex/span.ts, hits.ts):
- * answers must be rg's — count, files and content — whatever sits near the windows' edges: matches
+ * when the pattern's matches look at nothing around them (regex/span.ts, hits.ts): with a bound on
+ * their span the windows decide; without one a window's match decides, and a line with none is
+ * tested whole (a match reaching farther than any window, or none at all). Answers must be rg's — count, files and content — whatever sits near the windows' edges: matches
  * reaching as far from the literal as the pattern allows, multi-byte characters (two to four bytes)
  * inside and beside matches, many occurrences in one line, CRLF line ends; and for invalid UTF-8
  * (where rg and this searcher differ) and a CRLF end (whose \r is not part of the line here) the same
@@ -10,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseRegex } from '../../lib/search/regex/parse.ts';
-import { matchSpan } from '../../lib/search/regex/span.ts';
+import { isLocal, matchSpan } from '../../lib/search/regex/span.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { requireTool } from '../helpers/system_tools.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
@@ -59,6 +60,11 @@ writeTree(root, {
     [100_000, 'ERROR 771'],
     [100_069, 'ERROR 772€'],
   ]),
+  // A match that begins at the literal and ends 140 KB later, far past any window (`x+y`).
+  'farreach.txt': line([
+    [10_000, 'ERROR 778'],
+    [150_000, 'y'],
+  ]),
   // A second long line in one file, after a matching short one.
   'two.txt': Buffer.concat([Buffer.from("ERROR 770')\n"), line([[10, 'ERROR 779']]), line([[199_000, 'ERROR 77']])]),
 });
@@ -72,8 +78,14 @@ const PATTERNS = [
   'ERROR 77[a-z]',
   'é{3}|ERROR 773é',
   'ERROR 77\\d\\x{FFFD}',
-  // Not windowed (unbounded, or an assertion): the whole line, as before.
+  // Unbounded: a window's match, or else the whole line (none begins with an unbounded repetition:
+  // on a line of 200,000 x's with no match the backtracking engine is quadratic, windows or not).
   'ERROR 77\\d.*',
+  'ERROR 77[0-9]x+y',
+  'ERROR 773é[^y]*é{40}',
+  'ERROR 77\\d(?:€|😀)+é*',
+  // Not windowed (an assertion): the whole line, as before.
+  'ERROR 77\\d[^y]*$|ERROR 77[a-z]',
   '\\bERROR 77\\d\\b',
 ];
 
@@ -143,4 +155,17 @@ test('match span: bounded patterns get 4 bytes a character; unbounded ones and a
   assert.equal(span('^abc'), undefined);
   assert.equal(span('abc\\b'), undefined);
   assert.equal(span('a{1000}b{1000}c{1000}d{1000}e{1000}'), undefined); // over 4,096 characters
+});
+
+test('local patterns: none with an anchor, a word boundary or a lookaround, however deep', () => {
+  const local = (p: string) => {
+    const t = parseRegex(p, { i: false });
+    assert.ok(t.ok);
+    return isLocal(t.value);
+  };
+  assert.equal(local('a+b.*c'), true);
+  assert.equal(local('(?:a|b{2,})+[^x]*'), true);
+  assert.equal(local('a(?:b|c$)'), false);
+  assert.equal(local('(?:x(?:\\bz)+)?y'), false);
+  assert.equal(local('(?=a)b'), false);
 });

@@ -9,7 +9,7 @@ import { errValue, okValue, type Result } from '../../core/result.ts';
 import type { ClassSet, Node } from './ast.ts';
 import { best, type RequiredLiterals, requiredLiteralsOf } from './literals.ts';
 import { parseRegex } from './parse.ts';
-import { matchSpan } from './span.ts';
+import { isLocal, matchSpan } from './span.ts';
 import { caseVariants, TranslateFault, translate } from './translate.ts';
 
 export type { RequiredLiterals } from './literals.ts';
@@ -47,6 +47,11 @@ export interface RegexSpec {
   groupNames: readonly (string | undefined)[];
   /** The most bytes a match can span, when bounded and independent of its surroundings (span.ts). */
   span?: number;
+  /**
+   * Matches depend on nothing around them (span.ts isLocal), however long: one found in a window of a
+   * line is one in the line, so a long line can be confirmed from windows before it is decoded whole.
+   */
+  local?: true;
   /**
    * The literals every match contains, an AND of ORs (for an index to plan with); undefined when
    * nothing is required. With `caseInsensitive` they are compared under Unicode simple case folding.
@@ -88,6 +93,7 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
   // A literal with \r is confirmed on the line: the raw bytes hold a CRLF line's \r, the line does not.
   const whole = isPlainLiteral(node) && lit !== undefined && !/[\n\r]/.test(lit) && lit.length === literalLength(node);
   const span = o.multiline ? undefined : matchSpan(node);
+  const local = !o.multiline && span === undefined && isLocal(node);
   const spec: RegexSpec = {
     line,
     scan,
@@ -95,6 +101,7 @@ export function compileRegex(pattern: string, o: RegexOptions): Result<RegexSpec
     linear: o.fixedStrings || !canBacktrack(node),
     groupNames: groupNamesOf(node),
     ...(span !== undefined ? { span } : {}),
+    ...(local ? { local } : {}),
     requiredLiterals: () => {
       planned ??= requiredLiteralsOf(node, allCi);
       return planned.clauses.length > 0 || planned.triples.length > 0 ? planned : undefined;

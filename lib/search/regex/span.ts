@@ -20,6 +20,26 @@ export function matchSpan(node: Node): number | undefined {
   return chars !== undefined && chars <= MAX_CHARS ? 4 * chars : undefined;
 }
 
+/**
+ * Whether the pattern's matches depend on nothing around them (no anchor, `\b` or lookaround): then
+ * a match in any stretch of a line, its edges on character boundaries, is a match in the line.
+ */
+export function isLocal(n: Node): boolean {
+  switch (n.t) {
+    case 'assert':
+    case 'look':
+      return false;
+    case 'group':
+    case 'rep':
+      return isLocal(n.node);
+    case 'cat':
+    case 'alt':
+      return n.nodes.every(isLocal);
+    default:
+      return true;
+  }
+}
+
 function maxChars(n: Node): number | undefined {
   switch (n.t) {
     case 'empty':
