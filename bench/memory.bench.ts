@@ -121,7 +121,7 @@ export const GLIBC_TUNED = {
 /**
  * V8's young generation capped at start: each semi-space at most 2 MiB instead of growing to 16 (a
  * node flag, which NODE_OPTIONS also carries). A runtime now holds it at its starting size itself
- * (lib/core/young_generation.ts); the flag also caps the workers' and what runs before a runtime.
+ * (lib/core/heap_hold.ts); the flag also caps the workers' and what runs before a runtime.
  */
 export const YOUNG_CAPPED = ['--max-semi-space-size=2'];
 

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
+import { withHeapHeld } from './heap_hold.ts';
 import { readFdRange } from './read_fd.ts';
-import { withYoungHeld } from './young_generation.ts';
 
 declare const __MEWCODE_BUILD_ID__: string | undefined;
 
@@ -44,7 +44,7 @@ export function island(name: string, host: readonly unknown[] = []): Record<stri
   if (known) return known;
   const file = bundleFile();
   const module = { exports: {} as Record<string, unknown> };
-  withYoungHeld(() => {
+  withHeapHeld(() => {
     const run = vm.compileFunction(islandText(name), PARAMS, { filename: `${file}#${name}` });
     run(module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href, host);
   });

@@ -12,7 +12,7 @@
  * counter and one unref'd timer at a time per idle period, never one per call, and nothing keeps the
  * process alive. Where V8's gc cannot be had, it does nothing. A sweep is one collection at once, for
  * work known to leave much dead behind it, busy or not (an index build, see start_lanes.ts). With
- * `hold`, the young generation is kept from growing while the runtime works (core/young_generation.ts).
+ * `hold`, the young generation is kept from growing while the runtime works (core/heap_hold.ts).
  * Main thread.
  */
 import v8 from 'node:v8';
@@ -117,7 +117,7 @@ export function createHeapTrim(o: {
   quietMs?: number;
   collect?: () => void;
   timers?: IdleTimers;
-  /** Called at each activity's start and end (core/young_generation.ts: holdYoungGeneration). */
+  /** Called at each activity's start and end (core/heap_hold.ts: holdHeap). */
   hold?: () => void;
 }): HeapTrim {
   let running = 0;

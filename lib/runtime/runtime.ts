@@ -11,6 +11,7 @@ import type { AnswerForm } from '../core/answers.ts';
 import type { AuditCall, AuditRecord, AuditSink, CallStage, CallVia } from '../core/audit_record.ts';
 import { runInGroups } from '../core/call_groups.ts';
 import { callRecord } from '../core/call_record.ts';
+import { holdHeap } from '../core/heap_hold.ts';
 import { checkLimit, LIMIT_NAMES, type LimitName, type Limits, parseLimit } from '../core/limits.ts';
 import type { Mode } from '../core/modes.ts';
 import { type LaneRunner, Registry, type ToolDefinition } from '../core/registry.ts';
@@ -18,7 +19,6 @@ import { errValue, okValue, type Result } from '../core/result.ts';
 import { spillDirFor } from '../core/spill_dir.ts';
 import type { CallOrigin, ToolResult } from '../core/tool.ts';
 import { MODEL_WORDING, type Wording } from '../core/wording.ts';
-import { holdYoungGeneration } from '../core/young_generation.ts';
 import { sweepStaleCgroups } from '../exec/cgroup.ts';
 import type { JobTable } from '../exec/jobs.ts';
 import { sweepStaleV1Pids } from '../exec/pids_v1.ts';
@@ -135,7 +135,7 @@ export interface RuntimeOptions {
    * ms without calls or pool tasks before one garbage collection gives the heap back (default 6.2 s;
    * one more a second into the pause when this is 6.2 s or more, lib/lanes/heap_trim.ts says why). While
    * it is open a runtime with a read pool also keeps V8's young generation from growing, process-wide
-   * (lib/core/young_generation.ts). false: neither.
+   * (lib/core/heap_hold.ts). false: neither.
    */
   heapTrimMs?: number | false;
 }
@@ -227,9 +227,9 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
     heapTrimOptionError(options.heapTrimMs);
   if (badGrants) return errValue(badGrants);
   // Before anything else: a runtime's start (settings, an index loaded from disk) grows it too.
-  const releaseYoung = holdsYoung(options) ? holdYoungGeneration() : undefined;
-  const made = buildRuntime(options, releaseYoung);
-  if (!made.ok) releaseYoung?.();
+  const releaseHeap = holdsHeap(options) ? holdHeap() : undefined;
+  const made = buildRuntime(options, releaseHeap);
+  if (!made.ok) releaseHeap?.();
   return made;
 }
 
@@ -239,9 +239,9 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
  * count inline: 1.18 against 1.23 s, five alternated one-shot runs on a 104k-file tree) and which
  * ends soon after anyway.
  */
-const holdsYoung = (options: RuntimeOptions) => options.heapTrimMs !== false && options.workers !== 0;
+const holdsHeap = (options: RuntimeOptions) => options.heapTrimMs !== false && options.workers !== 0;
 
-function buildRuntime(options: RuntimeOptions, releaseYoung: (() => void) | undefined): Result<Runtime, string> {
+function buildRuntime(options: RuntimeOptions, releaseHeap: (() => void) | undefined): Result<Runtime, string> {
   // read_file may read this root's spill files, and no other root's (lib/core/spill_dir.ts).
   const spillRoots = (root: string) => {
     const dir = spillDirFor(root, { create: false });
@@ -285,7 +285,7 @@ function buildRuntime(options: RuntimeOptions, releaseYoung: (() => void) | unde
   return okValue(
     assemble({
       ...{ gate, registry, ledger, policy, settings: settings.value, skills, wording, journal, audit, ...started },
-      releaseYoung,
+      releaseHeap,
     }),
   );
 }
@@ -441,8 +441,8 @@ function assemble(p: {
   netProxy: NetProxy | undefined;
   audit: Audit;
   heapTrim: HeapTrim;
-  /** Ends this runtime's hold on the young generation (core/young_generation.ts). */
-  releaseYoung: (() => void) | undefined;
+  /** Ends this runtime's hold on the young generation (core/heap_hold.ts). */
+  releaseHeap: (() => void) | undefined;
 }): Runtime {
   const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, jobs } = p;
   const { audit, heapTrim } = p;
@@ -535,7 +535,7 @@ async function closeParts(p: Parameters<typeof assemble>[0]): Promise<void> {
     await p.pool?.close();
     await p.standby?.close();
   } finally {
-    p.releaseYoung?.();
+    p.releaseHeap?.();
   }
 }
 

@@ -3,10 +3,11 @@
  * worker), the search index on it, the idle heap trim that both report to, background jobs and the
  * sandbox's network proxy. Part of createRuntime's wiring (runtime.ts). Main thread.
  */
+
+import { holdAgain } from '../core/heap_hold.ts';
 import type { Limits } from '../core/limits.ts';
 import type { Mode } from '../core/modes.ts';
 import type { LaneRunner } from '../core/registry.ts';
-import { holdAgain } from '../core/young_generation.ts';
 import { childEnv } from '../exec/env.ts';
 import { JobTable } from '../exec/jobs.ts';
 import type { Ledger } from '../files/ledger.ts';

@@ -1,0 +1,97 @@
+/**
+ * Keeps V8's heaps lean while a runtime is open, through two of V8's flags, which can be set at run
+ * time and are the process's.
+ *
+ * The young generations stay at the size they start with (1 MiB a semi-space on the main thread)
+ * instead of doubling whenever more survived a scavenge than they hold. Left alone, loading the
+ * bundle's code and any burst of calls grew the main thread's to 8–16 MiB a semi-space, kept while the
+ * runtime is busy and until the idle trim (bench/memory.bench.ts --heaps: 16–32 MiB of RSS). V8 puts
+ * a growth factor below 2 back to 2 whenever it sets up an isolate (each worker thread the read pool
+ * starts), so a runtime sets it again at each activity's start and end and as each of its workers
+ * starts.
+ *
+ * The old generations are collected once they have grown by OLD_GROWTH_PERCENT since the last full
+ * collection, instead of by V8's own factor, which on a machine with gigabytes to spare is up to 4×
+ * on the main thread. With the young generation held, a call's short-lived objects are promoted
+ * sooner, and the main thread's old space of a runtime serving from its index grew from 15 to 37 MiB
+ * over sixteen calls, most of it dead (bench/memory.bench.ts).
+ *
+ * Every isolate in the process (a host's too) is held so while a runtime that holds it is open (the
+ * pool's workers have their young generation capped at 4 MiB anyway). A runtime with `heapTrimMs:
+ * false`, without a pool, or on a worker thread does not hold it (runtime.ts says why).
+ */
+import v8 from 'node:v8';
+import { isMainThread } from 'node:worker_threads';
+
+/**
+ * How much an old generation may grow past what its last full collection left before the next.
+ * Measured against V8's own factor (bench/memory.bench.ts): <filled in by the measurement>.
+ */
+export const OLD_GROWTH_PERCENT = 30;
+
+// How many open runtimes hold it, kept on the process: the single-file bundle carries this module
+// twice (in its start, which loads code, and in the code it loads, which makes runtimes).
+const HOLDERS = Symbol.for('mewcode.youngGenerationHolders');
+const state = globalThis as { [HOLDERS]?: number };
+const holders = () => state[HOLDERS] ?? 0;
+
+const setFlag = (flag: string): void => {
+  try {
+    v8.setFlagsFromString(flag);
+  } catch {
+    // not V8, or the flag refused: the heap grows as it would
+  }
+};
+
+/** Young generations kept at their size; old ones collected after OLD_GROWTH_PERCENT of growth. */
+const hold = () => {
+  setFlag('--semi-space-growth-factor=1');
+  setFlag(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
+};
+
+/** V8's own factors back, once no runtime holds them (a later start puts them back too). */
+const release = () => {
+  if (holders() > 0) return;
+  setFlag('--semi-space-growth-factor=2');
+  setFlag('--heap-growing-percent=0');
+};
+
+/**
+ * Holds the heaps lean until the returned function is called (a runtime's close); calling this again
+ * while held sets the flags again (after an isolate set-up put one back).
+ */
+export function holdHeap(): () => void {
+  // The flags are the process's but a thread's count is its own: a runtime on a worker thread (which
+  // could end without closing it) neither holds nor gives back what the main thread's hold.
+  if (!isMainThread) return () => undefined;
+  state[HOLDERS] = holders() + 1;
+  hold();
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    state[HOLDERS] = Math.max(0, holders() - 1);
+    release();
+  };
+}
+
+/**
+ * Sets the flags again for the runtimes that hold them (after an isolate set-up put one back: a pool
+ * worker's, or a host's own worker thread, which leaves it unheld until the runtime's next activity).
+ */
+export function holdAgain(): void {
+  if (holders() > 0 && isMainThread) hold();
+}
+
+/**
+ * Runs `work` (compiling a bundle's island: code whose objects all survive) with the heap held until
+ * the next turn of the event loop: the call that asked for the island goes on, in the same turn, to
+ * initialise its modules (which grew the young generation from 1 to 8 MiB a semi-space) and often to
+ * create a runtime, which then holds it. On a worker thread (an island it loads) it only runs `work`.
+ */
+export function withHeapHeld<T>(work: () => T): T {
+  if (holders() > 0 || !isMainThread) return work();
+  hold();
+  setImmediate(release).unref();
+  return work();
+}
