@@ -9,7 +9,8 @@ import type { DenySpec } from '../denied.ts';
 import { type GitUser, IgnoreRules } from '../ignore.ts';
 import { outsideRules } from '../ignore_outer.ts';
 import { planShards, type WalkOptions } from '../walk.ts';
-import { type IndexShard, type IndexShardResult, runIndexShard } from './build_shard.ts';
+import { type IndexShard, type IndexShardResult, runIndexShard, SEGMENT_SCRATCH_PAIRS } from './build_shard.ts';
+import { createSharedScratch } from './shared_scratch.ts';
 import { SegmentSpool } from './spool.ts';
 import { runStatesShard, type StatesShard, type StatesShardResult } from './states_shard.ts';
 import { type IndexHeader, type LoadedIndex, readIndex, writeIndex } from './store.ts';
@@ -72,6 +73,8 @@ async function buildInto(o: BuildOptions, spool: SegmentSpool): Promise<TaskOutc
   const rules = IgnoreRules.of(walk);
   const plan = planShards(walk, '', o.runner.parallelism * 8, 3000, enter, rules);
   const ignoreFiles = new Set(rules.filesSeen);
+  // Pieces on the pool's workers encode their segments in one scratch, in turns.
+  const scratch = o.runner.parallelism > 1 ? createSharedScratch(SEGMENT_SCRATCH_PAIRS) : undefined;
   const make = (dirs: string[], files: IndexShard['files']): IndexShard => ({
     kind: 'index',
     root: o.root,
@@ -79,6 +82,7 @@ async function buildInto(o: BuildOptions, spool: SegmentSpool): Promise<TaskOutc
     dirs,
     files,
     ...(o.racyMs !== undefined ? { racyMs: o.racyMs } : {}),
+    ...(scratch ? { scratch } : {}),
   });
   const tasks: IndexShard[] = [];
   for (let i = 0; i < plan.files.length; i += 4096) tasks.push(make([], plan.files.slice(i, i + 4096)));

@@ -8,6 +8,7 @@ import { mappedU8, mappedU32 } from '../../core/mapped.ts';
 import { type DenseKeys, MAX_DENSE_KEYS } from './dense.ts';
 import { drainTrigramBits, trigramsInto, trigramsSorted } from './ngrams.ts';
 import { IN_CAP } from './ngrams_wasm.ts';
+import type { ScratchSet } from './shared_scratch.ts';
 
 /** The top bit of a key's count: its postings are a bitmap of the segment's files. */
 export const BITMAP = 0x80000000;
@@ -98,8 +99,8 @@ export class PairBuffer {
 // Scratch arrays of the radix sort and the postings, kept between segments (one set per thread) up
 // to this many pairs (a segment's, build_shard.ts); a larger segment (a large file's) gets scratch of
 // its own, dropped after it.
-const KEEP_SCRATCH_PAIRS = (4 << 20) + (1 << 16);
-let kept = { keys: new Uint32Array(0), files: new Uint32Array(0), post: new Uint8Array(0) };
+const KEEP_SCRATCH_PAIRS = (3 << 20) + (1 << 16);
+let kept: Scratch = { keys: new Uint32Array(0), files: new Uint32Array(0), post: new Uint8Array(0) };
 const POP8 = Uint8Array.from({ length: 256 }, (_, x) => {
   let c = 0;
   for (let v = x; v; v &= v - 1) c++;
@@ -116,23 +117,26 @@ export function encodeSegment(p: PairBuffer, nFiles: number): Uint8Array {
 }
 
 // The encoded segment's bytes, kept between segments (one per thread) as the scratch is.
-let encoded = new Uint8Array(0);
+let encoded: Uint8Array = new Uint8Array(0);
 
-/** encodeSegment's bytes in this thread's scratch: valid until the next encoding in the thread. */
-export function encodeSegmentView(p: PairBuffer, nFiles: number): Uint8Array {
+/**
+ * encodeSegment's bytes in this thread's scratch, or in `shared` (a build's, shared_scratch.ts) where
+ * it is large enough: valid until the next encoding in that scratch.
+ */
+export function encodeSegmentView(p: PairBuffer, nFiles: number, shared?: ScratchSet): Uint8Array {
   const bitmapBytes = (nFiles + 7) >>> 3;
   const dense = p.dense;
   const counts = countDense(dense, bitmapBytes);
-  const scratch = scratchFor(p.length, counts.room);
+  const scratch = scratchFor(p.length, counts.room, shared);
   sortPairs(p, scratch);
-  const { head, at, next, nNext } = keyTable(p, nFiles, counts, scratch.post);
+  const { head, at, next, nNext } = keyTable(p, nFiles, counts, scratch.post, shared);
   if (dense) {
     for (let r = 0; r < counts.n; r++) counts.rows.fill(0, r * counts.rowBytes, r * counts.rowBytes + bitmapBytes);
     // Room for half as many files again as this segment held.
     dense.reset(next, nNext, nFiles + (nFiles >>> 1));
   }
   const length = head.byteLength + ((at + 3) & ~3);
-  let out = encoded;
+  let out = shared && shared.encoded.length >= length ? shared.encoded : encoded;
   if (out.length < length) {
     out = mappedU8(length);
     if (length <= 5 * KEEP_SCRATCH_PAIRS) encoded = out;
@@ -173,7 +177,8 @@ function countDense(dense: DenseKeys | undefined, bitmapBytes: number): DenseCou
   return { n: dn, rows, rowBytes, count, keys, room };
 }
 
-type Scratch = typeof kept;
+/** The radix sort's second copy and the postings (over private or shared memory). */
+type Scratch = { keys: Uint32Array; files: Uint32Array; post: Uint8Array };
 
 /** Drops the scratch this thread kept (at the end of a build's piece): the next segment makes its own. */
 export function releaseScratch(): void {
@@ -182,20 +187,26 @@ export function releaseScratch(): void {
   heads = new Uint32Array(0);
 }
 
-let heads = new Uint32Array(0);
+let heads: Uint32Array = new Uint32Array(0);
 
-/** `n` zeroed words for a key table, in this thread's kept scratch (a large one of its own). */
-function headScratch(n: number): Uint32Array {
+/** `n` zeroed words for a key table, in `shared` or this thread's kept scratch (a large one of its own). */
+function headScratch(n: number, shared: ScratchSet | undefined): Uint32Array {
+  if (shared && shared.heads.length >= n) return shared.heads.subarray(0, n).fill(0);
   if (heads.length >= n) return heads.subarray(0, n).fill(0);
   const made = mappedU32(n);
   if (n <= 3 * KEEP_SCRATCH_PAIRS) heads = made;
   return made;
 }
 
-/** Scratch for `n` pairs: the kept set when it is large enough, else a new one, kept unless too large. */
-function scratchFor(n: number, denseRoom: number): Scratch {
+/**
+ * Scratch for `n` pairs: the shared set or else the kept one when it is large enough, else a new
+ * one, kept unless too large.
+ */
+function scratchFor(n: number, denseRoom: number, shared: ScratchSet | undefined): Scratch {
+  const fits = (x: Scratch) => x.keys.length >= n && x.post.length >= n * 5 + 16 + denseRoom;
+  if (shared && fits(shared)) return shared;
   let scratch = kept;
-  if (scratch.keys.length < n || scratch.post.length < n * 5 + 16 + denseRoom) {
+  if (!fits(scratch)) {
     const room = Math.max(n, scratch.keys.length);
     scratch = {
       keys: mappedU32(room),
@@ -226,13 +237,14 @@ function keyTable(
   nFiles: number,
   d: DenseCounts,
   post: Uint8Array,
+  shared: ScratchSet | undefined,
 ): { head: Uint32Array; at: number; next: Uint32Array; nNext: number } {
   const { keys, files, length: n, dense } = p;
   const { n: dn, rows, rowBytes, count: denseCount } = d;
   const bitmapBytes = (nFiles + 7) >>> 3;
   let nKeys = d.keys;
   for (let i = 0; i < n; i++) if (i === 0 || keys[i] !== keys[i - 1]) nKeys++;
-  const head = headScratch(2 + 3 * nKeys);
+  const head = headScratch(2 + 3 * nKeys, shared);
   head[0] = nKeys;
   head[1] = nFiles;
   const next = new Uint32Array(Math.min(nKeys, MAX_DENSE_KEYS));
