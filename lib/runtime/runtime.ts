@@ -134,8 +134,8 @@ export interface RuntimeOptions {
   /**
    * ms without calls or pool tasks before one garbage collection gives the heap back (default 6.2 s;
    * one more a second into the pause when this is 6.2 s or more, lib/lanes/heap_trim.ts says why). While
-   * it is open a runtime with a read pool also keeps V8's young generation from growing, process-wide
-   * (lib/core/heap_hold.ts). false: neither.
+   * it is open a runtime with a read pool also keeps V8's young generation from growing and its old
+   * generation collected after 30% of growth, process-wide (lib/core/heap_hold.ts). false: none of it.
    */
   heapTrimMs?: number | false;
 }
@@ -234,7 +234,7 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
 }
 
 /**
- * A runtime holds the young generation unless told to leave the heap alone, or it has no pool: a
+ * A runtime holds the heap lean unless told to leave the heap alone, or it has no pool: a
  * one-shot searches on its main thread, where the grown young generation is faster (a whole-tree
  * count inline: 1.18 against 1.23 s, five alternated one-shot runs on a 104k-file tree) and which
  * ends soon after anyway.
@@ -441,7 +441,7 @@ function assemble(p: {
   netProxy: NetProxy | undefined;
   audit: Audit;
   heapTrim: HeapTrim;
-  /** Ends this runtime's hold on the young generation (core/heap_hold.ts). */
+  /** Ends this runtime's hold on the heap (core/heap_hold.ts). */
   releaseHeap: (() => void) | undefined;
 }): Runtime {
   const { gate, registry, ledger, policy, settings, skills, wording, lanes, index, jobs } = p;
@@ -524,7 +524,7 @@ function assemble(p: {
   return runtime;
 }
 
-/** Stops what a runtime started; its hold on the young generation ends whatever else failed. */
+/** Stops what a runtime started; its hold on the heap ends whatever else failed. */
 async function closeParts(p: Parameters<typeof assemble>[0]): Promise<void> {
   try {
     p.heapTrim.close();
