@@ -24,8 +24,11 @@ import v8 from 'node:v8';
 import { isMainThread } from 'node:worker_threads';
 
 /**
- * How much an old generation may grow past what its last full collection left before the next.
- * Measured against V8's own factor (bench/memory.bench.ts): <filled in by the measurement>.
+ * How much an old generation may grow past what its last full collection left before the next (V8
+ * grows it by a few MiB at least, whatever this says). Against V8's own factor, a runtime serving
+ * from its index on a 104k-file tree (two workers, sixteen agent calls): the main thread's heap 31
+ * against 52 MiB at the end, RSS 168 against 190; warm speed, 8 calls alternated in separate
+ * processes (3 × 3, medians), 1.003 of before without the index and 0.975 with it.
  */
 export const OLD_GROWTH_PERCENT = 30;
 
