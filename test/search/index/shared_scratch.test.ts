@@ -5,13 +5,12 @@
  * own, across pieces of different sizes reusing it.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
-import { Worker } from 'node:worker_threads';
-import { buildIndex, type IndexRunner, inlineIndexRunner } from '../../../lib/search/index/build.ts';
+import { type IndexRunner, inlineIndexRunner } from '../../../lib/search/index/build.ts';
 import { createSharedScratch, withScratchTurn } from '../../../lib/search/index/shared_scratch.ts';
 import { tempDir, writeTree } from '../../helpers/temp.ts';
+import { runTsWorker } from '../../helpers/ts_worker.ts';
+import { assertSameSegments } from './index_bytes.ts';
 
 const turner = new URL('./scratch_turner.ts', import.meta.url);
 
@@ -51,27 +50,13 @@ test('shared scratch: two worker threads taking turns are never inside at once',
   const shared = createSharedScratch(4096);
   const inside = new SharedArrayBuffer(4);
   const run = (tag: number) =>
-    new Promise<{ clashes: number; without: number }>((ok, fail) => {
-      // The fixture is TypeScript: the thread registers tsx, then loads it.
-      const load = `import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(turner.href)}); });`;
-      const w = new Worker(load, { eval: true, workerData: { shared, inside, tag, turns: 3000 } });
-      w.once('message', ok);
-      w.once('error', fail);
-    });
+    runTsWorker<{ clashes: number; without: number }>(turner, { shared, inside, tag, turns: 3000 });
   const answers = await Promise.all([run(1), run(2)]);
   assert.deepEqual(answers, [
     { clashes: 0, without: 0 },
     { clashes: 0, without: 0 },
   ]);
 });
-
-/** The bytes of an index file after its header and file table: its segments. */
-function segmentsOf(file: string): Buffer {
-  const b = readFileSync(file);
-  const len = b.readUInt32LE(8);
-  const header = JSON.parse(b.subarray(12, 12 + len).toString('utf8')) as { tableBytes: number };
-  return b.subarray((((12 + len + 7) & ~7) + header.tableBytes + 3) & ~3);
-}
 
 test('shared scratch: pieces encoding in it build the same segments as in their own', async () => {
   const root = tempDir('mewcode-scratch-tree-');
@@ -82,7 +67,6 @@ test('shared scratch: pieces encoding in it build the same segments as in their 
     for (let i = 0; i < 300 + 900 * (d % 3); i++)
       tree[`d${d}/f${i}.txt`] = `word${i * 7 + d} ${'common text '.repeat((i + d) % 9)} tail${i % 13}\n`;
   writeTree(root, tree);
-  const cache = tempDir('mewcode-scratch-cache-');
   let sharedPieces = 0;
   // Two lanes, run one after the other: the build makes the shared scratch, each piece takes its turn;
   // or each piece is handed none and encodes in the thread's own. Two lanes both ways: the plan, and
@@ -99,18 +83,9 @@ test('shared scratch: pieces encoding in it build the same segments as in their 
     ...sharing,
     run: ({ scratch: _, ...t }) => inlineIndexRunner.run(t),
   };
-  const built = [];
-  for (const [name, runner] of [
+  await assertSameSegments(root, [
     ['own', owning],
     ['shared', sharing],
-  ] as const) {
-    const file = path.join(cache, `${name}.idx`);
-    const r = await buildIndex({ root, file, runner, racyMs: 0 });
-    assert.ok(r.ok, name);
-    r.value.close();
-    built.push(segmentsOf(file));
-  }
+  ]);
   assert.ok(sharedPieces > 1, `pieces given the shared scratch: ${sharedPieces}`);
-  assert.ok((built[0] as Buffer).length > 0);
-  assert.ok((built[0] as Buffer).equals(built[1] as Buffer), 'the same segments');
 });

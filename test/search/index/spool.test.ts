@@ -8,10 +8,11 @@ import assert from 'node:assert/strict';
 import { closeSync, fstatSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Worker } from 'node:worker_threads';
-import { buildIndex, type IndexRunner, inlineIndexRunner } from '../../../lib/search/index/build.ts';
+import { type IndexRunner, inlineIndexRunner } from '../../../lib/search/index/build.ts';
 import { type PieceSegment, SegmentSpool, SpoolWriter } from '../../../lib/search/index/spool.ts';
 import { tempDir, writeTree } from '../../helpers/temp.ts';
+import { runTsWorker } from '../../helpers/ts_worker.ts';
+import { assertSameSegments } from './index_bytes.ts';
 
 const appender = new URL('./spool_appender.ts', import.meta.url);
 
@@ -19,13 +20,7 @@ test('spool: two worker threads appending at once take disjoint room, every segm
   const spool = new SegmentSpool(tempDir('mewcode-spool-'));
   try {
     const run = (tag: number) =>
-      new Promise<PieceSegment[]>((ok, fail) => {
-        // The fixture is TypeScript: the thread registers tsx, then loads it.
-        const load = `import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(appender.href)}); });`;
-        const w = new Worker(load, { eval: true, workerData: { target: spool.target, tag, count: 300, size: 700 } });
-        w.once('message', ok);
-        w.once('error', fail);
-      });
+      runTsWorker<PieceSegment[]>(appender, { target: spool.target, tag, count: 300, size: 700 });
     const [a, b] = await Promise.all([run(0), run(128)]);
     spool.add(0, a as PieceSegment[]);
     spool.add(1, b as PieceSegment[]);
@@ -65,36 +60,18 @@ test('spool: a target whose descriptor is now another file is never written', ()
   }
 });
 
-/** The bytes of an index file after its header and file table: its segments. */
-function segmentsOf(file: string): Buffer {
-  const b = readFileSync(file);
-  const len = b.readUInt32LE(8);
-  const header = JSON.parse(b.subarray(12, 12 + len).toString('utf8')) as { tableBytes: number };
-  return b.subarray((((12 + len + 7) & ~7) + header.tableBytes + 3) & ~3);
-}
-
 test('spool: pieces that cannot append hand their segments back, and the index is the same', async () => {
   const root = tempDir('mewcode-spool-tree-');
   const tree: Record<string, string> = {};
   for (let i = 0; i < 400; i++) tree[`d${i % 9}/f${i}.txt`] = `word${i} ${'common text '.repeat(i % 7)}\n`;
   writeTree(root, tree);
-  const cache = tempDir('mewcode-spool-cache-');
   const handing: IndexRunner = {
     ...inlineIndexRunner,
     // A target naming no spool (another inode): the piece cannot append.
     run: (t) => inlineIndexRunner.run({ ...t, ...(t.spool ? { spool: { ...t.spool, ino: t.spool.ino + 1 } } : {}) }),
   };
-  const built = [];
-  for (const [name, runner] of [
+  await assertSameSegments(root, [
     ['appended', inlineIndexRunner],
     ['handed back', handing],
-  ] as const) {
-    const file = path.join(cache, `${name}.idx`);
-    const r = await buildIndex({ root, file, runner, racyMs: 0 });
-    assert.ok(r.ok, name);
-    r.value.close();
-    built.push(segmentsOf(file));
-  }
-  assert.ok((built[0] as Buffer).length > 0);
-  assert.ok((built[0] as Buffer).equals(built[1] as Buffer), 'the same segments');
+  ]);
 });
