@@ -46,17 +46,37 @@ const setFlag = (flag: string): void => {
   }
 };
 
-/** Young generations kept at their size; old ones collected after OLD_GROWTH_PERCENT of growth. */
+/**
+ * The value the process was started with for V8 flag `--name` (node's own flags or NODE_OPTIONS, as
+ * `--name=V` or `--name V`, dashes or underscores), the last one given; undefined when none was.
+ */
+export function startValue(name: string, argv = startArgs()): string | undefined {
+  const forms = new Set([`--${name}`, `--${name.replaceAll('-', '_')}`]);
+  let value: string | undefined;
+  argv.forEach((arg, i) => {
+    const eq = arg.indexOf('=');
+    if (eq !== -1 && forms.has(arg.slice(0, eq))) value = arg.slice(eq + 1);
+    else if (forms.has(arg) && argv[i + 1] !== undefined) value = argv[i + 1];
+  });
+  return value;
+}
+
+const startArgs = () => [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
+
+/**
+ * Young generations kept at their size; old ones collected after OLD_GROWTH_PERCENT of growth, unless
+ * the process was started with a growing percent of its own (the host's choice stands).
+ */
 const hold = () => {
   setFlag('--semi-space-growth-factor=1');
-  setFlag(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
+  if (startValue('heap-growing-percent') === undefined) setFlag(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
 };
 
-/** V8's own factors back, once no runtime holds them (a later start puts them back too). */
+/** The values the process started with back (V8's own by default), once no runtime holds them. */
 const release = () => {
   if (holders() > 0) return;
-  setFlag('--semi-space-growth-factor=2');
-  setFlag('--heap-growing-percent=0');
+  setFlag(`--semi-space-growth-factor=${startValue('semi-space-growth-factor') ?? 2}`);
+  setFlag(`--heap-growing-percent=${startValue('heap-growing-percent') ?? 0}`);
 };
 
 /**

@@ -228,9 +228,14 @@ export function createRuntime(options: RuntimeOptions = {}): Result<Runtime, str
   if (badGrants) return errValue(badGrants);
   // Before anything else: a runtime's start (settings, an index loaded from disk) grows it too.
   const releaseHeap = holdsHeap(options) ? holdHeap() : undefined;
-  const made = buildRuntime(options, releaseHeap);
-  if (!made.ok) releaseHeap?.();
-  return made;
+  let made: Result<Runtime, string> | undefined;
+  try {
+    made = buildRuntime(options, releaseHeap);
+    return made;
+  } finally {
+    // Not made (an error answered, or thrown: a host's `warn` that throws): nothing will close it.
+    if (!made?.ok) releaseHeap?.();
+  }
 }
 
 /**

@@ -2,7 +2,8 @@
  * The runtime keeps the main thread's young generation at its starting size while it works, also
  * after its pool started a worker (V8 puts the growth factor back whenever it sets up an isolate),
  * and its old generation collected soon after it grows (core/heap_hold.ts); it leaves both alone with
- * `heapTrimMs: false` or without a pool (a one-shot), where the same burst grows the young generation
+ * `heapTrimMs: false` or without a pool (a one-shot), and a runtime whose making threw holds nothing,
+ * where the same burst grows the young generation
  * and the same churn lets the old one grow to several times its live objects. Each in a child
  * process of its own (test/fixtures/heap_hold.ts): V8's flags are the process's.
  */
@@ -21,7 +22,7 @@ interface Held {
   oldMost: number;
 }
 
-function run(root: string, mode: 'held' | 'untrimmed' | 'inline'): Held {
+function run(root: string, mode: 'held' | 'untrimmed' | 'inline' | 'thrown'): Held {
   const r = spawnSync(process.execPath, ['--import', TSX, path.join(REPO, 'test/fixtures/heap_hold.ts'), root, mode], {
     encoding: 'utf8',
   });
@@ -38,7 +39,7 @@ test('heap hold: the young generation at its size through a pool worker start an
   assert.equal(held.isError, false, held.text);
   assert.match(held.text, /a\.ts:1/);
   assert.equal(held.after, held.before, `held: ${held.before} → ${held.after} bytes`);
-  for (const mode of ['untrimmed', 'inline'] as const) {
+  for (const mode of ['untrimmed', 'inline', 'thrown'] as const) {
     const free = run(root, mode);
     assert.equal(free.isError, false, free.text);
     assert.ok(free.after >= 4 * free.before, `${mode}: the burst grows it: ${free.before} → ${free.after} bytes`);

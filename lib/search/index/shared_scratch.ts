@@ -6,8 +6,9 @@
  * (~270 MiB of RSS on a 104k-file tree, 2 workers). Shared memory (SharedArrayBuffer) crosses to each
  * worker with its piece, uncopied; a worker encodes in it while it holds the turn, a lock on the
  * same memory. One that waits too long for the turn (the holder's worker was ended mid-segment)
- * encodes in scratch of its own, as before: the turn saves memory and is never needed for a right
- * answer. Pieces run inline (no pool) hold no turn: one thread, one scratch anyway.
+ * gives the shared scratch up for the rest of the build, and every piece then encodes in scratch of
+ * its own, as before: the turn saves memory and is never needed for a right answer. Pieces run
+ * inline (no pool) hold no turn: one thread, one scratch anyway.
  */
 
 /** The arrays segment_build.ts encodes in, each over shared memory. */
@@ -72,17 +73,34 @@ export function withScratchTurn<T>(
   try {
     return work(viewsOf(shared));
   } finally {
-    Atomics.store(word, 0, 0);
+    // Given up on meanwhile: it stays so (no one else encodes in it once given up on).
+    Atomics.compareExchange(word, 0, TAKEN, FREE);
     Atomics.notify(word, 0, 1);
   }
 }
 
+/** The turn's word: free, taken, or given up on (a wait timed out: its holder is taken to be gone). */
+const FREE = 0;
+const TAKEN = 1;
+const ABANDONED = 2;
+
+/**
+ * Takes the turn, waiting up to `waitMs`. A wait that times out gives the shared scratch up for the
+ * rest of the build, so the pieces after it do not wait out the same dead holder one by one (each
+ * segment 10 s: a failing build reported its failure two minutes late).
+ */
 function takeTurn(word: Int32Array, waitMs: number): boolean {
   const until = Date.now() + waitMs;
   for (;;) {
-    if (Atomics.compareExchange(word, 0, 0, 1) === 0) return true;
+    const was = Atomics.compareExchange(word, 0, FREE, TAKEN);
+    if (was === FREE) return true;
+    if (was === ABANDONED) return false;
     const left = until - Date.now();
-    if (left <= 0) return false;
-    Atomics.wait(word, 0, 1, left);
+    if (left <= 0) {
+      Atomics.compareExchange(word, 0, TAKEN, ABANDONED);
+      Atomics.notify(word, 0);
+      return false;
+    }
+    Atomics.wait(word, 0, TAKEN, left);
   }
 }

@@ -37,13 +37,29 @@ test('shared scratch: no shared scratch, the thread own; given, views over its m
   assert.equal(Atomics.load(turn, 0), 0, 'given back after a throw');
 });
 
-test('shared scratch: a turn that never comes (its holder gone) falls back to the thread own scratch', () => {
+test('shared scratch: a turn that never comes (its holder gone) falls back to the thread own scratch, and the rest of the build waits no more', () => {
   const shared = createSharedScratch(64);
-  Atomics.store(new Int32Array(shared.turn), 0, 1);
+  const turn = new Int32Array(shared.turn);
+  Atomics.store(turn, 0, 1);
   assert.equal(
     withScratchTurn(shared, (s) => s, 20),
     undefined,
   );
+  assert.equal(Atomics.load(turn, 0), 2, 'given up on');
+  // Given up on, a turn is not waited for: with a wait of ten minutes this answers at once (the
+  // test's own timeout would end it otherwise).
+  assert.equal(
+    withScratchTurn(shared, (s) => s, 600_000),
+    undefined,
+  );
+  // A holder that was only slow, given up on while it encoded, leaves it given up on.
+  const slow = createSharedScratch(64);
+  const slowTurn = new Int32Array(slow.turn);
+  withScratchTurn(slow, (s) => {
+    assert.ok(s);
+    Atomics.store(slowTurn, 0, 2); // what a waiter that timed out meanwhile does
+  });
+  assert.equal(Atomics.load(slowTurn, 0), 2);
 });
 
 test('shared scratch: two worker threads taking turns are never inside at once', async () => {

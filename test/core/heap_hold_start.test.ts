@@ -1,0 +1,20 @@
+/**
+ * The heap hold gives back what the process was started with (core/heap_hold.ts startValue): a V8
+ * flag's value read from node's flags or NODE_OPTIONS, in every form node takes.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startValue } from '../../lib/core/heap_hold.ts';
+
+test('heap hold: a flag the process started with, as --name=V, --name V or with underscores; the last one given', () => {
+  assert.equal(startValue('heap-growing-percent', ['--import', 'tsx']), undefined);
+  assert.equal(startValue('heap-growing-percent', ['--heap-growing-percent=10']), '10');
+  assert.equal(startValue('heap-growing-percent', ['--heap_growing_percent', '15']), '15');
+  assert.equal(
+    startValue('semi-space-growth-factor', ['--semi-space-growth-factor=3', '--semi_space_growth_factor=4']),
+    '4',
+  );
+  // A flag at the end with no value, or a longer flag's prefix, is not one.
+  assert.equal(startValue('heap-growing-percent', ['--heap-growing-percent']), undefined);
+  assert.equal(startValue('heap-growing-percent', ['--heap-growing-percentage=5']), undefined);
+});
