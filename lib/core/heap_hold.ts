@@ -34,7 +34,7 @@ export const OLD_GROWTH_PERCENT = 30;
 
 // How many open runtimes hold it, kept on the process: the single-file bundle carries this module
 // twice (in its start, which loads code, and in the code it loads, which makes runtimes).
-const HOLDERS = Symbol.for('mewcode.youngGenerationHolders');
+const HOLDERS = Symbol.for('mewcode.heapHolders');
 const state = globalThis as { [HOLDERS]?: number };
 const holders = () => state[HOLDERS] ?? 0;
 

@@ -3,7 +3,6 @@
  * worker), the search index on it, the idle heap trim that both report to, background jobs and the
  * sandbox's network proxy. Part of createRuntime's wiring (runtime.ts). Main thread.
  */
-
 import { holdAgain } from '../core/heap_hold.ts';
 import type { Limits } from '../core/limits.ts';
 import type { Mode } from '../core/modes.ts';
