@@ -63,20 +63,31 @@ export function startValue(name: string, argv = startArgs()): string | undefined
 
 const startArgs = () => [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
 
+// What the process started with, read once: the hold runs at every call's start and end.
+let started: { growingPercent?: string; growthFactor?: string } | undefined;
+const startedWith = () => {
+  started ??= {
+    growingPercent: startValue('heap-growing-percent'),
+    growthFactor: startValue('semi-space-growth-factor'),
+  };
+  return started;
+};
+
 /**
  * Young generations kept at their size; old ones collected after OLD_GROWTH_PERCENT of growth, unless
  * the process was started with a growing percent of its own (the host's choice stands).
  */
 const hold = () => {
   setFlag('--semi-space-growth-factor=1');
-  if (startValue('heap-growing-percent') === undefined) setFlag(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
+  if (startedWith().growingPercent === undefined) setFlag(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
 };
 
 /** The values the process started with back (V8's own by default), once no runtime holds them. */
 const release = () => {
   if (holders() > 0) return;
-  setFlag(`--semi-space-growth-factor=${startValue('semi-space-growth-factor') ?? 2}`);
-  setFlag(`--heap-growing-percent=${startValue('heap-growing-percent') ?? 0}`);
+  const { growthFactor, growingPercent } = startedWith();
+  setFlag(`--semi-space-growth-factor=${growthFactor ?? 2}`);
+  setFlag(`--heap-growing-percent=${growingPercent ?? 0}`);
 };
 
 /**

@@ -9,7 +9,8 @@ import type { DenySpec } from '../denied.ts';
 import { type GitUser, IgnoreRules } from '../ignore.ts';
 import { outsideRules } from '../ignore_outer.ts';
 import { planShards, type WalkOptions } from '../walk.ts';
-import { type IndexShard, type IndexShardResult, runIndexShard, SEGMENT_SCRATCH_PAIRS } from './build_shard.ts';
+import { type IndexShard, type IndexShardResult, runIndexShard } from './build_shard.ts';
+import { PAIR_CAPACITY } from './segment_build.ts';
 import { createSharedScratch } from './shared_scratch.ts';
 import { SegmentSpool } from './spool.ts';
 import { runStatesShard, type StatesShard, type StatesShardResult } from './states_shard.ts';
@@ -74,7 +75,7 @@ async function buildInto(o: BuildOptions, spool: SegmentSpool): Promise<TaskOutc
   const plan = planShards(walk, '', o.runner.parallelism * 8, 3000, enter, rules);
   const ignoreFiles = new Set(rules.filesSeen);
   // Pieces on the pool's workers encode their segments in one scratch, in turns.
-  const scratch = o.runner.parallelism > 1 ? createSharedScratch(SEGMENT_SCRATCH_PAIRS) : undefined;
+  const scratch = o.runner.parallelism > 1 ? createSharedScratch(PAIR_CAPACITY) : undefined;
   const make = (dirs: string[], files: IndexShard['files']): IndexShard => ({
     kind: 'index',
     root: o.root,

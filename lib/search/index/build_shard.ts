@@ -14,27 +14,12 @@ import { visitFiles } from '../visit_files.ts';
 import { comparePaths, type Entry, type Visitor, type WalkOptions, walk } from '../walk.ts';
 import { DenseKeys, MAX_DENSE_FILES } from './dense.ts';
 import { clearTrigramBits, setTrigramBits } from './ngrams.ts';
-import { encodeSegmentView, PairBuffer, releaseScratch } from './segment_build.ts';
+import { encodeSegmentView, PAIR_CAPACITY, PAIRS_PER_SEGMENT, PairBuffer, releaseScratch } from './segment_build.ts';
 import { type SharedScratch, withScratchTurn } from './shared_scratch.ts';
 import { type PieceSegment, type SpoolTarget, SpoolWriter } from './spool.ts';
 
 /** Larger files are not indexed (always searched): their trigrams would say little. */
 const MAX_INDEXED_BYTES = 32 * 1024 * 1024;
-/**
- * Pairs per segment: bounds a worker's memory while building (~8 bytes a pair, twice; the sort's
- * scratch 13 more, all WebAssembly memory released when the piece ends). Every segment has a key
- * table of its own, which a serving runtime holds and a query looks its keys up in: on a 104k-file
- * tree of real code 512k made 369 segments of 9.4M keys (a 178 MB index), 4M makes 28 of 2.9M (109
- * MB), for a one-shot build's peak of 234 MB against 186 and a warm runtime's serving peak ~45 MB lower.
- * 3M against 4M, with the sort's scratch shared by the workers (shared_scratch.ts), building alone on
- * 2 workers (three runs each): peak RSS 239–241 against 257–261 MiB, build time level (3.2–3.3 s),
- * an index of 110 MB against 105, a runtime serving from it level (164–166 against 162–163).
- */
-const PAIRS_PER_SEGMENT = 3072 * 1024;
-/** Room of the pair buffer: a segment's pairs plus a file that starts one. */
-const PAIR_CAPACITY = PAIRS_PER_SEGMENT + (1 << 16);
-/** Pairs a build's shared scratch is made for (shared_scratch.ts): a segment's, but for a large file's. */
-export const SEGMENT_SCRATCH_PAIRS = PAIR_CAPACITY;
 /** Files up to this size are read whole; larger ones are read through the buffer a piece at a time. */
 const READ_BUFFER_BYTES = 1 << 20;
 
