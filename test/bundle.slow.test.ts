@@ -229,24 +229,28 @@ const made = lib.createRuntime({ root: ${JSON.stringify(project)}, workers: 1 })
 if (!made.ok) throw new Error(made.error);
 const created = young();
 const r = await made.value.call('grep', { pattern: 'TODO\\\\s+\\\\d', output_mode: 'count' });
+const started = young();
 burst();
 const served = young();
 await made.value.close();
 burst();
-console.log(JSON.stringify({ isError: r.isError, before, created, served, closed: young() }));`,
+console.log(JSON.stringify({ isError: r.isError, before, created, started, served, closed: young() }));`,
   );
   const got = JSON.parse(out) as {
     isError: boolean;
     before: number;
     created: number;
+    started: number;
     served: number;
     closed: number;
   };
   assert.equal(got.isError, false);
-  const { before, created, served, closed } = got;
+  const { before, created, started, served, closed } = got;
   // From 1 MiB a semi-space the first scavenge commits the second; loading the code grew it to 8 before.
   assert.ok(created <= 2 * before, `loading the library's code and creating a runtime: ${before} → ${created} bytes`);
-  assert.equal(served, created, 'a worker started and a burst made: held');
+  // Held again once the worker is up (a scavenge while its isolate is set up, on its own thread, can
+  // double it once: core/heap_hold.ts).
+  assert.equal(served, started, 'a worker started and a burst made: held');
   assert.ok(closed >= 4 * created, `closed, the next burst grows it as V8 would: ${created} → ${closed} bytes`);
 });
 
