@@ -248,9 +248,9 @@ console.log(JSON.stringify({ isError: r.isError, before, created, started, serve
   const { before, created, started, served, closed } = got;
   // From 1 MiB a semi-space the first scavenge commits the second; loading the code grew it to 8 before.
   assert.ok(created <= 2 * before, `loading the library's code and creating a runtime: ${before} → ${created} bytes`);
-  // Held again once the worker is up (a scavenge while its isolate is set up, on its own thread, can
-  // double it once: core/heap_hold.ts).
-  assert.equal(served, started, 'a worker started and a burst made: held');
+  // Held again once the worker is up: the burst does not grow it (a scavenge while the worker's
+  // isolate is set up, on its own thread, can double it once: core/heap_hold.ts).
+  assert.ok(served <= started, `a worker started and a burst made: held: ${started} → ${served} bytes`);
   assert.ok(closed >= 4 * created, `closed, the next burst grows it as V8 would: ${created} → ${closed} bytes`);
 });
 

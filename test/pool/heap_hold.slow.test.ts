@@ -39,10 +39,11 @@ test('heap hold: the young generation at its size through a pool worker start an
   const held = run(root, 'held');
   assert.equal(held.isError, false, held.text);
   assert.match(held.text, /a\.ts:1/);
-  // Held again once the worker is up: the burst leaves it as the call did. Not compared with before
-  // the call: a scavenge in the milliseconds between the worker's isolate set-up (which puts V8's
-  // factor back, on the worker's thread) and the hold again can double it once (seen 1 run in 20).
-  assert.equal(held.after, held.started, `held: ${held.started} → ${held.after} bytes`);
+  // Held again once the worker is up: the burst does not grow it (a full collection in it may shrink
+  // it). Not compared with before the call: a scavenge in the milliseconds between the worker's
+  // isolate set-up (which puts V8's factor back, on the worker's thread) and the hold again can
+  // double it once (seen 1 run in 20).
+  assert.ok(held.after <= held.started, `held: ${held.started} → ${held.after} bytes`);
   for (const mode of ['untrimmed', 'inline', 'thrown'] as const) {
     const free = run(root, mode);
     assert.equal(free.isError, false, free.text);
