@@ -84,9 +84,10 @@ const LOCAL_WINDOWS_SHARE = 4;
 /**
  * Whether a long line holds a match, from windows around the literal's occurrences first. With a
  * bound on the span they decide; without one, a match in a window is a match, and a line with none
- * in the windows tested (up to a share of the line) is decoded whole and tested. A line of megabytes decoded is a string in V8's
- * large-object space, which only a full collection frees: a whole-tree regex count on a real-shaped
- * tree (source maps, bundles) left up to 17 MiB of them dead in each worker between collections.
+ * in the windows tested (up to a share of the line) is decoded whole and tested. A line of megabytes
+ * decoded is a string in V8's large-object space, which only a full collection frees: a whole-tree
+ * regex count on a real-shaped tree (source maps, bundles) left up to 17 MiB of them dead in each
+ * worker between collections.
  */
 function longLineMatches(
   bytes: Buffer,

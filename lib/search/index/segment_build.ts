@@ -97,12 +97,12 @@ export class PairBuffer {
 }
 
 /**
- * Pairs per segment: (build_shard.ts starts a new segment at this many) bounds a worker's memory while building (~8 bytes a pair, twice; the sort's
- * scratch 13 more, all WebAssembly memory released when the piece ends). Every segment has a key
- * table of its own, which a serving runtime holds and a query looks its keys up in: on a 104k-file
- * tree of real code 512k made 369 segments of 9.4M keys (a 178 MB index), 4M makes 28 of 2.9M (109
- * MB), for a one-shot build's peak of 234 MB against 186 and a warm runtime's serving peak ~45 MB lower.
- * 3M against 4M, with the sort's scratch shared by the workers (shared_scratch.ts), building alone on
+ * Pairs per segment (build_shard.ts starts a new segment at this many): bounds a worker's memory
+ * while building (~8 bytes a pair, twice; the sort's scratch 13 more, all WebAssembly memory
+ * released when the piece ends). Every segment has a key table of its own, which a serving runtime
+ * holds and a query looks its keys up in: on a 104k-file tree of real code 512k made 369 segments of
+ * 9.4M keys (a 178 MB index), 4M makes 28 of 2.9M (109 MB), for a one-shot build's peak of 234 MB
+ * against 186 and a warm runtime's serving peak ~45 MB lower. 3M against 4M, with the sort's scratch shared by the workers (shared_scratch.ts), building alone on
  * 2 workers (three runs each): peak RSS 239–241 against 257–261 MiB, build time level (3.2–3.3 s),
  * an index of 110 MB against 105, a runtime serving from it level (164–166 against 162–163).
  */
@@ -111,8 +111,8 @@ export const PAIRS_PER_SEGMENT = 3072 * 1024;
 export const PAIR_CAPACITY = PAIRS_PER_SEGMENT + (1 << 16);
 
 // Scratch arrays of the radix sort and the postings, kept between segments (one set per thread) up
-// to a segment's pairs; a larger segment (a large file's) gets scratch of its own, dropped after it.
-const KEEP_SCRATCH_PAIRS = PAIR_CAPACITY;
+// to a segment's pairs (PAIR_CAPACITY); a larger segment (a large file's) gets scratch of its own,
+// dropped after it.
 let kept: Scratch = { keys: new Uint32Array(0), files: new Uint32Array(0), post: new Uint8Array(0) };
 const POP8 = Uint8Array.from({ length: 256 }, (_, x) => {
   let c = 0;
@@ -152,7 +152,7 @@ export function encodeSegmentView(p: PairBuffer, nFiles: number, shared?: Scratc
   let out = shared && shared.encoded.length >= length ? shared.encoded : encoded;
   if (out.length < length) {
     out = mappedU8(length);
-    if (length <= 5 * KEEP_SCRATCH_PAIRS) encoded = out;
+    if (length <= 5 * PAIR_CAPACITY) encoded = out;
   }
   out.set(new Uint8Array(head.buffer, head.byteOffset, head.byteLength), 0);
   out.set(scratch.post.subarray(0, at), head.byteLength);
@@ -207,7 +207,7 @@ function headScratch(n: number, shared: ScratchSet | undefined): Uint32Array {
   if (shared && shared.heads.length >= n) return shared.heads.subarray(0, n).fill(0);
   if (heads.length >= n) return heads.subarray(0, n).fill(0);
   const made = mappedU32(n);
-  if (n <= 3 * KEEP_SCRATCH_PAIRS) heads = made;
+  if (n <= 3 * PAIR_CAPACITY) heads = made;
   return made;
 }
 
@@ -226,7 +226,7 @@ function scratchFor(n: number, denseRoom: number, shared: ScratchSet | undefined
       files: mappedU32(room),
       post: mappedU8(room * 5 + 16 + denseRoom),
     };
-    if (n <= KEEP_SCRATCH_PAIRS) kept = scratch;
+    if (n <= PAIR_CAPACITY) kept = scratch;
   }
   return scratch;
 }

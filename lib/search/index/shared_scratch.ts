@@ -58,6 +58,11 @@ const viewsOf = (s: SharedScratch): ScratchSet => ({
   encoded: new Uint8Array(s.encoded),
 });
 
+/** The turn's word: free, taken, or given up on (a wait timed out: its holder is taken to be gone). */
+const FREE = 0;
+const TAKEN = 1;
+const ABANDONED = 2;
+
 /**
  * Runs `work` with the shared scratch while holding its turn, or with none (`work(undefined)`: the
  * thread's own scratch) when there is no shared scratch or the turn did not come within `waitMs`.
@@ -78,11 +83,6 @@ export function withScratchTurn<T>(
     Atomics.notify(word, 0, 1);
   }
 }
-
-/** The turn's word: free, taken, or given up on (a wait timed out: its holder is taken to be gone). */
-const FREE = 0;
-const TAKEN = 1;
-const ABANDONED = 2;
 
 /**
  * Takes the turn, waiting up to `waitMs`. A wait that times out gives the shared scratch up for the
