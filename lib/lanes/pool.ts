@@ -58,6 +58,13 @@ export interface ReadPool {
   readonly size: number;
   /** Runs a task; never rejects. */
   run<T extends PoolResult>(task: PoolTask, signal: AbortSignal): Promise<TaskOutcome<T>>;
+  /**
+   * Ends the workers once their running tasks are done; later tasks start fresh ones. For after
+   * work that leaves each worker fat for good (an index build: its n-gram memory, a WebAssembly
+   * memory that never shrinks, and its tables' garbage in an old generation that an idle worker
+   * never collects).
+   */
+  recycle(): void;
   close(): Promise<void>;
 }
 
@@ -85,6 +92,15 @@ export function createReadPool(
   let piscina: Piscina | undefined;
   // Why a pool was ended under its tasks (a worker failed outside any task).
   const failures = new WeakMap<Piscina, Error>();
+  // Tasks running on each Piscina, and the recycled ones, ended once none runs there any more.
+  const running = new Map<Piscina, number>();
+  const retiring = new Set<Piscina>();
+  const taskEnded = (used: Piscina) => {
+    const left = (running.get(used) ?? 1) - 1;
+    if (left > 0) return void running.set(used, left);
+    running.delete(used);
+    if (retiring.delete(used)) void used.destroy();
+  };
   let closed = false;
   // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
   const get = async () => {
@@ -145,6 +161,7 @@ export function createReadPool(
       let used: Piscina | undefined;
       try {
         used = await get();
+        running.set(used, (running.get(used) ?? 0) + 1);
         return okValue((await used.run(task, { signal })) as T);
       } catch (e) {
         if (signal.aborted) {
@@ -164,13 +181,22 @@ export function createReadPool(
         // A shard that stopped itself at its deadline (lib/search/shards.ts), before the pool's timer.
         return errValue({ reason: message.includes(SHARD_DEADLINE) ? 'timeout' : 'failed', message });
       } finally {
+        if (used) taskEnded(used);
         options.activity?.end();
       }
     },
+    recycle() {
+      const old = piscina;
+      if (!old) return;
+      piscina = undefined;
+      if (running.has(old)) retiring.add(old);
+      else void old.destroy();
+    },
     async close() {
       closed = true;
-      await piscina?.destroy();
+      const all = [...retiring, ...(piscina ? [piscina] : [])];
       piscina = undefined;
+      await Promise.all(all.map((p) => p.destroy()));
     },
   };
 }

@@ -87,9 +87,10 @@ export function startLanes(
   // them (bench/memory.bench.ts, 104k-file real-shaped tree, 3 alternated rounds: main heap 58–64
   // against 86–87 MiB at serving's end, peak serving 211–230 against 236–241), for 10–20 ms of the main
   // thread once per build.
-  const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root), o.gitUser, () =>
-    heapTrim.sweep(),
-  );
+  const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root), o.gitUser, () => {
+    heapTrim.sweep();
+    (pool ?? standby)?.recycle();
+  });
   if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
   const jobs = new JobTable();
   const shellSeen: ShellSeen = {};

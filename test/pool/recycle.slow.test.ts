@@ -1,0 +1,126 @@
+/**
+ * A pool recycled (lib/lanes/pool.ts `recycle`) ends its workers once the tasks they run are done,
+ * and later tasks start fresh ones: after an index build, whose n-gram memory and tables' garbage
+ * each worker would keep for as long as it lives. Tasks running or queued at the recycle are answered
+ * as if nothing happened; close() ends a pool still waiting for them. A runtime recycles its pool
+ * after each build it puts in use, and the index then serves from fresh workers. Workers are seen
+ * through node's 'worker' event and their own 'exit' events, never by waiting for a clock.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Worker } from 'node:worker_threads';
+import { createReadPool } from '../../lib/lanes/pool.ts';
+import type { PoolTask } from '../../lib/lanes/pool_protocol.ts';
+import { runtimeAt } from '../helpers/runtime.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
+
+const SAFETY = { timeout: 120_000 };
+// The fastest task a worker runs (a tool it refuses): fifty deep, most wait in the queue at the recycle.
+// Workers are kept while idle far longer than any test runs: only the recycle ends them.
+const KEPT_IDLE = 600_000;
+const QUICK: PoolTask = { kind: 'tool', name: 'no-such-tool', args: {}, root: '/', paths: [] };
+
+/** The worker threads started while watching, each with a promise of its exit. */
+function watchWorkers() {
+  const seen: { worker: Worker; exited: Promise<number> }[] = [];
+  const onWorker = (worker: Worker) =>
+    seen.push({ worker, exited: new Promise((resolve) => worker.once('exit', resolve)) });
+  process.on('worker', onWorker);
+  return { seen, stop: () => process.off('worker', onWorker) };
+}
+
+test(
+  'pool recycle: tasks running or queued at the recycle are answered; then its workers end, and a task after it starts a new one',
+  SAFETY,
+  async () => {
+    const watch = watchWorkers();
+    let started = 0;
+    let firstUp: () => void = () => undefined;
+    const up = new Promise<void>((resolve) => {
+      firstUp = resolve;
+    });
+    const pool = createReadPool({
+      workers: 2,
+      onWorkerStart: () => {
+        started++;
+        firstUp();
+      },
+    });
+    const signal = new AbortController().signal;
+    try {
+      const burst = Array.from({ length: 50 }, () => pool.run(QUICK, signal));
+      await up;
+      pool.recycle();
+      const outcomes = await Promise.all(burst);
+      assert.deepEqual(
+        outcomes.filter((o) => !o.ok),
+        [],
+        'no task failed or was cancelled by the recycle',
+      );
+      const before = watch.seen.slice();
+      assert.ok(before.length >= 1, 'the burst started a worker');
+      await Promise.all(before.map((w) => w.exited));
+      const startedBefore = started;
+      const after = await pool.run(QUICK, signal);
+      assert.equal(after.ok, true, 'a task after the recycle is answered');
+      assert.equal(started, startedBefore + 1, 'by a worker started for it');
+      pool.recycle(); // idle: its worker ends at once
+      await Promise.all(watch.seen.map((w) => w.exited));
+    } finally {
+      watch.stop();
+      await pool.close();
+    }
+  },
+);
+
+test(
+  'pool recycle: close() ends a recycled pool still waiting for its tasks; they answer cancelled',
+  SAFETY,
+  async () => {
+    const watch = watchWorkers();
+    let firstUp: () => void = () => undefined;
+    const up = new Promise<void>((resolve) => {
+      firstUp = resolve;
+    });
+    const pool = createReadPool({ workers: 1, idleMs: KEPT_IDLE, onWorkerStart: () => firstUp() });
+    const signal = new AbortController().signal;
+    try {
+      const burst = Array.from({ length: 50 }, () => pool.run(QUICK, signal));
+      await up;
+      pool.recycle();
+      pool.recycle(); // twice, and nothing more to end the second time
+      await pool.close();
+      const outcomes = await Promise.all(burst);
+      for (const o of outcomes) if (!o.ok) assert.equal(o.error.reason, 'cancelled', o.error.message);
+      await Promise.all(watch.seen.map((w) => w.exited));
+    } finally {
+      watch.stop();
+    }
+  },
+);
+
+test('pool recycle: a runtime ends the workers that built its index, and serves from new ones', SAFETY, async () => {
+  const root = tempDir();
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 2100; i++) files[`src/d${i % 40}/f${i}.ts`] = `export const v${i} = ${i}; // TODO ${i}\n`;
+  writeTree(root, files);
+  const watch = watchWorkers();
+  try {
+    const rt = runtimeAt(root, { workers: 2, index: 'build', indexCacheDir: tempDir() });
+    assert.equal((await rt.searchIndex?.build())?.ok, true);
+    const served = await rt.call('grep', { pattern: 'v1234 = 1234', output_mode: 'files_with_matches' });
+    assert.match(String(served.meta?.index), /served/, served.content);
+    assert.match(served.content, /f1234\.ts/);
+    // Every file holds TODO: the count runs on the pool.
+    const counted = await rt.call('grep', { pattern: 'TODO', output_mode: 'count', head_limit: 0 });
+    assert.equal(counted.isError, false, counted.content);
+    assert.match(counted.content, /f1234\.ts:1/);
+    // The build's pieces, queued many at once, started both workers; kept, they would have taken
+    // everything after it (they end only after 5 s idle). Ended, what came after started others.
+    assert.ok(watch.seen.length >= 3, `workers started: ${watch.seen.length}`);
+    await Promise.all(watch.seen.slice(0, 2).map((w) => w.exited));
+    await rt.close();
+  } finally {
+    watch.stop();
+  }
+});
