@@ -59,10 +59,10 @@ export interface ReadPool {
   /** Runs a task; never rejects. */
   run<T extends PoolResult>(task: PoolTask, signal: AbortSignal): Promise<TaskOutcome<T>>;
   /**
-   * Ends the workers once their running tasks are done; later tasks start fresh ones. For after
-   * work that leaves each worker fat for good (an index build: its n-gram memory, a WebAssembly
-   * memory that never shrinks, and its tables' garbage in an old generation that an idle worker
-   * never collects).
+   * Ends the workers once the pool runs no task (tasks given meanwhile still run on them); later
+   * tasks start fresh ones once these are gone. For after work that leaves each worker fat for good
+   * (an index build: its n-gram memory, a WebAssembly memory that never shrinks, and its tables'
+   * garbage in an old generation that an idle worker never collects).
    */
   recycle(): void;
   close(): Promise<void>;
@@ -92,19 +92,31 @@ export function createReadPool(
   let piscina: Piscina | undefined;
   // Why a pool was ended under its tasks (a worker failed outside any task).
   const failures = new WeakMap<Piscina, Error>();
-  // Tasks running on each Piscina, and the recycled ones, ended once none runs there any more.
+  // Tasks running on each Piscina. A recycle asked for while the pool runs any waits for the last.
   const running = new Map<Piscina, number>();
-  const retiring = new Set<Piscina>();
+  let recycleOf: Piscina | undefined;
+  // A recycled pool's end, which the next pool waits for: its threads then take over the ended ones'
+  // allocator arenas (glibc hands a new thread an arena whose thread has ended), not new ones.
+  let retired: Promise<void> | undefined;
+  const retire = (old: Piscina) => {
+    recycleOf = undefined;
+    if (piscina === old) piscina = undefined;
+    const gone: Promise<void> = old.destroy().then(() => {
+      if (retired === gone) retired = undefined;
+    });
+    retired = gone;
+  };
   const taskEnded = (used: Piscina) => {
     const left = (running.get(used) ?? 1) - 1;
     if (left > 0) return void running.set(used, left);
     running.delete(used);
-    if (retiring.delete(used)) void used.destroy();
+    if (recycleOf === used) retire(used);
   };
   let closed = false;
   // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
   const get = async () => {
     if (piscina) return piscina;
+    await retired;
     const { Piscina } = await import('piscina');
     if (piscina) return piscina; // another first task created it while this one loaded Piscina
     // Closed while Piscina loaded: a pool made now would outlive close() with its task running.
@@ -186,17 +198,15 @@ export function createReadPool(
       }
     },
     recycle() {
-      const old = piscina;
-      if (!old) return;
-      piscina = undefined;
-      if (running.has(old)) retiring.add(old);
-      else void old.destroy();
+      if (!piscina) return;
+      if (running.has(piscina)) recycleOf = piscina;
+      else retire(piscina);
     },
     async close() {
       closed = true;
-      const all = [...retiring, ...(piscina ? [piscina] : [])];
+      const last = piscina;
       piscina = undefined;
-      await Promise.all(all.map((p) => p.destroy()));
+      await Promise.all([last?.destroy(), retired]);
     },
   };
 }

@@ -20,13 +20,19 @@ const SAFETY = { timeout: 120_000 };
 const KEPT_IDLE = 600_000;
 const QUICK: PoolTask = { kind: 'tool', name: 'no-such-tool', args: {}, root: '/', paths: [] };
 
-/** The worker threads started while watching, each with a promise of its exit. */
+/** The worker threads started while watching, each with a promise of its exit, and both in order. */
 function watchWorkers() {
   const seen: { worker: Worker; exited: Promise<number> }[] = [];
-  const onWorker = (worker: Worker) =>
-    seen.push({ worker, exited: new Promise((resolve) => worker.once('exit', resolve)) });
+  const events: string[] = [];
+  const onWorker = (worker: Worker) => {
+    const n = seen.length;
+    events.push(`start ${n}`);
+    const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+    void exited.then(() => events.push(`exit ${n}`));
+    seen.push({ worker, exited });
+  };
   process.on('worker', onWorker);
-  return { seen, stop: () => process.off('worker', onWorker) };
+  return { seen, events, stop: () => process.off('worker', onWorker) };
 }
 
 test(
@@ -64,8 +70,15 @@ test(
       const after = await pool.run(QUICK, signal);
       assert.equal(after.ok, true, 'a task after the recycle is answered');
       assert.equal(started, startedBefore + 1, 'by a worker started for it');
-      pool.recycle(); // idle: its worker ends at once
-      await Promise.all(watch.seen.map((w) => w.exited));
+      // Idle: its worker ends at once, and the next task's worker starts once it is gone (the new
+      // thread takes over the ended one's allocator arena).
+      const last = watch.seen.length - 1;
+      pool.recycle();
+      assert.equal((await pool.run(QUICK, signal)).ok, true);
+      assert.equal(watch.seen.length, last + 2, 'a new worker for the task after the recycle');
+      await watch.seen[last]?.exited;
+      const order = watch.events.filter((e) => e === `exit ${last}` || e === `start ${last + 1}`);
+      assert.deepEqual(order, [`exit ${last}`, `start ${last + 1}`], watch.events.join(', '));
     } finally {
       watch.stop();
       await pool.close();
