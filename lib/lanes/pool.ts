@@ -101,9 +101,13 @@ export function createReadPool(
   const retire = (old: Piscina) => {
     recycleOf = undefined;
     if (piscina === old) piscina = undefined;
-    const gone: Promise<void> = old.destroy().then(() => {
-      if (retired === gone) retired = undefined;
-    });
+    // Never a rejection: the next pool waits for this one, and would fail every task after it.
+    const gone: Promise<void> = old
+      .destroy()
+      .catch(() => undefined)
+      .then(() => {
+        if (retired === gone) retired = undefined;
+      });
     retired = gone;
   };
   const taskEnded = (used: Piscina) => {
@@ -114,11 +118,16 @@ export function createReadPool(
   };
   let closed = false;
   // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
+  // Counted as it is handed to a task, in the same turn: a recycle then never ends it under the task.
+  const take = (p: Piscina) => {
+    running.set(p, (running.get(p) ?? 0) + 1);
+    return p;
+  };
   const get = async () => {
-    if (piscina) return piscina;
+    if (piscina) return take(piscina);
     await retired;
     const { Piscina } = await import('piscina');
-    if (piscina) return piscina; // another first task created it while this one loaded Piscina
+    if (piscina) return take(piscina); // another first task created it while this one loaded Piscina
     // Closed while Piscina loaded: a pool made now would outlive close() with its task running.
     if (closed) throw new Error('the read pool is closed');
     piscina = new Piscina({
@@ -156,10 +165,9 @@ export function createReadPool(
       // tasks would wait for their deadlines (a one-shot's process ended with them unsettled): end
       // this pool, so they fail now with the cause, and let the next task start a new one.
       failures.set(made, e);
-      if (piscina === made) piscina = undefined;
-      void made.destroy();
+      retire(made);
     });
-    return made;
+    return take(made);
   };
   return {
     size,
@@ -173,7 +181,6 @@ export function createReadPool(
       let used: Piscina | undefined;
       try {
         used = await get();
-        running.set(used, (running.get(used) ?? 0) + 1);
         return okValue((await used.run(task, { signal })) as T);
       } catch (e) {
         if (signal.aborted) {
@@ -204,6 +211,7 @@ export function createReadPool(
     },
     async close() {
       closed = true;
+      recycleOf = undefined; // its tasks end cancelled now, and it with them
       const last = piscina;
       piscina = undefined;
       await Promise.all([last?.destroy(), retired]);

@@ -1,8 +1,8 @@
 /**
  * A pool recycled (lib/lanes/pool.ts `recycle`) ends its workers once the tasks they run are done,
  * and later tasks start fresh ones: after an index build, whose n-gram memory and tables' garbage
- * each worker would keep for as long as it lives. Tasks running or queued at the recycle are answered
- * as if nothing happened; close() ends a pool still waiting for them. A runtime recycles its pool
+ * each worker would keep for as long as it lives. Tasks running or queued at the recycle, or given in
+ * the same turn, are answered as if nothing happened; close() ends a pool still waiting for them. A runtime recycles its pool
  * after each build it puts in use, and the index then serves from fresh workers. Workers are seen
  * through node's 'worker' event and their own 'exit' events, never by waiting for a clock.
  */
@@ -81,6 +81,34 @@ test(
       assert.deepEqual(order, [`exit ${last}`, `start ${last + 1}`], watch.events.join(', '));
     } finally {
       watch.stop();
+      await pool.close();
+    }
+  },
+);
+
+test(
+  'pool recycle: a task given in the same turn as the recycle is answered, on an idle pool or one whose call was just aborted',
+  SAFETY,
+  async () => {
+    const pool = createReadPool({ workers: 1, idleMs: KEPT_IDLE });
+    const fresh = () => new AbortController().signal;
+    try {
+      assert.equal((await pool.run(QUICK, fresh())).ok, true);
+      // Handed the pool, not yet running on it: the recycle must wait for it, not end it under it.
+      const given = pool.run(QUICK, fresh());
+      pool.recycle();
+      const o = await given;
+      assert.equal(o.ok, true, o.ok ? '' : `${o.error.reason}: ${o.error.message}`);
+      // A recycle waiting for a call's tasks; the call aborted, and a task given in the same turn.
+      const call = new AbortController();
+      const tasks = Array.from({ length: 50 }, () => pool.run(QUICK, call.signal));
+      await tasks[2];
+      pool.recycle();
+      call.abort();
+      const after = await pool.run(QUICK, fresh());
+      assert.equal(after.ok, true, after.ok ? '' : `${after.error.reason}: ${after.error.message}`);
+      for (const t of await Promise.all(tasks)) if (!t.ok) assert.equal(t.error.reason, 'cancelled', t.error.message);
+    } finally {
       await pool.close();
     }
   },
