@@ -30,6 +30,11 @@ const WORKER_YOUNG_MB = 4;
  * (medians of 6, alternated; new workers have empty directory caches and unoptimised code).
  */
 const IDLE_WORKER_MS = 5000;
+/**
+ * A task a worker refuses at once (no tool has an empty name), given only so that Piscina starts a
+ * worker for the tasks queued behind one that was aborted (see `refill`).
+ */
+const REFILL: PoolTask = { kind: 'tool', name: '', args: {}, root: '/', paths: [] };
 /** How Piscina's 'error' event begins for a worker's answer to a task no longer waited for. */
 const UNEXPECTED_ANSWER = 'Unexpected message from Worker';
 
@@ -116,6 +121,13 @@ export function createReadPool(
     running.delete(used);
     if (recycleOf === used) retire(used);
   };
+  // A task aborted while it ran ended its worker, and Piscina starts none for the tasks queued behind
+  // it (it keeps `minThreads`, 0 so that idle workers end) until a task is given: they waited for
+  // their deadlines and answered 'timeout' without having run. One is given, which starts a worker.
+  const refill = (p: Piscina) => {
+    if (p !== piscina || p.queueSize === 0 || p.threads.length >= size) return;
+    p.run(REFILL).catch(() => undefined);
+  };
   let closed = false;
   // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
   // Counted as it is handed to a task, in the same turn: a recycle then never ends it under the task.
@@ -184,6 +196,7 @@ export function createReadPool(
         return okValue((await used.run(task, { signal })) as T);
       } catch (e) {
         if (signal.aborted) {
+          if (used) refill(used);
           const timedOut = (signal.reason as Error)?.name === 'TimeoutError';
           return errValue({
             reason: timedOut ? 'timeout' : 'cancelled',
