@@ -14,6 +14,7 @@ import type { TaskOutcome } from '../core/task_outcome.ts';
 import { SHARD_DEADLINE } from '../search/shards.ts';
 import type { Activity } from './heap_trim.ts';
 import { type PoolResult, type PoolTask, READ_LANE_TASK } from './pool_protocol.ts';
+import { PiscinaSlot } from './pool_slot.ts';
 
 /** Heap limit of each worker, in MiB. */
 const WORKER_HEAP_MB = 512;
@@ -30,11 +31,6 @@ const WORKER_YOUNG_MB = 4;
  * (medians of 6, alternated; new workers have empty directory caches and unoptimised code).
  */
 const IDLE_WORKER_MS = 5000;
-/**
- * A task a worker refuses at once (no tool has an empty name), given only so that Piscina starts a
- * worker for the tasks queued behind one that was aborted (see `refill`).
- */
-const REFILL: PoolTask = { kind: 'tool', name: '', args: {}, root: '/', paths: [] };
 /** How Piscina's 'error' event begins for a worker's answer to a task no longer waited for. */
 const UNEXPECTED_ANSWER = 'Unexpected message from Worker';
 
@@ -94,76 +90,21 @@ export function createReadPool(
   } = {},
 ): ReadPool {
   const size = Math.max(1, options.workers ?? defaultWorkers());
-  let piscina: Piscina | undefined;
+  const slot = new PiscinaSlot(size);
   // Why a pool was ended under its tasks (a worker failed outside any task).
   const failures = new WeakMap<Piscina, Error>();
-  // Tasks running on each Piscina. A recycle asked for while the pool runs any waits for the last.
-  const running = new Map<Piscina, number>();
-  let recycleOf: Piscina | undefined;
-  // A recycled pool's end, which the next pool waits for: its threads then take over the ended ones'
-  // allocator arenas (glibc hands a new thread an arena whose thread has ended), not new ones.
-  let retired: Promise<void> | undefined;
-  const retire = (old: Piscina) => {
-    recycleOf = undefined;
-    if (piscina === old) piscina = undefined;
-    // Never a rejection: the next pool waits for this one, and would fail every task after it.
-    const gone: Promise<void> = old
-      .destroy()
-      .catch(() => undefined)
-      .then(() => {
-        if (retired === gone) retired = undefined;
-      });
-    retired = gone;
-  };
-  const taskEnded = (used: Piscina) => {
-    const left = (running.get(used) ?? 1) - 1;
-    if (left > 0) return void running.set(used, left);
-    running.delete(used);
-    if (recycleOf === used) retire(used);
-  };
-  // A task aborted while it ran ended its worker, and Piscina starts none for the tasks queued behind
-  // it (it keeps `minThreads`, 0 so that idle workers end) until a task is given: they waited for
-  // their deadlines and answered 'timeout' without having run. One is given, which starts a worker.
-  const refill = (p: Piscina) => {
-    if (p !== piscina || p.queueSize === 0 || p.threads.length >= size) return;
-    p.run(REFILL).catch(() => undefined);
-  };
   let closed = false;
   // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
-  // Counted as it is handed to a task, in the same turn: a recycle then never ends it under the task.
-  const take = (p: Piscina) => {
-    running.set(p, (running.get(p) ?? 0) + 1);
-    return p;
-  };
   const get = async () => {
-    if (piscina) return take(piscina);
-    await retired;
+    if (slot.current) return slot.take(slot.current);
+    await slot.retired;
     const { Piscina } = await import('piscina');
-    if (piscina) return take(piscina); // another first task created it while this one loaded Piscina
+    // Another first task made one while this one loaded Piscina.
+    if (slot.current) return slot.take(slot.current);
     // Closed while Piscina loaded: a pool made now would outlive close() with its task running.
     if (closed) throw new Error('the read pool is closed');
-    piscina = new Piscina({
-      filename: workerFile,
-      name: READ_LANE_TASK,
-      minThreads: 0,
-      maxThreads: size,
-      idleTimeout: options.idleMs ?? IDLE_WORKER_MS,
-      ...(workerExecArgv ? { execArgv: workerExecArgv } : {}),
-      // A small young generation keeps each worker's RSS down (a search makes much short-lived
-      // garbage). 8 MiB against 16 (bench/rss_probe.ts, 100k-file tree, 2 workers): a whole-tree
-      // count's peak 153–158 against 172–174 MiB (three alternated runs); warm speed level
-      // (bench/compare.ts, 10 cases: median ratio 16/8 = 1.06, load 11–13). The ~10% that 8 MiB once
-      // cost on `-i` was measured before `-i` searched raw bytes (fold_wasm.ts) instead of a latin1 copy.
-      // 4 MiB against 8, once whole-tree listings stopped leaving garbage (lib/search/listing.ts): the
-      // rss_probe sequence's peak 123–128 against 138–141 MiB (three alternated runs, load ~5); warm
-      // speed level (compare.ts, 10 cases, two runs: median ratio 4/8 = 0.98 and 1.00, load ~6); index
-      // rebuild CPU +5% (2.62–2.74 against 2.47–2.69 s, three alternated builds).
-      resourceLimits: {
-        maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB,
-        maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
-      },
-    });
-    const made = piscina;
+    const made = new Piscina(piscinaOptions(size, options));
+    slot.current = made;
     if (options.onWorkerStart) made.on('workerCreate', options.onWorkerStart);
     made.on('error', (e: Error) => {
       // A worker's answer that arrived after its task was ended (an abort, or close() while the
@@ -177,9 +118,9 @@ export function createReadPool(
       // tasks would wait for their deadlines (a one-shot's process ended with them unsettled): end
       // this pool, so they fail now with the cause, and let the next task start a new one.
       failures.set(made, e);
-      retire(made);
+      slot.retire(made);
     });
-    return take(made);
+    return slot.take(made);
   };
   return {
     size,
@@ -196,7 +137,7 @@ export function createReadPool(
         return okValue((await used.run(task, { signal })) as T);
       } catch (e) {
         if (signal.aborted) {
-          if (used) refill(used);
+          if (used) slot.refill(used);
           const timedOut = (signal.reason as Error)?.name === 'TimeoutError';
           return errValue({
             reason: timedOut ? 'timeout' : 'cancelled',
@@ -213,21 +154,39 @@ export function createReadPool(
         // A shard that stopped itself at its deadline (lib/search/shards.ts), before the pool's timer.
         return errValue({ reason: message.includes(SHARD_DEADLINE) ? 'timeout' : 'failed', message });
       } finally {
-        if (used) taskEnded(used);
+        if (used) slot.taskEnded(used);
         options.activity?.end();
       }
     },
-    recycle() {
-      if (!piscina) return;
-      if (running.has(piscina)) recycleOf = piscina;
-      else retire(piscina);
-    },
+    recycle: () => slot.recycle(),
     async close() {
       closed = true;
-      recycleOf = undefined; // its tasks end cancelled now, and it with them
-      const last = piscina;
-      piscina = undefined;
-      await Promise.all([last?.destroy(), retired]);
+      await slot.close();
+    },
+  };
+}
+
+/** The read lane's Piscina: workers started as tasks come, ended when idle, with small heaps. */
+function piscinaOptions(size: number, options: { heapMb?: number; idleMs?: number }) {
+  return {
+    filename: workerFile,
+    name: READ_LANE_TASK,
+    minThreads: 0,
+    maxThreads: size,
+    idleTimeout: options.idleMs ?? IDLE_WORKER_MS,
+    ...(workerExecArgv ? { execArgv: workerExecArgv } : {}),
+    // A small young generation keeps each worker's RSS down (a search makes much short-lived
+    // garbage). 8 MiB against 16 (bench/rss_probe.ts, 100k-file tree, 2 workers): a whole-tree
+    // count's peak 153–158 against 172–174 MiB (three alternated runs); warm speed level
+    // (bench/compare.ts, 10 cases: median ratio 16/8 = 1.06, load 11–13). The ~10% that 8 MiB once
+    // cost on `-i` was measured before `-i` searched raw bytes (fold_wasm.ts) instead of a latin1 copy.
+    // 4 MiB against 8, once whole-tree listings stopped leaving garbage (lib/search/listing.ts): the
+    // rss_probe sequence's peak 123–128 against 138–141 MiB (three alternated runs, load ~5); warm
+    // speed level (compare.ts, 10 cases, two runs: median ratio 4/8 = 0.98 and 1.00, load ~6); index
+    // rebuild CPU +5% (2.62–2.74 against 2.47–2.69 s, three alternated builds).
+    resourceLimits: {
+      maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB,
+      maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
     },
   };
 }

@@ -1,0 +1,86 @@
+/**
+ * Which Piscina the read pool hands its tasks to, and when one ends. A recycle (after work that leaves
+ * each worker fat for good: an index build) ends the current one once it runs no task, counted as each
+ * task is handed it; the next one is made only once that one is gone, so its threads take over the
+ * ended ones' allocator arenas (glibc hands a new thread an arena whose thread has ended) instead of
+ * new ones. It also starts a worker for tasks left queued with none to run them. Main thread.
+ */
+import type { Piscina } from 'piscina';
+import type { PoolTask } from './pool_protocol.ts';
+
+/**
+ * A task a worker refuses at once (no tool has an empty name), given only so that Piscina starts a
+ * worker for the tasks queued behind one that was aborted (see `refill`).
+ */
+const REFILL: PoolTask = { kind: 'tool', name: '', args: {}, root: '/', paths: [] };
+
+export class PiscinaSlot {
+  /** The Piscina new tasks go to; undefined until one is made, and after one ends. */
+  current: Piscina | undefined;
+  /** A retired Piscina's end, which the next one waits for. Never rejects. */
+  retired: Promise<void> | undefined;
+  readonly #size: number;
+  // Tasks handed each Piscina and not ended yet.
+  readonly #running = new Map<Piscina, number>();
+  // The Piscina a recycle waits to end, once the last of its tasks ends.
+  #recycleOf: Piscina | undefined;
+
+  constructor(size: number) {
+    this.#size = size;
+  }
+
+  /** `p`, counted as it is handed to a task, in the same turn: a recycle then never ends it under the task. */
+  take(p: Piscina): Piscina {
+    this.#running.set(p, (this.#running.get(p) ?? 0) + 1);
+    return p;
+  }
+
+  /** A task handed `p` has ended. */
+  taskEnded(p: Piscina): void {
+    const left = (this.#running.get(p) ?? 1) - 1;
+    if (left > 0) return void this.#running.set(p, left);
+    this.#running.delete(p);
+    if (this.#recycleOf === p) this.retire(p);
+  }
+
+  /** Ends the current Piscina once it runs no task (tasks handed it meanwhile still run on it). */
+  recycle(): void {
+    const p = this.current;
+    if (!p) return;
+    if (this.#running.has(p)) this.#recycleOf = p;
+    else this.retire(p);
+  }
+
+  /** Ends `old` now; new tasks go to the next Piscina, made once this one is gone. */
+  retire(old: Piscina): void {
+    if (this.#recycleOf === old) this.#recycleOf = undefined;
+    if (this.current === old) this.current = undefined;
+    // Never a rejection: the next Piscina waits for this one, and would fail every task after it.
+    const gone: Promise<void> = old
+      .destroy()
+      .catch(() => undefined)
+      .then(() => {
+        if (this.retired === gone) this.retired = undefined;
+      });
+    this.retired = gone;
+  }
+
+  /**
+   * After a task of `p` was aborted. One aborted while it ran ended its worker, and Piscina starts
+   * none for the tasks queued behind it (it keeps `minThreads`, 0 so that idle workers end) until a
+   * task is given: they waited for their deadlines and answered 'timeout' without having run. One is
+   * given, which starts a worker.
+   */
+  refill(p: Piscina): void {
+    if (p !== this.current || p.queueSize === 0 || p.threads.length >= this.#size) return;
+    p.run(REFILL).catch(() => undefined);
+  }
+
+  /** Ends the current Piscina now (its tasks end cancelled) and waits for a retired one too. */
+  async close(): Promise<void> {
+    this.#recycleOf = undefined;
+    const last = this.current;
+    this.current = undefined;
+    await Promise.all([last?.destroy(), this.retired]);
+  }
+}
