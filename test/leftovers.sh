@@ -11,7 +11,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 ((${#@})) || set -- node --import tsx test/run.ts
 run_tmp=$(mktemp -d "${TMPDIR:-/tmp}/mewcode-leftovers.XXXXXX")
-before=$(find /tmp -mindepth 1 -maxdepth 1 | sort)
+# /tmp's own entries, and the roots of its spill directories (which exist before the run): a child
+# given no TMPDIR spills there, where the test that removes its files by its own TMPDIR never looks.
+in_tmp() { { find /tmp -mindepth 1 -maxdepth 1; find /tmp/mewcode-spill-* -mindepth 1 -maxdepth 1 2>/dev/null; } | sort; }
+before=$(in_tmp)
 
 TMPDIR=$run_tmp "$@"
 status=$?
@@ -39,7 +42,7 @@ if [[ -n $procs ]]; then
   for pid in $procs; do ps -o pid=,etime=,args= -p "$pid" >&2; done
   left=1
 fi
-after=$(find /tmp -mindepth 1 -maxdepth 1 | sort)
+after=$(in_tmp)
 new=$(comm -13 <(echo "$before") <(echo "$after") | grep -vx "$run_tmp" || true)
 if [[ -n $new ]]; then
   echo "new in /tmp during the run (the tests' or, on a shared machine, someone else's):" >&2

@@ -50,11 +50,12 @@ export async function connectMcp(o: McpOptions): Promise<McpConnection> {
 /**
  * The SDK gives the server only a whitelist of the environment (HOME, PATH, …), so without these the
  * server's index cache and undo journal would land in the user's own directories, not test/run.ts's
- * temporary ones.
+ * temporary ones, and its spill files (a background job's output) in /tmp, where the test that
+ * removes them (by its own TMPDIR) does not look.
  */
 function testDirs(): Record<string, string> {
   const dirs: Record<string, string> = {};
-  for (const k of ['XDG_CACHE_HOME', 'XDG_DATA_HOME']) if (process.env[k]) dirs[k] = process.env[k];
+  for (const k of ['XDG_CACHE_HOME', 'XDG_DATA_HOME', 'TMPDIR']) if (process.env[k]) dirs[k] = process.env[k];
   return dirs;
 }
 
