@@ -89,9 +89,10 @@ export function startLanes(
   // thread once per build. The workers that built it are recycled too: each kept the build's n-gram
   // memory and garbage while it lived (serving after a build 177–178 against 185–187 MiB, the first
   // searches after it ~100 ms slower in all, on fresh workers).
-  const index = searchIndexFor(gate.root, options, pool ?? standby, searchSkip?.(gate.root), o.gitUser, () => {
+  const indexPool = pool ?? standby;
+  const index = searchIndexFor(gate.root, options, indexPool, searchSkip?.(gate.root), o.gitUser, () => {
     heapTrim.sweep();
-    (pool ?? standby)?.recycle();
+    indexPool?.recycle();
   });
   if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
   const jobs = new JobTable();

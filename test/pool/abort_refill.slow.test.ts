@@ -11,11 +11,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { createReadPool } from '../../lib/lanes/pool.ts';
 import type { PoolTask } from '../../lib/lanes/pool_protocol.ts';
+import { countedPool, QUICK } from '../helpers/pool.ts';
 import { tempDir } from '../helpers/temp.ts';
-
-const QUICK: PoolTask = { kind: 'tool', name: 'no-such-tool', args: {}, root: '/', paths: [] };
 
 /** A grep shard that backtracks for far longer than the test: it runs until it is aborted. */
 function runaway(): PoolTask {
@@ -42,18 +40,7 @@ function runaway(): PoolTask {
 test('pool: tasks queued behind one aborted while it runs are run, on a worker started for them', {
   timeout: 120_000,
 }, async () => {
-  let started = 0;
-  let up: () => void = () => undefined;
-  const firstUp = new Promise<void>((resolve) => {
-    up = resolve;
-  });
-  const pool = createReadPool({
-    workers: 1,
-    onWorkerStart: () => {
-      started++;
-      up();
-    },
-  });
+  const { pool, started, firstUp } = countedPool({ workers: 1 });
   try {
     const stop = new AbortController();
     const long = pool.run(runaway(), stop.signal);
@@ -68,7 +55,7 @@ test('pool: tasks queued behind one aborted while it runs are run, on a worker s
       [true, true, true],
       'each queued task answered',
     );
-    assert.equal(started, 2, 'a worker started for them after the first ended');
+    assert.equal(started(), 2, 'a worker started for them after the first ended');
   } finally {
     await pool.close();
   }

@@ -10,15 +10,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Worker } from 'node:worker_threads';
 import { createReadPool } from '../../lib/lanes/pool.ts';
-import type { PoolTask } from '../../lib/lanes/pool_protocol.ts';
+import { countedPool, QUICK } from '../helpers/pool.ts';
 import { runtimeAt } from '../helpers/runtime.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const SAFETY = { timeout: 120_000 };
-// The fastest task a worker runs (a tool it refuses): fifty deep, most wait in the queue at the recycle.
 // Workers are kept while idle far longer than any test runs: only the recycle ends them.
 const KEPT_IDLE = 600_000;
-const QUICK: PoolTask = { kind: 'tool', name: 'no-such-tool', args: {}, root: '/', paths: [] };
 
 /** The worker threads started while watching, each with a promise of its exit, and both in order. */
 function watchWorkers() {
@@ -40,22 +38,12 @@ test(
   SAFETY,
   async () => {
     const watch = watchWorkers();
-    let started = 0;
-    let firstUp: () => void = () => undefined;
-    const up = new Promise<void>((resolve) => {
-      firstUp = resolve;
-    });
-    const pool = createReadPool({
-      workers: 2,
-      onWorkerStart: () => {
-        started++;
-        firstUp();
-      },
-    });
+    const { pool, started, firstUp } = countedPool({ workers: 2, idleMs: KEPT_IDLE });
     const signal = new AbortController().signal;
     try {
+      // Fifty deep: most wait in the queue at the recycle.
       const burst = Array.from({ length: 50 }, () => pool.run(QUICK, signal));
-      await up;
+      await firstUp;
       pool.recycle();
       const outcomes = await Promise.all(burst);
       assert.deepEqual(
@@ -66,10 +54,10 @@ test(
       const before = watch.seen.slice();
       assert.ok(before.length >= 1, 'the burst started a worker');
       await Promise.all(before.map((w) => w.exited));
-      const startedBefore = started;
+      const startedBefore = started();
       const after = await pool.run(QUICK, signal);
       assert.equal(after.ok, true, 'a task after the recycle is answered');
-      assert.equal(started, startedBefore + 1, 'by a worker started for it');
+      assert.equal(started(), startedBefore + 1, 'by a worker started for it');
       // Idle: its worker ends at once, and the next task's worker starts once it is gone (the new
       // thread takes over the ended one's allocator arena).
       const last = watch.seen.length - 1;
@@ -119,15 +107,11 @@ test(
   SAFETY,
   async () => {
     const watch = watchWorkers();
-    let firstUp: () => void = () => undefined;
-    const up = new Promise<void>((resolve) => {
-      firstUp = resolve;
-    });
-    const pool = createReadPool({ workers: 1, idleMs: KEPT_IDLE, onWorkerStart: () => firstUp() });
+    const { pool, firstUp } = countedPool({ workers: 1, idleMs: KEPT_IDLE });
     const signal = new AbortController().signal;
     try {
       const burst = Array.from({ length: 50 }, () => pool.run(QUICK, signal));
-      await up;
+      await firstUp;
       pool.recycle();
       pool.recycle(); // twice, and nothing more to end the second time
       await pool.close();

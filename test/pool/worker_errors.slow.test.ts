@@ -14,9 +14,8 @@ import { test } from 'node:test';
 import type { TaskOutcome } from '../../lib/core/task_outcome.ts';
 import type { ToolResult } from '../../lib/core/tool.ts';
 import { createReadPool } from '../../lib/lanes/pool.ts';
-import type { PoolTask } from '../../lib/lanes/pool_protocol.ts';
+import { QUICK } from '../helpers/pool.ts';
 
-const QUICK: PoolTask = { kind: 'tool', name: 'no-such-tool', args: {}, root: '/', paths: [] };
 const ROUNDS = 30;
 
 /** Runs `body` and the turns after it; the uncaught exceptions seen meanwhile. */

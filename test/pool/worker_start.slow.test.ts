@@ -6,9 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createReadPool } from '../../lib/lanes/pool.ts';
-import type { PoolTask } from '../../lib/lanes/pool_protocol.ts';
-
-const QUICK: PoolTask = { kind: 'tool', name: 'no-such-tool', args: {}, root: '/', paths: [] };
+import { QUICK } from '../helpers/pool.ts';
 
 test('pool: onWorkerStart once per worker started, not per task', { timeout: 120_000 }, async () => {
   let started = 0;

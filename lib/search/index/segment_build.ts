@@ -102,9 +102,10 @@ export class PairBuffer {
  * released when the piece ends). Every segment has a key table of its own, which a serving runtime
  * holds and a query looks its keys up in: on a 104k-file tree of real code 512k made 369 segments of
  * 9.4M keys (a 178 MB index), 4M makes 28 of 2.9M (109 MB), for a one-shot build's peak of 234 MB
- * against 186 and a warm runtime's serving peak ~45 MB lower. 3M against 4M, with the sort's scratch shared by the workers (shared_scratch.ts), building alone on
- * 2 workers (three runs each): peak RSS 239–241 against 257–261 MiB, build time level (3.2–3.3 s),
- * an index of 110 MB against 105, a runtime serving from it level (164–166 against 162–163).
+ * against 186 and a warm runtime's serving peak ~45 MB lower. 3M against 4M, with the sort's scratch
+ * shared by the workers (shared_scratch.ts), building alone on 2 workers (three runs each): peak RSS
+ * 239–241 against 257–261 MiB, build time level (3.2–3.3 s), an index of 110 MB against 105, a
+ * runtime serving from it level (164–166 against 162–163).
  */
 export const PAIRS_PER_SEGMENT = 3072 * 1024;
 /** Room of the pair buffer: a segment's pairs plus a file that starts one. */
