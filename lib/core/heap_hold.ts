@@ -1,5 +1,5 @@
 /**
- * Keeps V8's heaps lean while a runtime is open, through two of V8's flags, which can be set at run
+ * Keeps V8's heaps lean while a runtime is open, through three of V8's flags, which can be set at run
  * time and are the process's.
  *
  * The young generations stay at the size they start with (1 MiB a semi-space on the main thread)
@@ -17,6 +17,14 @@
  * on the main thread. With the young generation held, a call's short-lived objects are promoted
  * sooner, and the main thread's old space of a runtime serving from its index grew from 15 to 37 MiB
  * over sixteen calls, most of it dead (bench/memory.bench.ts).
+ *
+ * Isolates set up while it is held (the pool's workers) optimise their hot code on their own thread
+ * instead of handing it to V8's compiler threads (`--no-concurrent-recompilation`, which V8 reads only
+ * as it sets an isolate up: the main thread's, set up before, goes on compiling in the background).
+ * The compiler threads allocate a compilation's memory from glibc arenas of their own, which keep it
+ * once freed; a worker's own arena serves its next searches from it. A runtime restarted on its index
+ * served eight calls at 167–168 MiB against 172–174, one that built it at 168–170 against 177–181,
+ * warm speed level (bench/memory.bench.ts, docs/benchmarks.md).
  *
  * Every isolate in the process (a host's too) is held so while a runtime that holds it is open (the
  * pool's workers have their young generation capped at 4 MiB anyway). A runtime with `heapTrimMs:
@@ -63,33 +71,54 @@ export function startValue(name: string, argv = startArgs()): string | undefined
   return value;
 }
 
+/**
+ * Whether the process was started with boolean V8 flag `--name` on (true), off (`--no-name`, also
+ * `--noname`: false) or neither (undefined), the last one given; dashes and underscores alike.
+ */
+export function startSwitch(name: string, argv = startArgs()): boolean | undefined {
+  const flag = name.replaceAll('_', '-');
+  let value: boolean | undefined;
+  for (const arg of argv) {
+    const a = arg.replaceAll('_', '-');
+    if (a === `--${flag}`) value = true;
+    else if (a === `--no-${flag}` || a === `--no${flag}`) value = false;
+  }
+  return value;
+}
+
 const startArgs = () => [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
 
 // What the process started with, read once: the hold runs at every call's start and end.
-let started: { growingPercent?: string; growthFactor?: string } | undefined;
+let started: { growingPercent?: string; growthFactor?: string; recompilation?: boolean } | undefined;
 const startedWith = () => {
   started ??= {
     growingPercent: startValue('heap-growing-percent'),
     growthFactor: startValue('semi-space-growth-factor'),
+    recompilation: startSwitch('concurrent-recompilation'),
   };
   return started;
 };
 
 /**
- * Young generations kept at their size; old ones collected after OLD_GROWTH_PERCENT of growth, unless
- * the process was started with a growing percent of its own (the host's choice stands).
+ * Young generations kept at their size; old ones collected after OLD_GROWTH_PERCENT of growth; new
+ * isolates compiling on their own thread. Each unless the process was started with a value of its
+ * own for it (the host's choice stands).
  */
 const hold = () => {
   setFlag('--semi-space-growth-factor=1');
   if (startedWith().growingPercent === undefined) setFlag(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
+  if (startedWith().recompilation === undefined) setFlag('--no-concurrent-recompilation');
 };
 
 /** The values the process started with back (V8's own by default), once no runtime holds them. */
 const release = () => {
   if (holders() > 0) return;
-  const { growthFactor, growingPercent } = startedWith();
+  const { growthFactor, growingPercent, recompilation } = startedWith();
   setFlag(`--semi-space-growth-factor=${growthFactor ?? 2}`);
   setFlag(`--heap-growing-percent=${growingPercent ?? 0}`);
+  // Isolates set up while held keep compiling on their own thread (V8 checks for the compiler
+  // threads it gave an isolate, not the flag, before it hands them work).
+  if (recompilation === undefined) setFlag('--concurrent-recompilation');
 };
 
 /**

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startValue } from '../../lib/core/heap_hold.ts';
+import { startSwitch, startValue } from '../../lib/core/heap_hold.ts';
 
 test('heap hold: a flag the process started with, as --name=V, --name V or with underscores; the last one given', () => {
   assert.equal(startValue('heap-growing-percent', ['--import', 'tsx']), undefined);
@@ -17,4 +17,18 @@ test('heap hold: a flag the process started with, as --name=V, --name V or with 
   // A flag at the end with no value, or a longer flag's prefix, is not one.
   assert.equal(startValue('heap-growing-percent', ['--heap-growing-percent']), undefined);
   assert.equal(startValue('heap-growing-percent', ['--heap-growing-percentage=5']), undefined);
+});
+
+test('heap hold: a boolean flag the process started with, on or off, in every spelling V8 takes; the last one given', () => {
+  const name = 'concurrent-recompilation';
+  assert.equal(startSwitch(name, ['--import', 'tsx']), undefined);
+  assert.equal(startSwitch(name, ['--concurrent-recompilation']), true);
+  assert.equal(startSwitch(name, ['--no-concurrent-recompilation']), false);
+  assert.equal(startSwitch(name, ['--no_concurrent_recompilation']), false);
+  assert.equal(startSwitch(name, ['--noconcurrent-recompilation']), false);
+  assert.equal(startSwitch(name, ['--concurrent_recompilation', '--no-concurrent-recompilation']), false);
+  assert.equal(startSwitch(name, ['--no-concurrent-recompilation', '--concurrent-recompilation']), true);
+  // A longer flag with the same start, or one with a value, is not this one.
+  assert.equal(startSwitch(name, ['--concurrent-recompilation-queue-length=2']), undefined);
+  assert.equal(startSwitch(name, ['--concurrent-recompilation-delay', '5']), undefined);
 });
