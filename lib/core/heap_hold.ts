@@ -23,8 +23,9 @@
  * as it sets an isolate up: the main thread's, set up before, goes on compiling in the background).
  * The compiler threads allocate a compilation's memory from glibc arenas of their own, which keep it
  * once freed; a worker's own arena serves its next searches from it. A runtime restarted on its index
- * served eight calls at 167–168 MiB against 172–174, one that built it at 168–170 against 177–181,
- * warm speed level (bench/memory.bench.ts, docs/benchmarks.md).
+ * served eight calls at 167 MiB against 173–175, one that built it at 166–176 against 172–182, one
+ * without an index idled at 78–80 against 91–92; warm speed level (bench/memory.bench.ts,
+ * docs/benchmarks.md).
  *
  * Every isolate in the process (a host's too) is held so while a runtime that holds it is open (the
  * pool's workers have their young generation capped at 4 MiB anyway). A runtime with `heapTrimMs:
