@@ -1,6 +1,6 @@
 /**
- * Keeps V8's heaps lean while a runtime is open, through three of V8's flags, which can be set at run
- * time and are the process's.
+ * Keeps V8's heaps lean while a runtime is open, through V8's flags, which can be set at run time
+ * and are the process's.
  *
  * The young generations stay at the size they start with (1 MiB a semi-space on the main thread)
  * instead of doubling whenever more survived a scavenge than they hold. Left alone, loading the
@@ -18,14 +18,8 @@
  * sooner, and the main thread's old space of a runtime serving from its index grew from 15 to 37 MiB
  * over sixteen calls, most of it dead (bench/memory.bench.ts).
  *
- * Isolates set up while it is held (the pool's workers) optimise their hot code on their own thread
- * instead of handing it to V8's compiler threads (`--no-concurrent-recompilation`, which V8 reads only
- * as it sets an isolate up: the main thread's, set up before, goes on compiling in the background).
- * The compiler threads allocate a compilation's memory from glibc arenas of their own, which keep it
- * once freed; a worker's own arena serves its next searches from it. A runtime restarted on its index
- * served eight calls at 167 MiB against 173–175, one that built it at 166–176 against 172–182, one
- * without an index idled at 78–80 against 91–92; warm speed level (bench/memory.bench.ts,
- * docs/benchmarks.md).
+ * While it is held, the pool's workers are set up to optimise their hot code on their own thread
+ * instead of handing it to V8's compiler threads (`compileOnOwnThread`).
  *
  * Every isolate in the process (a host's too) is held so while a runtime that holds it is open (the
  * pool's workers have their young generation capped at 4 MiB anyway). A runtime with `heapTrimMs:
@@ -74,13 +68,15 @@ export function startValue(name: string, argv = startArgs()): string | undefined
 
 /**
  * Whether the process was started with boolean V8 flag `--name` on (true), off (`--no-name`, also
- * `--noname`: false) or neither (undefined), the last one given; dashes and underscores alike.
+ * `--noname`: false) or neither (undefined), the last one given; dashes and underscores alike, and
+ * one leading dash as two.
  */
 export function startSwitch(name: string, argv = startArgs()): boolean | undefined {
   const flag = name.replaceAll('_', '-');
   let value: boolean | undefined;
   for (const arg of argv) {
-    const a = arg.replaceAll('_', '-');
+    // V8 takes one dash as well as two.
+    const a = arg.replaceAll('_', '-').replace(/^-(?=[^-])/, '--');
     if (a === `--${flag}`) value = true;
     else if (a === `--no-${flag}` || a === `--no${flag}`) value = false;
   }
@@ -101,25 +97,20 @@ const startedWith = () => {
 };
 
 /**
- * Young generations kept at their size; old ones collected after OLD_GROWTH_PERCENT of growth; new
- * isolates compiling on their own thread. Each unless the process was started with a value of its
- * own for it (the host's choice stands).
+ * Young generations kept at their size; old ones collected after OLD_GROWTH_PERCENT of growth, unless
+ * the process was started with a growing percent of its own (the host's choice stands).
  */
 const hold = () => {
   setFlag('--semi-space-growth-factor=1');
   if (startedWith().growingPercent === undefined) setFlag(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
-  if (startedWith().recompilation === undefined) setFlag('--no-concurrent-recompilation');
 };
 
 /** The values the process started with back (V8's own by default), once no runtime holds them. */
 const release = () => {
   if (holders() > 0) return;
-  const { growthFactor, growingPercent, recompilation } = startedWith();
+  const { growthFactor, growingPercent } = startedWith();
   setFlag(`--semi-space-growth-factor=${growthFactor ?? 2}`);
   setFlag(`--heap-growing-percent=${growingPercent ?? 0}`);
-  // Isolates set up while held keep compiling on their own thread (V8 checks for the compiler
-  // threads it gave an isolate, not the flag, before it hands them work).
-  if (recompilation === undefined) setFlag('--concurrent-recompilation');
 };
 
 /**
@@ -160,4 +151,37 @@ export function withHeapHeld<T>(work: () => T): T {
   hold();
   setImmediate(release).unref();
   return work();
+}
+
+// How many worker set-ups are under way with background compilation off, kept on the process as the
+// holders are (the single file carries this module twice).
+const OWN_THREAD = Symbol.for('mewcode.ownThreadCompiles');
+const owned = globalThis as { [OWN_THREAD]?: number };
+
+/**
+ * Has the isolates set up from now on optimise their hot code on their own thread instead of on V8's
+ * compiler threads (`--no-concurrent-recompilation`), until the returned function is called: a read
+ * pool calls it as it starts workers, and ends it once they are online (their isolates set up).
+ * V8 reads the flag only as it sets an isolate up, and after that checks for the compiler threads it
+ * gave the isolate, never the flag (V8 11's sources; a debug build's checks would object), so an
+ * isolate keeps the mode it was set up with: the main thread's goes on compiling in the background,
+ * and so does a host's worker set up outside such a window. Why: the compiler threads allocate each
+ * compilation's memory from glibc arenas of their own, which keep it once freed, and every isolate
+ * shares them; a worker's own arena serves its next searches from it (docs/benchmarks.md, "Workers
+ * compile on their own thread": a runtime serving from its index 2–7 MiB less, idle ~10, at the same speed).
+ * Undefined when no runtime holds the heap, on a worker thread, or when the process was started with
+ * `--[no-]concurrent-recompilation` (the host's choice stands).
+ */
+export function compileOnOwnThread(): (() => void) | undefined {
+  if (!isMainThread || holders() === 0 || startedWith().recompilation !== undefined) return undefined;
+  const n = owned[OWN_THREAD] ?? 0;
+  owned[OWN_THREAD] = n + 1;
+  if (n === 0) setFlag('--no-concurrent-recompilation');
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    owned[OWN_THREAD] = Math.max(0, (owned[OWN_THREAD] ?? 1) - 1);
+    if (owned[OWN_THREAD] === 0) setFlag('--concurrent-recompilation');
+  };
 }

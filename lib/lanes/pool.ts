@@ -14,7 +14,7 @@ import type { TaskOutcome } from '../core/task_outcome.ts';
 import { SHARD_DEADLINE } from '../search/shards.ts';
 import type { Activity } from './heap_trim.ts';
 import { type PoolResult, type PoolTask, READ_LANE_TASK } from './pool_protocol.ts';
-import { PiscinaSlot } from './pool_slot.ts';
+import { type CompileGate, PiscinaSlot } from './pool_slot.ts';
 
 /** Heap limit of each worker, in MiB. */
 const WORKER_HEAP_MB = 512;
@@ -87,10 +87,12 @@ export function createReadPool(
     activity?: Activity;
     /** Called once each worker is up (its isolate set up, its module loaded). */
     onWorkerStart?: () => void;
+    /** Open while workers are set up: how their isolates compile (core/heap_hold.ts compileOnOwnThread). */
+    compileGate?: CompileGate;
   } = {},
 ): ReadPool {
   const size = Math.max(1, options.workers ?? defaultWorkers());
-  const slot = new PiscinaSlot(size);
+  const slot = new PiscinaSlot(size, options.compileGate);
   // Why a pool was ended under its tasks (a worker failed outside any task).
   const failures = new WeakMap<Piscina, Error>();
   let closed = false;
@@ -133,8 +135,9 @@ export function createReadPool(
       options.activity?.begin();
       let used: Piscina | undefined;
       try {
-        used = await get();
-        return okValue((await used.run(task, { signal })) as T);
+        const p = await get();
+        used = p;
+        return okValue((await slot.give(p, () => p.run(task, { signal }))) as T);
       } catch (e) {
         if (signal.aborted) {
           if (used) slot.refill(used);

@@ -14,19 +14,57 @@ import type { PoolTask } from './pool_protocol.ts';
  */
 const REFILL: PoolTask = { kind: 'tool', name: '', args: {}, root: '/', paths: [] };
 
+/** Opens a window in which isolates set up compile on their own thread; undefined when it does not apply. */
+export type CompileGate = () => (() => void) | undefined;
+
+/**
+ * Calls `start` (handing `p` a task, which may make it set up workers) with `gate` open for the
+ * workers it sets up, until each is online (its isolate set up, when V8 read the flag) or has exited.
+ * Piscina constructs a new worker in the same turn as the task that needs it.
+ */
+export function spawnGated<T>(p: Piscina, size: number, gate: CompileGate | undefined, start: () => T): T {
+  const close = gate && p.threads.length < size ? gate() : undefined;
+  if (!close) return start();
+  const before = new Set(p.threads);
+  try {
+    return start();
+  } finally {
+    const fresh = p.threads.filter((w) => !before.has(w));
+    let waiting = fresh.length;
+    if (waiting === 0) close();
+    for (const w of fresh) {
+      let seen = false;
+      const up = () => {
+        if (seen) return;
+        seen = true;
+        if (--waiting === 0) close();
+      };
+      w.once('online', up);
+      w.once('exit', up);
+    }
+  }
+}
+
 export class PiscinaSlot {
   /** The Piscina new tasks go to; undefined until one is made, and after one ends. */
   current: Piscina | undefined;
   /** A retired Piscina's end, which the next one waits for. Never rejects. */
   retired: Promise<void> | undefined;
   readonly #size: number;
+  readonly #gate: CompileGate | undefined;
   // Tasks handed each Piscina and not ended yet.
   readonly #running = new Map<Piscina, number>();
   // The Piscina a recycle waits to end, once the last of its tasks ends.
   #recycleOf: Piscina | undefined;
 
-  constructor(size: number) {
+  constructor(size: number, gate?: CompileGate) {
     this.#size = size;
+    this.#gate = gate;
+  }
+
+  /** Hands `p` a task through `start`, the compile gate open for the workers that sets up. */
+  give<T>(p: Piscina, start: () => T): T {
+    return spawnGated(p, this.#size, this.#gate, start);
   }
 
   /** `p`, counted as it is handed to a task, in the same turn: a recycle then never ends it under the task. */
@@ -73,7 +111,7 @@ export class PiscinaSlot {
    */
   refill(p: Piscina): void {
     if (p !== this.current || p.queueSize === 0 || p.threads.length >= this.#size) return;
-    p.run(REFILL).catch(() => undefined);
+    this.give(p, () => p.run(REFILL)).catch(() => undefined);
   }
 
   /** Ends the current Piscina now (its tasks end cancelled) and waits for a retired one too. */

@@ -3,7 +3,7 @@
  * worker), the search index on it, the idle heap trim that both report to, background jobs and the
  * sandbox's network proxy. Part of createRuntime's wiring (runtime.ts). Main thread.
  */
-import { holdAgain } from '../core/heap_hold.ts';
+import { compileOnOwnThread, holdAgain } from '../core/heap_hold.ts';
 import type { Limits } from '../core/limits.ts';
 import type { Mode } from '../core/modes.ts';
 import type { LaneRunner } from '../core/registry.ts';
@@ -77,7 +77,8 @@ export function startLanes(
   });
   if (options.heapTrimMs === false) heapTrim.close();
   const workers = options.workers ?? defaultWorkers();
-  const poolOptions = { activity: heapTrim, onWorkerStart: holdAgain };
+  // Workers set up while the heap is held optimise on their own thread (core/heap_hold.ts says why).
+  const poolOptions = { activity: heapTrim, onWorkerStart: holdAgain, compileGate: compileOnOwnThread };
   const pool = options.workers === 0 ? undefined : createReadPool({ workers, ...poolOptions });
   // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
   const standby = pool ? undefined : createReadPool({ workers: 1, ...poolOptions });

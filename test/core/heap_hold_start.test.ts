@@ -19,13 +19,15 @@ test('heap hold: a flag the process started with, as --name=V, --name V or with 
   assert.equal(startValue('heap-growing-percent', ['--heap-growing-percentage=5']), undefined);
 });
 
-test('heap hold: a boolean flag the process started with, on or off, in every spelling V8 takes; the last one given', () => {
+test('heap hold: a boolean flag the process started with, on or off, in every spelling V8 takes (one dash or two); the last one given', () => {
   const name = 'concurrent-recompilation';
   assert.equal(startSwitch(name, ['--import', 'tsx']), undefined);
   assert.equal(startSwitch(name, ['--concurrent-recompilation']), true);
   assert.equal(startSwitch(name, ['--no-concurrent-recompilation']), false);
   assert.equal(startSwitch(name, ['--no_concurrent_recompilation']), false);
   assert.equal(startSwitch(name, ['--noconcurrent-recompilation']), false);
+  assert.equal(startSwitch(name, ['-no-concurrent-recompilation']), false);
+  assert.equal(startSwitch(name, ['-concurrent_recompilation']), true);
   assert.equal(startSwitch(name, ['--concurrent_recompilation', '--no-concurrent-recompilation']), false);
   assert.equal(startSwitch(name, ['--no-concurrent-recompilation', '--concurrent-recompilation']), true);
   // A longer flag with the same start, or one with a value, is not this one.
