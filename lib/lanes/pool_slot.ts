@@ -3,7 +3,8 @@
  * each worker fat for good: an index build) ends the current one once it runs no task, counted as each
  * task is handed it; the next one is made only once that one is gone, so its threads take over the
  * ended ones' allocator arenas (glibc hands a new thread an arena whose thread has ended) instead of
- * new ones. It also starts a worker for tasks left queued with none to run them. Main thread.
+ * new ones. It also starts a worker for tasks left queued with none to run them, and opens the
+ * compile gate while Piscina starts workers (`spawnGated`). Main thread.
  */
 import type { Piscina } from 'piscina';
 import type { PoolTask } from './pool_protocol.ts';
