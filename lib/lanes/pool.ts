@@ -139,8 +139,10 @@ export function createReadPool(
         used = p;
         return okValue((await slot.give(p, () => p.run(task, { signal }))) as T);
       } catch (e) {
+        // The task may have ended its worker: aborted while it ran, or the worker died under it (out
+        // of memory at its heap limit). A worker is started for the tasks queued behind it.
+        if (used) slot.refill(used);
         if (signal.aborted) {
-          if (used) slot.refill(used);
           const timedOut = (signal.reason as Error)?.name === 'TimeoutError';
           return errValue({
             reason: timedOut ? 'timeout' : 'cancelled',

@@ -105,10 +105,12 @@ export class PiscinaSlot {
   }
 
   /**
-   * After a task of `p` was aborted. One aborted while it ran ended its worker, and Piscina starts
-   * none for the tasks queued behind it (it keeps `minThreads`, 0 so that idle workers end) until a
-   * task is given: they waited for their deadlines and answered 'timeout' without having run. One is
-   * given, which starts a worker.
+   * After a task of `p` failed or was aborted. One whose worker ended under it (aborted while it ran,
+   * or out of memory) leaves Piscina with no worker for the tasks queued behind it (it keeps
+   * `minThreads`, 0 so that idle workers end) until a task is given or another worker frees up: with
+   * one worker they waited for their deadlines and answered 'timeout' without having run (or, with
+   * none, for ever), and a worker Piscina started later was started outside the compile gate. One
+   * is given now, which starts a worker through the gate. Nothing when no worker is missing.
    */
   refill(p: Piscina): void {
     if (p !== this.current || p.queueSize === 0 || p.threads.length >= this.#size) return;

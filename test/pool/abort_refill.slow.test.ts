@@ -3,7 +3,8 @@
  * starts no other for the tasks queued behind it: it keeps only `minThreads` (0 here, so idle workers
  * end) after such an end, and starts workers only as tasks are given. Queued tasks then waited for
  * their own deadlines and answered 'timeout' without having run (under a flood of calls, thousands).
- * The pool (lib/lanes/pool.ts) starts a worker for them. Seen through the answers and node's 'worker'
+ * So did the tasks queued behind one whose worker ran out of memory under it, and without deadlines
+ * they waited for ever. The pool (lib/lanes/pool.ts) starts a worker for them, through its compile gate. Seen through the answers and node's 'worker'
  * event, never a clock: with nothing left to run them, the tasks' promises stay pending and the test
  * fails as the event loop empties.
  */
@@ -12,29 +13,41 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { PoolTask } from '../../lib/lanes/pool_protocol.ts';
-import { countedPool, QUICK } from '../helpers/pool.ts';
+import { countedPool, countingGate, QUICK } from '../helpers/pool.ts';
 import { tempDir } from '../helpers/temp.ts';
 
-/** A grep shard that backtracks for far longer than the test: it runs until it is aborted. */
-function runaway(): PoolTask {
-  const root = tempDir();
-  writeFileSync(path.join(root, 'a.txt'), `${'a'.repeat(40_000)}!\n`);
+/** A grep shard of `pattern` over the tree at `root`, all its answers wanted. */
+function grepShard(root: string, pattern: string, mode: 'count' | 'content'): PoolTask {
   const walk = { root, useIgnore: false, hidden: false, maxDepth: Number.POSITIVE_INFINITY, ignoreBase: root };
   return {
     kind: 'grep',
-    pattern: '^(a|a)*$',
+    pattern,
     ignoreCase: false,
     fixedStrings: false,
     multiline: false,
     before: 0,
     after: 0,
-    mode: 'count',
+    mode,
     maxResults: Number.POSITIVE_INFINITY,
     root,
     walk,
     dirs: [''],
     files: [],
   } as unknown as PoolTask;
+}
+
+/** A grep shard that backtracks for far longer than the test: it runs until it is aborted. */
+function runaway(): PoolTask {
+  const root = tempDir();
+  writeFileSync(path.join(root, 'a.txt'), `${'a'.repeat(40_000)}!\n`);
+  return grepShard(root, '^(a|a)*$', 'count');
+}
+
+/** A grep shard whose lines (four million, each a match) fill a worker heap of a few MiB. */
+function heapFiller(): PoolTask {
+  const root = tempDir();
+  writeFileSync(path.join(root, 'a.txt'), 'a\n'.repeat(4_000_000));
+  return grepShard(root, 'a', 'content');
 }
 
 test('pool: tasks queued behind one aborted while it runs are run, on a worker started for them', {
@@ -56,6 +69,33 @@ test('pool: tasks queued behind one aborted while it runs are run, on a worker s
       'each queued task answered',
     );
     assert.equal(started(), 2, 'a worker started for them after the first ended');
+  } finally {
+    await pool.close();
+  }
+});
+
+test('pool: tasks queued behind one whose worker ran out of memory are run, on a worker started through the compile gate', {
+  timeout: 120_000,
+}, async () => {
+  const g = countingGate();
+  const { pool, started } = countedPool({ workers: 1, heapMb: 16, compileGate: g.gate });
+  try {
+    const never = new AbortController().signal;
+    const filler = pool.run(heapFiller(), never);
+    const queued = Array.from({ length: 3 }, () => pool.run(QUICK, never));
+    const failed = await filler;
+    assert.equal(failed.ok ? 'ok' : failed.error.reason, 'failed');
+    assert.match(failed.ok ? '' : failed.error.message, /memory/);
+    const answers = await Promise.all(queued);
+    assert.deepEqual(
+      answers.map((a) => a.ok),
+      [true, true, true],
+      'each queued task answered',
+    );
+    assert.equal(started(), 2, 'a worker started for them after the first ended');
+    await g.allShut();
+    // Both workers were started with the gate open: the first by the first task, the second for the queued ones.
+    assert.equal(g.opened(), 2);
   } finally {
     await pool.close();
   }

@@ -7,55 +7,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createReadPool } from '../../lib/lanes/pool.ts';
-import { QUICK } from '../helpers/pool.ts';
-
-/** A gate that counts its windows, and settles `shut` each time none is open. */
-function countingGate() {
-  let open = 0;
-  let opened = 0;
-  let shut: () => void = () => undefined;
-  const gate = () => {
-    open++;
-    opened++;
-    let closed = false;
-    return () => {
-      assert.equal(closed, false, 'a window closed twice');
-      closed = true;
-      if (--open === 0) shut();
-    };
-  };
-  const allShut = () =>
-    open === 0
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => {
-          shut = resolve;
-        });
-  return { gate, allShut, open: () => open, opened: () => opened };
-}
+import { countedPool, countingGate, QUICK } from '../helpers/pool.ts';
 
 test('compile gate: a window per task that may start a worker, each closed once its worker is online; none once the pool is full', {
   timeout: 120_000,
 }, async () => {
   const g = countingGate();
-  let started = 0;
-  let bothUp: () => void = () => undefined;
-  const twoStarted = new Promise<void>((resolve) => {
-    bothUp = resolve;
-  });
-  const pool = createReadPool({
-    workers: 2,
-    compileGate: g.gate,
-    onWorkerStart: () => {
-      if (++started === 2) bothUp();
-    },
-  });
+  const { pool, allUp } = countedPool({ workers: 2, compileGate: g.gate }, 2);
   try {
     const signal = new AbortController().signal;
     const outcomes = await Promise.all(Array.from({ length: 20 }, () => pool.run(QUICK, signal)));
     assert.ok(outcomes.every((o) => o.ok));
     // Both workers come up (on a busy machine the first may answer all twenty first), and every
     // window closes.
-    await twoStarted;
+    await allUp;
     await g.allShut();
     // Only the two tasks handed a pool with room for a worker opened one.
     assert.equal(g.opened(), 2);
