@@ -37,11 +37,32 @@ import { isMainThread } from 'node:worker_threads';
  */
 export const OLD_GROWTH_PERCENT = 30;
 
-// How many open runtimes hold it, kept on the process: the single-file bundle carries this module
-// twice (in its start, which loads code, and in the code it loads, which makes runtimes).
-const HOLDERS = Symbol.for('mewcode.heapHolders');
-const state = globalThis as { [HOLDERS]?: number };
-const holders = () => state[HOLDERS] ?? 0;
+/**
+ * A count kept on the process under `name`, not in this module: the single-file bundle carries this
+ * module twice (in its start, which loads code, and in the code it loads, which makes runtimes).
+ */
+function processCount(name: string) {
+  const key = Symbol.for(name);
+  const store = globalThis as { [key: symbol]: number | undefined };
+  return {
+    get: () => store[key] ?? 0,
+    /** Adds one; returns the count before. */
+    up: () => {
+      const n = store[key] ?? 0;
+      store[key] = n + 1;
+      return n;
+    },
+    /** Takes one away (never below none); returns the count after. */
+    down: () => {
+      const n = Math.max(0, (store[key] ?? 0) - 1);
+      store[key] = n;
+      return n;
+    },
+  };
+}
+
+/** How many open runtimes hold the heap. */
+const holders = processCount('mewcode.heapHolders');
 
 const setFlag = (flag: string): void => {
   try {
@@ -52,33 +73,42 @@ const setFlag = (flag: string): void => {
 };
 
 /**
+ * A start argument as V8 reads its name: dashes and underscores alike (here dashes), one leading dash
+ * as two; a value after `=` as given.
+ */
+function v8Spelling(arg: string): string {
+  const eq = arg.indexOf('=');
+  const name = (eq === -1 ? arg : arg.slice(0, eq)).replaceAll('_', '-').replace(/^-(?=[^-])/, '--');
+  return eq === -1 ? name : name + arg.slice(eq);
+}
+
+/**
  * The value the process was started with for V8 flag `--name` (node's own flags or NODE_OPTIONS, as
- * `--name=V` or `--name V`, dashes or underscores), the last one given; undefined when none was.
+ * `--name=V` or `--name V`, in any spelling `v8Spelling` takes), the last one given; undefined when
+ * none was.
  */
 export function startValue(name: string, argv = startArgs()): string | undefined {
-  const forms = new Set([`--${name}`, `--${name.replaceAll('-', '_')}`]);
+  const flag = v8Spelling(`--${name}`);
   let value: string | undefined;
-  argv.forEach((arg, i) => {
-    const eq = arg.indexOf('=');
-    if (eq !== -1 && forms.has(arg.slice(0, eq))) value = arg.slice(eq + 1);
-    else if (forms.has(arg) && argv[i + 1] !== undefined) value = argv[i + 1];
+  argv.forEach((raw, i) => {
+    const arg = v8Spelling(raw);
+    if (arg.startsWith(`${flag}=`)) value = arg.slice(flag.length + 1);
+    else if (arg === flag && argv[i + 1] !== undefined) value = argv[i + 1];
   });
   return value;
 }
 
 /**
  * Whether the process was started with boolean V8 flag `--name` on (true), off (`--no-name`, also
- * `--noname`: false) or neither (undefined), the last one given; dashes and underscores alike, and
- * one leading dash as two.
+ * `--noname`: false) or neither (undefined), the last one given, in any spelling `v8Spelling` takes.
  */
 export function startSwitch(name: string, argv = startArgs()): boolean | undefined {
-  const flag = name.replaceAll('_', '-');
+  const flag = v8Spelling(`--${name}`).slice(2);
   let value: boolean | undefined;
-  for (const arg of argv) {
-    // V8 takes one dash as well as two.
-    const a = arg.replaceAll('_', '-').replace(/^-(?=[^-])/, '--');
-    if (a === `--${flag}`) value = true;
-    else if (a === `--no-${flag}` || a === `--no${flag}`) value = false;
+  for (const raw of argv) {
+    const arg = v8Spelling(raw);
+    if (arg === `--${flag}`) value = true;
+    else if (arg === `--no-${flag}` || arg === `--no${flag}`) value = false;
   }
   return value;
 }
@@ -107,7 +137,7 @@ const hold = () => {
 
 /** The values the process started with back (V8's own by default), once no runtime holds them. */
 const release = () => {
-  if (holders() > 0) return;
+  if (holders.get() > 0) return;
   const { growthFactor, growingPercent } = startedWith();
   setFlag(`--semi-space-growth-factor=${growthFactor ?? 2}`);
   setFlag(`--heap-growing-percent=${growingPercent ?? 0}`);
@@ -121,13 +151,13 @@ export function holdHeap(): () => void {
   // The flags are the process's but a thread's count is its own: a runtime on a worker thread (which
   // could end without closing it) neither holds nor gives back what the main thread's hold.
   if (!isMainThread) return () => undefined;
-  state[HOLDERS] = holders() + 1;
+  holders.up();
   hold();
   let released = false;
   return () => {
     if (released) return;
     released = true;
-    state[HOLDERS] = Math.max(0, holders() - 1);
+    holders.down();
     release();
   };
 }
@@ -137,7 +167,7 @@ export function holdHeap(): () => void {
  * worker's, or a host's own worker thread, which leaves it unheld until the runtime's next activity).
  */
 export function holdAgain(): void {
-  if (holders() > 0 && isMainThread) hold();
+  if (holders.get() > 0 && isMainThread) hold();
 }
 
 /**
@@ -147,16 +177,14 @@ export function holdAgain(): void {
  * create a runtime, which then holds it. On a worker thread (an island it loads) it only runs `work`.
  */
 export function withHeapHeld<T>(work: () => T): T {
-  if (holders() > 0 || !isMainThread) return work();
+  if (holders.get() > 0 || !isMainThread) return work();
   hold();
   setImmediate(release).unref();
   return work();
 }
 
-// How many worker set-ups are under way with background compilation off, kept on the process as the
-// holders are (the single file carries this module twice).
-const OWN_THREAD = Symbol.for('mewcode.ownThreadCompiles');
-const owned = globalThis as { [OWN_THREAD]?: number };
+/** How many worker set-ups are under way with background compilation off. */
+const ownThread = processCount('mewcode.ownThreadCompiles');
 
 /**
  * Has the isolates set up from now on optimise their hot code on their own thread instead of on V8's
@@ -173,15 +201,12 @@ const owned = globalThis as { [OWN_THREAD]?: number };
  * `--[no-]concurrent-recompilation` (the host's choice stands).
  */
 export function compileOnOwnThread(): (() => void) | undefined {
-  if (!isMainThread || holders() === 0 || startedWith().recompilation !== undefined) return undefined;
-  const n = owned[OWN_THREAD] ?? 0;
-  owned[OWN_THREAD] = n + 1;
-  if (n === 0) setFlag('--no-concurrent-recompilation');
+  if (!isMainThread || holders.get() === 0 || startedWith().recompilation !== undefined) return undefined;
+  if (ownThread.up() === 0) setFlag('--no-concurrent-recompilation');
   let ended = false;
   return () => {
     if (ended) return;
     ended = true;
-    owned[OWN_THREAD] = Math.max(0, (owned[OWN_THREAD] ?? 1) - 1);
-    if (owned[OWN_THREAD] === 0) setFlag('--concurrent-recompilation');
+    if (ownThread.down() === 0) setFlag('--concurrent-recompilation');
   };
 }

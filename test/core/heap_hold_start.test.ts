@@ -6,10 +6,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startSwitch, startValue } from '../../lib/core/heap_hold.ts';
 
-test('heap hold: a flag the process started with, as --name=V, --name V or with underscores; the last one given', () => {
+test('heap hold: a flag the process started with, as --name=V, --name V, with underscores or one dash; the last one given', () => {
   assert.equal(startValue('heap-growing-percent', ['--import', 'tsx']), undefined);
   assert.equal(startValue('heap-growing-percent', ['--heap-growing-percent=10']), '10');
   assert.equal(startValue('heap-growing-percent', ['--heap_growing_percent', '15']), '15');
+  // Node hands V8 a flag with one dash too (`node -max-old-space-size=100` sets the limit).
+  assert.equal(startValue('heap-growing-percent', ['-heap_growing-percent=20']), '20');
+  // The value is as given: only the name's underscores are dashes.
+  assert.equal(startValue('heap-growing-percent', ['--heap-growing-percent=a_b']), 'a_b');
   assert.equal(
     startValue('semi-space-growth-factor', ['--semi-space-growth-factor=3', '--semi_space_growth_factor=4']),
     '4',
