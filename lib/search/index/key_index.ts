@@ -1,8 +1,9 @@
 /**
  * A segment's sorted trigram keys (24-bit), held compactly for lookups: a key's top byte picks a
- * bucket, and only its low 16 bits are stored — 2 bytes a key instead of 4. A serving runtime holds
- * one per segment; on a tree of real code (110k files, 268 segments, 6.4M keys) the key tables as
- * read (keys, counts and ends: 12 bytes a key) were 73.5 MiB of the main thread's memory.
+ * bucket, and only its low 16 bits are stored — 2 bytes a key instead of 4. For a segment whose
+ * bytes are all in memory; a serving runtime leaves its keys in the index file (disk_keys.ts). On a
+ * tree of real code (110k files, 268 segments, 6.4M keys) the key tables as read (keys, counts and
+ * ends: 12 bytes a key) were 73.5 MiB of the main thread's memory.
  */
 export class KeyIndex {
   readonly length: number;

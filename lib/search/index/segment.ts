@@ -6,6 +6,7 @@
  * as a bitmap of the segment's files when that is smaller (a common trigram). Built in workers from
  * (key, file) pairs; read on the main thread.
  */
+import { DiskKeys } from './disk_keys.ts';
 import { KeyIndex } from './key_index.ts';
 import { BITMAP } from './segment_build.ts';
 
@@ -34,15 +35,15 @@ const u32At = (b: Uint8Array, at: number) => new DataView(b.buffer, b.byteOffset
 
 /**
  * A segment read back: its keys held compactly (key_index.ts), its postings decoded on demand — from
- * memory, or read from the index file a key at a time (`read`). A serving runtime holds only the keys:
- * each found key's count and range are read from the file too (`readHead`), two small reads, since
- * most of a query's lookups miss most segments.
+ * memory, or read from the index file a key at a time (`read`). A serving runtime holds none of its
+ * key table: each key is looked up in a block read from the file (disk_keys.ts), and a found key's
+ * count and range are read too (`readHead`), two small reads.
  */
 export class Segment {
   readonly nKeys: number;
   /** Files of the segment: `base` … `base + nFiles - 1`. */
   readonly nFiles: number;
-  readonly #keys: KeyIndex;
+  readonly #keys: KeyIndex | DiskKeys;
   /** In memory when the bytes given hold the whole key table; else read through `#readHead`. */
   readonly #counts: Uint32Array | undefined;
   readonly #ends: Uint32Array | undefined;
@@ -62,8 +63,13 @@ export class Segment {
     const nKeys = u32At(aligned, 0);
     this.nKeys = nKeys;
     this.nFiles = u32At(aligned, 4);
-    this.#keys = new KeyIndex(new Uint32Array(aligned.buffer, aligned.byteOffset + 8, nKeys));
+    const keys = new Uint32Array(aligned.buffer, aligned.byteOffset + 8, nKeys);
     const whole = aligned.length >= Segment.headBytes(nKeys);
+    // Keys left on disk too when the rest of the key table is: a serving runtime's.
+    this.#keys =
+      whole || !readHead
+        ? new KeyIndex(keys)
+        : new DiskKeys(keys, (from, to) => readHead(4 * (2 + from), 4 * (2 + to)));
     this.#readHead = readHead;
     if (whole || !readHead) {
       const u32 = new Uint32Array(aligned.buffer, aligned.byteOffset, 2 + 3 * nKeys);
