@@ -1,13 +1,15 @@
 /**
  * A segment's sorted trigram keys left in the index file, for a serving runtime: only every
  * BLOCK_KEYS-th key stays in memory, which says in which block of the file's key table a key would
- * be; a lookup reads that block (one small read) and searches it. The keys held compactly in memory
- * (key_index.ts) were 6.6 MiB of a serving runtime on a 104k-file tree (38 segments, 3.3M keys);
- * the sample is 1/32 of that. Planning a query costs a read per segment and key it asks for: on that
- * tree 0.1–1 ms more for most patterns, 6 ms for one of a hundred alternatives (a class beside a
- * literal), against searches of 20–140 ms (docs/benchmarks.md). The keys a query asks for are asked
- * again and again (each count, read-ahead and decode in a segment finds its key anew), so the last
- * ones found or missed are remembered, and so is the last block read. Main thread.
+ * be; a lookup reads that block (one small read) and searches it, once its hash matches the one
+ * taken at load (a key table changed in place would otherwise rule out files that hold the key).
+ * The keys held compactly in memory (key_index.ts) were 6.6 MiB of a serving runtime on a 104k-file
+ * tree (38 segments, 3.3M keys); the sample and the hashes are 1/16 of that. Planning a query costs
+ * a read per segment and key it asks for: on that tree 0.1–1 ms more for most patterns, 6 ms for one
+ * of a hundred alternatives (a class beside a literal), against searches of 20–140 ms
+ * (docs/benchmarks.md). The keys a query asks for are asked again and again (each count, read-ahead
+ * and decode in a segment finds its key anew), so the last ones found or missed are remembered, and
+ * so is the last block read. Main thread.
  */
 
 /** Keys per block: one read of 4 × BLOCK_KEYS bytes a lookup. */
@@ -22,6 +24,8 @@ export class DiskKeys {
   readonly length: number;
   /** Key BLOCK_KEYS × i, for each block i. */
   readonly #sample: Uint32Array;
+  /** A hash of each block's keys as read at load: a block read back otherwise is not used. */
+  readonly #sums: Uint32Array;
   readonly #read: KeysReader;
   /** Keys looked up lately and their slots (-1: absent), in a ring. */
   readonly #asked = new Int32Array(REMEMBERED).fill(-1);
@@ -38,16 +42,21 @@ export class DiskKeys {
     this.length = n;
     this.#read = read;
     this.#sample = new Uint32Array(Math.ceil(n / BLOCK_KEYS));
+    this.#sums = new Uint32Array(this.#sample.length);
+    for (let i = 0; i < this.#sums.length; i++)
+      this.#sums[i] = blockSum(keys.subarray(i * BLOCK_KEYS, (i + 1) * BLOCK_KEYS));
     for (let s = 0; s < n; s++) {
       const k = keys[s] as number;
-      if (k > 0xffffff || (s > 0 && k <= (keys[s - 1] as number))) throw new Error('segment keys out of order');
+      if (k > 0xffffff) throw new Error('a segment key of more than three bytes');
+      if (s > 0 && k <= (keys[s - 1] as number)) throw new Error('segment keys out of order');
       if (s % BLOCK_KEYS === 0) this.#sample[s / BLOCK_KEYS] = k;
     }
   }
 
   /** Slot of `key`, or -1. */
   find(key: number): number {
-    if (key < 0 || key > 0xffffff) return -1;
+    // Only keys the table may hold: the ring below stores integers, and would take 5.5 for 5.
+    if (!Number.isInteger(key) || key < 0 || key > 0xffffff) return -1;
     const at = this.#asked.indexOf(key);
     if (at !== -1) return this.#slots[at] as number;
     const slot = this.#lookUp(key);
@@ -82,22 +91,38 @@ export class DiskKeys {
     return -1;
   }
 
-  /** The keys of block `i`: the last block read, or read now. */
+  /**
+   * The keys of block `i`: the last block read, or read now. A block that reads back other than the
+   * table checked at load (the file changed in place, or damaged) throws: a key missing from it
+   * would otherwise rule out files that hold it, and the search answer "no matches".
+   */
   #block(i: number): Uint32Array {
     if (this.#lastBlock === i) return this.#last;
+    this.#lastBlock = -1; // nothing cached until this block is whole
     const from = i * BLOCK_KEYS;
     const to = Math.min(this.length, from + BLOCK_KEYS);
     const bytes = this.#read(from, to);
+    if (bytes.byteLength !== 4 * (to - from)) throw new Error('a segment key block read short');
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const keys = this.#keysOfLast;
     for (let j = 0; j < to - from; j++) keys[j] = view.getUint32(4 * j, true);
+    const block = keys.subarray(0, to - from);
+    if (blockSum(block) !== this.#sums[i]) throw new Error('a segment key block differs from the table read at load');
     this.#lastBlock = i;
-    this.#last = keys.subarray(0, to - from);
-    return this.#last;
+    this.#last = block;
+    return block;
   }
 
   /** Bytes held. */
   get byteLength(): number {
-    return this.#sample.byteLength + this.#asked.byteLength + this.#slots.byteLength + this.#keysOfLast.byteLength;
+    const ring = this.#asked.byteLength + this.#slots.byteLength;
+    return this.#sample.byteLength + this.#sums.byteLength + ring + this.#keysOfLast.byteLength;
   }
+}
+
+/** A 32-bit hash of a block's keys (FNV-1a over the words): any change a damaged file makes shows. */
+function blockSum(keys: Uint32Array): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < keys.length; i++) h = Math.imul(h ^ (keys[i] as number), 0x01000193);
+  return h >>> 0;
 }

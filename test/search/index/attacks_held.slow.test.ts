@@ -25,7 +25,7 @@ import { runCli } from '../../helpers/cli.ts';
 import { runtimeAt } from '../../helpers/runtime.ts';
 import { tempDir, writeTree } from '../../helpers/temp.ts';
 import { agedTree, assertSame, cli, diverging, ourFiles, prime, rgFiles, trio } from './attack_helpers.ts';
-import { keysSwapped } from './index_bytes.ts';
+import { keysSwapped, shiftKeysInPlace } from './index_bytes.ts';
 
 test('index attack held: external changes between searches, timestamps forged, racing the second', async () => {
   const root = await agedTree({
@@ -262,6 +262,22 @@ test('index attack held: damaged, foreign and replaced index files are not trust
           assert.equal(again.meta?.index, 'no index: scanned', `${what} (${index})`);
       await rt.close();
     }
+  }
+});
+
+test('index attack held: an index file changed in place after it was loaded is not trusted to skip', async () => {
+  const root = await agedTree({ 'a.txt': 'needle here\n', 'b.txt': 'haystack straw\n' });
+  const t = await trio(root);
+  // The restarted runtime has its index loaded and in use: its keys are read from the file from now on.
+  const first = await t.cold.call('grep', { pattern: 'needle' });
+  assert.equal(first.content, (await t.plain.call('grep', { pattern: 'needle' })).content);
+  assert.match(String(first.meta?.index), /^served/);
+  const [name] = readdirSync(t.cache);
+  shiftKeysInPlace(path.join(t.cache, name as string));
+  // Keys not asked for before are read from the changed file: a search never answers from them.
+  for (const pattern of ['straw', 'haystack', 'plain words', 'needle here']) {
+    const got = await t.cold.call('grep', { pattern });
+    assert.equal(got.content, (await t.plain.call('grep', { pattern })).content, pattern);
   }
 });
 

@@ -80,5 +80,35 @@ test('disk keys: a table out of order, or with a key of more than three bytes, i
   const read = () => new Uint8Array(0);
   assert.throws(() => new DiskKeys(Uint32Array.from([5, 3]), read), /out of order/);
   assert.throws(() => new DiskKeys(Uint32Array.from([5, 5]), read), /out of order/);
-  assert.throws(() => new DiskKeys(Uint32Array.from([1, 0x1000000]), read), /out of order/);
+  assert.throws(() => new DiskKeys(Uint32Array.from([1, 0x1000000]), read), /more than three bytes/);
+});
+
+test('disk keys: a block that reads back short or other than at load throws, and leaves nothing wrong remembered', () => {
+  const keys = keysOf(300, 5);
+  let spoil: ((b: Buffer) => Buffer) | undefined;
+  const disk = new DiskKeys(keys, (from, to) => {
+    const b = Buffer.from(keys.buffer, keys.byteOffset + 4 * from, 4 * (to - from));
+    return spoil ? spoil(Buffer.from(b)) : b;
+  });
+  assert.equal(disk.find(keys[0] as number), 0); // block 0 read and kept
+  spoil = (b) => b.subarray(0, 8);
+  assert.throws(() => disk.find(keys[100] as number), /short/);
+  spoil = (b) => {
+    b.writeUInt32LE(b.readUInt32LE(4) + 1, 4); // one key another, still in order
+    return b;
+  };
+  assert.throws(() => disk.find(keys[65] as number), /differs/);
+  spoil = (b) => b.fill(0);
+  assert.throws(() => disk.find(keys[200] as number), /differs/);
+  spoil = undefined;
+  // Whatever failed was not kept: each key is found again where it is.
+  for (const s of [0, 65, 100, 200, 299]) assert.equal(disk.find(keys[s] as number), s);
+});
+
+test('disk keys: a number that is no key finds nothing, and does not stand in for one', () => {
+  const keys = Uint32Array.from([0, 5, 9]);
+  const disk = new DiskKeys(keys, (from, to) => Buffer.from(keys.buffer, 4 * from, 4 * (to - from)));
+  for (const k of [0.5, 5.5, Number.NaN, -0.5]) assert.equal(disk.find(k), -1, String(k));
+  assert.equal(disk.find(0), 0);
+  assert.equal(disk.find(5), 1);
 });

@@ -3,7 +3,7 @@
  * that checks them would notice.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { buildIndex, type IndexRunner } from '../../../lib/search/index/build.ts';
 import { tempDir } from '../../helpers/temp.ts';
@@ -46,4 +46,28 @@ export function keysSwapped(index: Buffer): Buffer {
   out.writeUInt32LE(k1, segment + 8);
   out.writeUInt32LE(k0, segment + 12);
   return out;
+}
+
+/**
+ * Adds one to every key of every segment of the index file `file`, in place (the same inode, as an
+ * outside writer or a damaged disk would change it): each table still in order, each key another.
+ */
+export function shiftKeysInPlace(file: string): void {
+  const b = readFileSync(file);
+  const len = b.readUInt32LE(8);
+  const header = JSON.parse(b.subarray(12, 12 + len).toString('utf8')) as { segments: { byteLength: number }[] };
+  let at = segmentsStart(b);
+  const fd = openSync(file, 'r+');
+  try {
+    for (const s of header.segments) {
+      at = (at + 3) & ~3;
+      const n = b.readUInt32LE(at);
+      const keys = Buffer.alloc(4 * n);
+      for (let i = 0; i < n; i++) keys.writeUInt32LE(b.readUInt32LE(at + 8 + 4 * i) + 1, 4 * i);
+      writeSync(fd, keys, 0, keys.length, at + 8);
+      at += s.byteLength;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
