@@ -57,6 +57,8 @@ export class PiscinaSlot {
   readonly #running = new Map<Piscina, number>();
   // The Piscina a recycle waits to end, once the last of its tasks ends.
   #recycleOf: Piscina | undefined;
+  // Refill tasks handed each Piscina and not settled: queued, they need no worker of their own.
+  readonly #refills = new Map<Piscina, number>();
 
   constructor(size: number, gate?: CompileGate) {
     this.#size = size;
@@ -110,11 +112,22 @@ export class PiscinaSlot {
    * `minThreads`, 0 so that idle workers end) until a task is given or another worker frees up: with
    * one worker they waited for their deadlines and answered 'timeout' without having run (or, with
    * none, for ever), and a worker Piscina started later was started outside the compile gate. One
-   * is given now, which starts a worker through the gate. Nothing when no worker is missing.
+   * is given now, which starts a worker through the gate. Nothing when no worker is missing, or when
+   * the tasks queued are only such refills (after a burst of failures: they would start a worker to
+   * run themselves).
    */
   refill(p: Piscina): void {
-    if (p !== this.current || p.queueSize === 0 || p.threads.length >= this.#size) return;
-    this.give(p, () => p.run(REFILL)).catch(() => undefined);
+    const pending = this.#refills.get(p) ?? 0;
+    if (p !== this.current || p.queueSize <= pending || p.threads.length >= this.#size) return;
+    this.#refills.set(p, pending + 1);
+    const settled = () => {
+      const left = (this.#refills.get(p) ?? 1) - 1;
+      if (left > 0) this.#refills.set(p, left);
+      else this.#refills.delete(p);
+    };
+    this.give(p, () => p.run(REFILL))
+      .catch(() => undefined)
+      .finally(settled);
   }
 
   /** Ends the current Piscina now (its tasks end cancelled) and waits for a retired one too. */

@@ -100,3 +100,29 @@ test('pool: tasks queued behind one whose worker ran out of memory are run, on a
     await pool.close();
   }
 });
+
+test('pool: after a burst of workers running out of memory, the queued tasks answer and every window closes; no start without a failure', {
+  timeout: 120_000,
+}, async () => {
+  const g = countingGate();
+  const { pool } = countedPool({ workers: 1, heapMb: 16, compileGate: g.gate });
+  try {
+    const never = new AbortController().signal;
+    const filler = heapFiller();
+    const fills = Array.from({ length: 3 }, () => pool.run(filler, never));
+    const queued = Array.from({ length: 2 }, () => pool.run(QUICK, never));
+    // Piscina may hand a worker the next task before the last one ends: one death may fail two.
+    for (const o of await Promise.all(fills)) assert.equal(o.ok ? 'ok' : o.error.reason, 'failed');
+    assert.deepEqual(
+      (await Promise.all(queued)).map((o) => o.ok),
+      [true, true],
+    );
+    await g.allShut();
+    assert.equal(g.open(), 0);
+    // The first worker, and at most one for each failure: the refills queued behind the last
+    // failure start none of their own.
+    assert.ok(g.opened() >= 2 && g.opened() <= 4, `${g.opened()} windows`);
+  } finally {
+    await pool.close();
+  }
+});
