@@ -84,17 +84,16 @@ function v8Spelling(arg: string): string {
 
 /**
  * The value the process was started with for V8 flag `--name` (node's own flags or NODE_OPTIONS, as
- * `--name=V` or `--name V`, in any spelling `v8Spelling` takes), the last one given; undefined when
- * none was.
+ * `--name=V` in any spelling `v8Spelling` takes: V8 takes no value as the next argument, and node
+ * does not start with one), the last one given; undefined when none was.
  */
 export function startValue(name: string, argv = startArgs()): string | undefined {
-  const flag = v8Spelling(`--${name}`);
+  const flag = `${v8Spelling(`--${name}`)}=`;
   let value: string | undefined;
-  argv.forEach((raw, i) => {
+  for (const raw of argv) {
     const arg = v8Spelling(raw);
-    if (arg.startsWith(`${flag}=`)) value = arg.slice(flag.length + 1);
-    else if (arg === flag && argv[i + 1] !== undefined) value = argv[i + 1];
-  });
+    if (arg.startsWith(flag)) value = arg.slice(flag.length);
+  }
   return value;
 }
 
@@ -113,7 +112,8 @@ export function startSwitch(name: string, argv = startArgs()): boolean | undefin
   return value;
 }
 
-const startArgs = () => [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
+// NODE_OPTIONS first: a flag on the command line wins over the same flag there.
+const startArgs = () => [...(process.env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean), ...process.execArgv];
 
 // What the process started with, read once: the hold runs at every call's start and end.
 let started: { growingPercent?: string; growthFactor?: string; recompilation?: boolean } | undefined;

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startSwitch, startValue } from '../../lib/core/heap_hold.ts';
 
-test('heap hold: a flag the process started with, as --name=V, --name V, with underscores or one dash; the last one given', () => {
+test('heap hold: a flag the process started with, as --name=V, with underscores or one dash; the last one given', () => {
   assert.equal(startValue('heap-growing-percent', ['--import', 'tsx']), undefined);
   assert.equal(startValue('heap-growing-percent', ['--heap-growing-percent=10']), '10');
-  assert.equal(startValue('heap-growing-percent', ['--heap_growing_percent', '15']), '15');
+  assert.equal(startValue('heap-growing-percent', ['--heap_growing_percent=15']), '15');
   // Node hands V8 a flag with one dash too (`node -max-old-space-size=100` sets the limit).
   assert.equal(startValue('heap-growing-percent', ['-heap_growing-percent=20']), '20');
   // The value is as given: only the name's underscores are dashes.
@@ -18,8 +18,9 @@ test('heap hold: a flag the process started with, as --name=V, --name V, with un
     startValue('semi-space-growth-factor', ['--semi-space-growth-factor=3', '--semi_space_growth_factor=4']),
     '4',
   );
-  // A flag at the end with no value, or a longer flag's prefix, is not one.
-  assert.equal(startValue('heap-growing-percent', ['--heap-growing-percent']), undefined);
+  // A flag with no value (node refuses one as the next argument: `illegal value`), or a longer
+  // flag's prefix, is not one.
+  assert.equal(startValue('heap-growing-percent', ['--heap-growing-percent', '10']), undefined);
   assert.equal(startValue('heap-growing-percent', ['--heap-growing-percentage=5']), undefined);
 });
 
