@@ -74,55 +74,49 @@ test('pool: tasks queued behind one aborted while it runs are run, on a worker s
   }
 });
 
-test('pool: tasks queued behind one whose worker ran out of memory are run, on a worker started through the compile gate', {
-  timeout: 120_000,
-}, async () => {
+/**
+ * `fills` tasks that each run a worker out of memory, then `queued` quick ones, on one worker with a
+ * 16 MiB heap; once all have settled and every compile window has closed: how each ended, and the
+ * counts. Piscina may hand a worker its next task before the last one ends, so one death may fail two.
+ */
+async function afterOutOfMemory(fills: number, queued: number) {
   const g = countingGate();
   const { pool, started } = countedPool({ workers: 1, heapMb: 16, compileGate: g.gate });
   try {
     const never = new AbortController().signal;
-    const filler = pool.run(heapFiller(), never);
-    const queued = Array.from({ length: 3 }, () => pool.run(QUICK, never));
-    const failed = await filler;
-    assert.equal(failed.ok ? 'ok' : failed.error.reason, 'failed');
-    assert.match(failed.ok ? '' : failed.error.message, /memory/);
-    const answers = await Promise.all(queued);
-    assert.deepEqual(
-      answers.map((a) => a.ok),
-      [true, true, true],
-      'each queued task answered',
-    );
-    assert.equal(started(), 2, 'a worker started for them after the first ended');
+    const filler = heapFiller();
+    const failing = Array.from({ length: fills }, () => pool.run(filler, never));
+    const quick = Array.from({ length: queued }, () => pool.run(QUICK, never));
+    const failed = await Promise.all(failing);
+    const answered = (await Promise.all(quick)).map((o) => o.ok);
     await g.allShut();
-    // Both workers were started with the gate open: the first by the first task, the second for the queued ones.
-    assert.equal(g.opened(), 2);
+    return { failed, answered, started: started(), windows: g.opened(), open: g.open() };
   } finally {
     await pool.close();
   }
+}
+
+test('pool: tasks queued behind one whose worker ran out of memory are run, on a worker started through the compile gate', {
+  timeout: 120_000,
+}, async () => {
+  const r = await afterOutOfMemory(1, 3);
+  assert.equal(r.failed[0]?.ok ? 'ok' : r.failed[0]?.error.reason, 'failed');
+  assert.match(r.failed[0]?.ok ? '' : String(r.failed[0]?.error.message), /memory/);
+  assert.deepEqual(r.answered, [true, true, true], 'each queued task answered');
+  assert.equal(r.started, 2, 'a worker started for them after the first ended');
+  // Both workers were started with the gate open: the first by the first task, the second for the queued ones.
+  assert.equal(r.windows, 2);
+  assert.equal(r.open, 0);
 });
 
 test('pool: after a burst of workers running out of memory, the queued tasks answer and every window closes; no start without a failure', {
   timeout: 120_000,
 }, async () => {
-  const g = countingGate();
-  const { pool } = countedPool({ workers: 1, heapMb: 16, compileGate: g.gate });
-  try {
-    const never = new AbortController().signal;
-    const filler = heapFiller();
-    const fills = Array.from({ length: 3 }, () => pool.run(filler, never));
-    const queued = Array.from({ length: 2 }, () => pool.run(QUICK, never));
-    // Piscina may hand a worker the next task before the last one ends: one death may fail two.
-    for (const o of await Promise.all(fills)) assert.equal(o.ok ? 'ok' : o.error.reason, 'failed');
-    assert.deepEqual(
-      (await Promise.all(queued)).map((o) => o.ok),
-      [true, true],
-    );
-    await g.allShut();
-    assert.equal(g.open(), 0);
-    // The first worker, and at most one for each failure: the refills queued behind the last
-    // failure start none of their own.
-    assert.ok(g.opened() >= 2 && g.opened() <= 4, `${g.opened()} windows`);
-  } finally {
-    await pool.close();
-  }
+  const r = await afterOutOfMemory(3, 2);
+  for (const o of r.failed) assert.equal(o.ok ? 'ok' : o.error.reason, 'failed');
+  assert.deepEqual(r.answered, [true, true]);
+  assert.equal(r.open, 0);
+  // The first worker, and at most one for each failure: the refills queued behind the last
+  // failure start none of their own.
+  assert.ok(r.windows >= 2 && r.windows <= 4, `${r.windows} windows`);
 });
