@@ -43,13 +43,15 @@ export class DiskKeys {
     this.#read = read;
     this.#sample = new Uint32Array(Math.ceil(n / BLOCK_KEYS));
     this.#sums = new Uint32Array(this.#sample.length);
-    for (let i = 0; i < this.#sums.length; i++)
-      this.#sums[i] = blockSum(keys.subarray(i * BLOCK_KEYS, (i + 1) * BLOCK_KEYS));
-    for (let s = 0; s < n; s++) {
-      const k = keys[s] as number;
-      if (k > 0xffffff) throw new Error('a segment key of more than three bytes');
-      if (s > 0 && k <= (keys[s - 1] as number)) throw new Error('segment keys out of order');
-      if (s % BLOCK_KEYS === 0) this.#sample[s / BLOCK_KEYS] = k;
+    for (let i = 0; i < this.#sample.length; i++) {
+      const block = keys.subarray(i * BLOCK_KEYS, (i + 1) * BLOCK_KEYS);
+      for (let j = 0; j < block.length; j++) {
+        const k = block[j] as number;
+        if (k > 0xffffff) throw new Error('a segment key of more than three bytes');
+        if (i + j > 0 && k <= (keys[i * BLOCK_KEYS + j - 1] as number)) throw new Error('segment keys out of order');
+      }
+      this.#sample[i] = block[0] as number;
+      this.#sums[i] = blockSum(block);
     }
   }
 

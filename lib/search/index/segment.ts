@@ -64,14 +64,13 @@ export class Segment {
     this.nKeys = nKeys;
     this.nFiles = u32At(aligned, 4);
     const keys = new Uint32Array(aligned.buffer, aligned.byteOffset + 8, nKeys);
-    const whole = aligned.length >= Segment.headBytes(nKeys);
-    // Keys left on disk too when the rest of the key table is: a serving runtime's.
-    this.#keys =
-      whole || !readHead
-        ? new KeyIndex(keys)
-        : new DiskKeys(keys, (from, to) => readHead(4 * (2 + from), 4 * (2 + to)));
+    // The whole key table in memory, or (a serving runtime's) left on disk but for what `bytes` hold.
+    const inMemory = !readHead || aligned.length >= Segment.headBytes(nKeys);
+    this.#keys = inMemory
+      ? new KeyIndex(keys)
+      : new DiskKeys(keys, (from, to) => readHead(4 * (2 + from), 4 * (2 + to)));
     this.#readHead = readHead;
-    if (whole || !readHead) {
+    if (inMemory) {
       const u32 = new Uint32Array(aligned.buffer, aligned.byteOffset, 2 + 3 * nKeys);
       this.#counts = u32.subarray(2 + nKeys, 2 + 2 * nKeys);
       this.#ends = u32.subarray(2 + 2 * nKeys, 2 + 3 * nKeys);

@@ -8,11 +8,16 @@ import path from 'node:path';
 import { buildIndex, type IndexRunner } from '../../../lib/search/index/build.ts';
 import { tempDir } from '../../helpers/temp.ts';
 
+/** An index file's header (the parts tests read) and its length in bytes. */
+function headerOf(index: Buffer): { len: number; tableBytes: number; segments: { byteLength: number }[] } {
+  const len = index.readUInt32LE(8);
+  return { len, ...JSON.parse(index.subarray(12, 12 + len).toString('utf8')) };
+}
+
 /** Where an index file's segments begin: after its header and file table. */
 export function segmentsStart(index: Buffer): number {
-  const len = index.readUInt32LE(8);
-  const header = JSON.parse(index.subarray(12, 12 + len).toString('utf8')) as { tableBytes: number };
-  return (((12 + len + 7) & ~7) + header.tableBytes + 3) & ~3;
+  const { len, tableBytes } = headerOf(index);
+  return (((12 + len + 7) & ~7) + tableBytes + 3) & ~3;
 }
 
 /** The bytes of the index file `file` after its header and file table: its segments. */
@@ -54,12 +59,10 @@ export function keysSwapped(index: Buffer): Buffer {
  */
 export function shiftKeysInPlace(file: string): void {
   const b = readFileSync(file);
-  const len = b.readUInt32LE(8);
-  const header = JSON.parse(b.subarray(12, 12 + len).toString('utf8')) as { segments: { byteLength: number }[] };
   let at = segmentsStart(b);
   const fd = openSync(file, 'r+');
   try {
-    for (const s of header.segments) {
+    for (const s of headerOf(b).segments) {
       at = (at + 3) & ~3;
       const n = b.readUInt32LE(at);
       const keys = Buffer.alloc(4 * n);
