@@ -43,12 +43,13 @@ export class DiskKeys {
     this.#read = read;
     this.#sample = new Uint32Array(Math.ceil(n / BLOCK_KEYS));
     this.#sums = new Uint32Array(this.#sample.length);
+    let prev = -1;
     for (let i = 0; i < this.#sample.length; i++) {
       const block = keys.subarray(i * BLOCK_KEYS, (i + 1) * BLOCK_KEYS);
-      for (let j = 0; j < block.length; j++) {
-        const k = block[j] as number;
+      for (const k of block) {
         if (k > 0xffffff) throw new Error('a segment key of more than three bytes');
-        if (i + j > 0 && k <= (keys[i * BLOCK_KEYS + j - 1] as number)) throw new Error('segment keys out of order');
+        if (k <= prev) throw new Error('segment keys out of order');
+        prev = k;
       }
       this.#sample[i] = block[0] as number;
       this.#sums[i] = blockSum(block);
