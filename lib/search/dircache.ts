@@ -9,9 +9,9 @@
  * read within RACY_MS of its directory's last change is not kept — the same-timestamp race git calls
  * "racy git": an entry added within the timestamp granularity would not move the mtime.
  */
-import { closeSync, type Dirent, fstatSync, readdirSync, type Stats, statSync } from 'node:fs';
+import { type Dirent, fstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
-import { DIR_ONLY, fdPath, openExactDir, openIn } from '../core/descriptors.ts';
+import { closeFd, DIR_ONLY, fdPath, openExactDir, openIn } from '../core/descriptors.ts';
 import { CompactListings, type DirEntry, type EntryKind } from './compact_listings.ts';
 
 export type { DirEntry, EntryKind } from './compact_listings.ts';
@@ -96,7 +96,7 @@ export function listDirIfAny(abs: string): DirEntry[] | undefined {
   if (hit) return hit;
   const opened = openListed(abs);
   if (!opened) return undefined;
-  closeSync(opened.fd);
+  closeFd(opened.fd);
   return opened.entries;
 }
 

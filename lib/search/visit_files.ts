@@ -9,8 +9,8 @@
  * files opened and read: 20.3 ms through their directories, 14.8 ms opened exactly).
  * When that open is refused for any reason, the directory route runs as always and says why.
  */
-import { closeSync, constants } from 'node:fs';
-import { fdPath, openExact } from '../core/descriptors.ts';
+import { constants } from 'node:fs';
+import { closeFd, fdPath, openExact } from '../core/descriptors.ts';
 import { DirChain } from './dir_chain.ts';
 import { baseOf, dirOf } from './rel_paths.ts';
 import type { Entry, Visitor, WalkOptions } from './walk.ts';
@@ -37,7 +37,7 @@ export function visitFiles(o: WalkOptions, files: readonly Entry[], visitor: Vis
           try {
             if (visitor.file(f, abs, opened.value)) return true;
           } finally {
-            closeSync(opened.value);
+            closeFd(opened.value);
           }
           continue;
         }

@@ -16,8 +16,7 @@
  * only for the very directory it was read from through a checked descriptor); in a process that
  * searches once (`searchOnce`, nothing cached) it walks through descriptors as grep does.
  */
-import { closeSync } from 'node:fs';
-import { fdPath } from '../core/descriptors.ts';
+import { closeFd, fdPath } from '../core/descriptors.ts';
 import { comparePaths } from './compare_paths.ts';
 import { type DenySpec, type DenyTest, denyTest } from './denied.ts';
 import { DirChain } from './dir_chain.ts';
@@ -114,7 +113,7 @@ interface Shared {
   refs: number;
 }
 const release = (s: Shared | undefined) => {
-  if (s && --s.refs === 0) closeSync(s.fd);
+  if (s && --s.refs === 0) closeFd(s.fd);
 };
 
 function walkDir(
@@ -177,7 +176,7 @@ function walkDir(
         for (let i = subdirs.length - 1; i >= 0; i--)
           stack.push({ dir: subdirs[i] as string, depth: depth + 1, parent: shared });
       } finally {
-        if (fd !== undefined && !handedOver) closeSync(fd);
+        if (fd !== undefined && !handedOver) closeFd(fd);
       }
     }
     return false;
