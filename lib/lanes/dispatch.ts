@@ -18,12 +18,14 @@ import type { Ledger } from '../files/ledger.ts';
 import type { SearchSkip } from '../policy/read_deny.ts';
 import type { GitUser } from '../search/ignore.ts';
 import type { SearchIndex } from '../search/index/service.ts';
+import type { ShardRunner } from '../search/parallel.ts';
 import type { SkillCatalog } from '../skills/catalog.ts';
 import type { SkillSources } from '../skills/fetch.ts';
 import type { MainContext } from './main_context.ts';
 import type { ReadPool } from './pool.ts';
 import type { ToolTask } from './pool_protocol.ts';
 import type { SearchContext } from './search_context.ts';
+import { withThisThread } from './this_thread_lane.ts';
 import { TodoPlans } from './todo_plans.ts';
 import type { ExecConfig, ShellSeen, WriteContext } from './write_context.ts';
 import { WriteLane } from './write_lane.ts';
@@ -114,7 +116,7 @@ export function createLanes(c: LaneConfig): LaneRunner {
         ...(c.gitUser ? { gitUser: c.gitUser } : {}),
       };
       return withDeadline(ctx, (signal) => {
-        if (pool) search.shards = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
+        if (pool) search.shards = searchLanes(pool, signal);
         else if (c.standby) {
           const standby = c.standby;
           search.isolated = { parallelism: 1, run: (task) => standby.run(task, signal) };
@@ -171,4 +173,13 @@ function noted(result: ToolResult, note: RecordNote): ToolResult {
     ...result,
     content: `${result.content}\n(Not recorded in the journal: ${note.error}. mewcode undo cannot take this change back.)`,
   };
+}
+
+/**
+ * A search's lanes: the pool's workers, and with two or more this thread in place of one of them,
+ * which then never starts for a search (this_thread_lane.ts says why).
+ */
+function searchLanes(pool: ReadPool, signal: AbortSignal): ShardRunner {
+  const workers: ShardRunner = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
+  return pool.size < 2 ? workers : withThisThread({ ...workers, parallelism: pool.size - 1 });
 }
