@@ -1,12 +1,13 @@
 /**
  * This thread as one of a search's lanes, beside the pool's workers: it takes the next queued shard
- * whenever it is free, as a worker does, and runs it under V8's watchdog (core/watchdog.ts), so a
- * pattern that backtracks without end is stopped here as the deadline stops it in a worker. A worker
- * costs the process 15–24 MiB (its heap and its glibc arena); this thread is already there
- * (docs/benchmarks.md, "Where a worker's memory is").
- * A stopped shard runs no `finally`: the descriptors it opened are tracked and closed here, and the
- * modules it was changing reset themselves (`onStopped`). Each shard runs whole in one turn of the
- * event loop (a few ms to a few hundred on a large tree's share): timers and I/O wait that long.
+ * whenever it is free, as a worker does. A worker costs the process 15–24 MiB (its heap and its glibc
+ * arena); this thread is already there (docs/benchmarks.md, "Where a worker's memory is").
+ * Nothing else runs here while a shard does (not the call's other shards' answers, not a
+ * cancellation, not another call), so each shard gets a slice: its own deadline, checked between
+ * files, at which it stops whole and is handed to a worker, where the call's deadline and a
+ * cancellation reach it. A shard stuck in one file past the slice (a pattern that backtracks without
+ * end) is stopped by V8's watchdog (core/watchdog.ts): it runs no `finally` then, so the descriptors it
+ * opened are tracked and closed here, and the modules it may have been changing reset themselves.
  * Main thread.
  */
 import { closeLeft, endTracking, trackOpens } from '../core/descriptors.ts';
@@ -16,27 +17,33 @@ import { runWatched } from '../core/watchdog.ts';
 import type { ShardRunner } from '../search/parallel.ts';
 import { inlineLearning, runShard, SHARD_DEADLINE, type ShardResult, type ShardTask } from '../search/shards.ts';
 
+/** How long one shard may hold this thread before it is handed to a worker. */
+export const SLICE_MS = 500;
 /**
- * How long past a shard's own deadline the watchdog waits: a shard checks the deadline between files
- * and stops itself there, whole; the watchdog is for one that cannot get back to the check.
+ * How long past its slice a shard may stay in one file before the watchdog stops it. Stopped there,
+ * it is inside that file's search, whose descriptors were opened and tracked well before. Stopped
+ * anywhere else (just after an `open` returned inside Node's own `openSync`, say), a descriptor could
+ * be left that nothing tracked: the slice, checked between files, keeps the watchdog for the stuck.
  */
-export const WATCHDOG_GRACE_MS = 1000;
-/** The watchdog's limit for a shard with no deadline of its own. */
-const NO_DEADLINE_MS = 600_000;
+export const WATCHDOG_GRACE_MS = 250;
 
 interface Queued {
   task: ShardTask;
   settle: (o: TaskOutcome<ShardResult>) => void;
 }
 
-/** `pool` (its own lanes) and this thread, taking queued shards in order as each lane frees up. */
-export function withThisThread(pool: ShardRunner): ShardRunner {
+/**
+ * `pool` (its own lanes) and this thread, taking queued shards in order as each lane frees up; a
+ * shard this thread handed over goes to the pool's lanes before any other.
+ */
+export function withThisThread(pool: ShardRunner, sliceMs = SLICE_MS): ShardRunner {
   const queue: Queued[] = [];
+  const handed: Queued[] = [];
   let poolBusy = 0;
   let here = false;
   const pump = () => {
-    while (poolBusy < pool.parallelism && queue.length > 0) {
-      const q = queue.shift() as Queued;
+    while (poolBusy < pool.parallelism && (handed.length > 0 || queue.length > 0)) {
+      const q = (handed.shift() ?? queue.shift()) as Queued;
       poolBusy++;
       pool.run<ShardResult>(q.task).then((o) => {
         poolBusy--;
@@ -49,7 +56,9 @@ export function withThisThread(pool: ShardRunner): ShardRunner {
     // After this turn: the pool's lanes take their tasks first, and callers' code runs between shards.
     setImmediate(() => {
       const q = queue.shift();
-      if (q) q.settle(runHere(q.task));
+      const o = q && runHere(q.task, sliceMs);
+      if (q && o === undefined) handed.push(q);
+      else if (q && o) q.settle(o);
       here = false;
       pump();
     });
@@ -65,20 +74,25 @@ export function withThisThread(pool: ShardRunner): ShardRunner {
   };
 }
 
-/** One shard on this thread, under the watchdog; what it opened and left open is closed if stopped. */
-export function runHere(task: ShardTask): TaskOutcome<ShardResult> {
-  const t = inlineLearning(task, false);
-  const ms = t.stopAt === undefined ? NO_DEADLINE_MS : t.stopAt - Date.now() + WATCHDOG_GRACE_MS;
+/**
+ * One shard on this thread for `sliceMs` at most (less when its deadline comes first): its outcome,
+ * or undefined when the slice ran out first (run it elsewhere, from the start).
+ */
+export function runHere(task: ShardTask, sliceMs: number): TaskOutcome<ShardResult> | undefined {
+  const deadline = task.stopAt ?? Number.POSITIVE_INFINITY;
+  const stopAt = Math.min(deadline, Date.now() + sliceMs);
+  const t = { ...inlineLearning(task, false), stopAt };
   const left = trackOpens();
   let run: ReturnType<typeof runWatched<TaskOutcome<ShardResult>>>;
   try {
-    run = runWatched(() => outcomeOf(t), ms);
+    run = runWatched(() => outcomeOf(t), stopAt - Date.now() + WATCHDOG_GRACE_MS);
   } finally {
     endTracking();
   }
-  if (!run.stopped) return run.value;
-  closeLeft(left);
-  return errValue({ reason: 'timeout', message: SHARD_DEADLINE });
+  if (run.stopped) closeLeft(left);
+  else if (run.value.ok || run.value.error.message !== SHARD_DEADLINE) return run.value;
+  // Stopped at its slice, or by the watchdog: the call's own deadline says which answer it is.
+  return Date.now() >= deadline ? errValue({ reason: 'timeout', message: SHARD_DEADLINE }) : undefined;
 }
 
 function outcomeOf(t: ShardTask): TaskOutcome<ShardResult> {

@@ -238,9 +238,12 @@ let loadedLiteral: PreparedLiteral | undefined;
 // A load stopped by the watchdog between writing a literal's bytes and naming it loaded would leave
 // the old name over the new bytes (and a later search of the old literal, prepared once and kept,
 // reading them): after a stop nothing is taken as loaded.
+// A stop between growing the memory and taking a new view of it left the old, detached one: the view
+// is taken again (else the next search grew the memory once more).
 onStopped(() => {
   loadedLiteral = undefined;
   current++;
+  if (memory) mem = new Uint8Array(memory.buffer);
 });
 
 /** A literal prepared for the search: lowercase bytes, masks, and the two positions compared first. */

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import type { TaskOutcome } from '../../lib/core/task_outcome.ts';
+import { createReadPool } from '../../lib/lanes/pool.ts';
+import { runHere, withThisThread } from '../../lib/lanes/this_thread_lane.ts';
+import type { ShardResult, ShardTask } from '../../lib/search/shards.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
+
+/** A grep shard of `pattern` over the whole tree at `root`, ignore files read, every answer wanted. */
+function grepShard(root: string, pattern: string, ignoreCase: boolean, stopAt?: number): ShardTask {
+  const walk = { root, useIgnore: true, hidden: false, maxDepth: Number.POSITIVE_INFINITY, ignoreBase: root };
+  return {
+    kind: 'grep',
+    pattern,
+    ignoreCase,
+    fixedStrings: false,
+    multiline: false,
+    before: 0,
+    after: 0,
+    mode: 'content',
+    maxResults: Number.POSITIVE_INFINITY,
+    root,
+    walk,
+    dirs: [''],
+    files: [],
+    ...(stopAt !== undefined ? { stopAt } : {}),
+  } as unknown as ShardTask;
+}
+
+const openDescriptors = () => readdirSync('/proc/self/fd').length;
+const NO_SLICE = 600_000;
+
+/** What a shard found, without the figures that depend on when it ran. */
+const found = (o: TaskOutcome<ShardResult> | undefined) => {
+  assert.ok(o?.ok, `the shard ran whole: ${JSON.stringify(o)}`);
+  const { files, visited } = o.value as unknown as { files: unknown; visited: number };
+  return JSON.stringify({ files, visited });
+};
+
+// Many directories, each with an ignore file, and lines for a case-folded literal and for a regex.
+const root = tempDir();
+const tree: Record<string, string> = {};
+for (let d = 0; d < 40; d++) {
+  tree[`d${d}/.gitignore`] = `skip${d % 7}.txt\n`;
+  for (let f = 0; f < 30; f++)
+    tree[`d${d}/s${f % 3}/f${f}.txt`] = `line NEEDLE ${d} ${f}\nother\nneedle x${d * f} needle\n`;
+  for (let k = 0; k < 7; k++) tree[`d${d}/skip${k}.txt`] = 'needle in an ignored file\n';
+}
+writeTree(root, tree);
+
+test('shards stopped at their slice leave no descriptor open and later answers unchanged', () => {
+  const folded = grepShard(root, 'needle', true);
+  const regex = grepShard(root, 'x\\d+ n[e]+dle', false);
+  const other = grepShard(root, 'other', true);
+  const want = { folded: found(runHere(folded, NO_SLICE)), regex: found(runHere(regex, NO_SLICE)) };
+  const fds = openDescriptors();
+  let stops = 0;
+  // Slices from one millisecond up: each shard stops between whichever files it reached by then.
+  for (let slice = 1; slice <= 40; slice++) {
+    for (const task of [folded, other, regex]) {
+      const o = runHere(task, slice);
+      if (o === undefined) stops++;
+      else assert.ok(o.ok, JSON.stringify(o));
+      assert.equal(openDescriptors(), fds, `descriptors left open after a ${slice} ms slice`);
+    }
+    assert.equal(found(runHere(folded, NO_SLICE)), want.folded, `after ${slice} ms slices`);
+    assert.equal(found(runHere(regex, NO_SLICE)), want.regex, `after ${slice} ms slices`);
+  }
+  assert.ok(stops > 0, 'no shard was stopped: the test proves nothing on this machine');
+});
+
+test('a shard stuck in one file is stopped by the watchdog; what it had open is closed, later answers unchanged', () => {
+  const dir = tempDir();
+  const files: Record<string, string> = {};
+  for (let d = 0; d < 5; d++) for (let f = 0; f < 20; f++) files[`d${d}/f${f}.txt`] = `${'a'.repeat(30)}!\naaa\n`;
+  files['d3/stuck.txt'] = `${'a'.repeat(40)}!\n`;
+  writeTree(dir, files);
+  const pattern = '^(a+)+$';
+  const clean = grepShard(dir, 'aaa', false);
+  const want = found(runHere(clean, NO_SLICE));
+  const fds = openDescriptors();
+  for (let i = 0; i < 3; i++) {
+    assert.equal(runHere(grepShard(dir, pattern, false), 20), undefined, 'stopped, to be handed over');
+    assert.equal(openDescriptors(), fds, 'descriptors left open by a stopped shard');
+    assert.equal(found(runHere(clean, NO_SLICE)), want);
+  }
+});
+
+test('a shard past its deadline on this thread answers timeout, not a hand-over', () => {
+  const runaway = tempDir();
+  writeFileSync(path.join(runaway, 'a.txt'), `${'a'.repeat(40)}!\n`);
+  const o = runHere(grepShard(runaway, '^(a+)+$', false, Date.now() + 50), NO_SLICE);
+  assert.equal(o?.ok, false);
+  assert.equal(!o?.ok && o?.error.reason, 'timeout');
+});
+
+test('a runaway shard is handed to a worker after its slice; the shards queued behind it answer first', async () => {
+  const pool = createReadPool({ workers: 1 });
+  after(() => pool.close());
+  const controller = new AbortController();
+  const runaway = tempDir();
+  writeFileSync(path.join(runaway, 'a.txt'), `${'a'.repeat(40)}!\n`);
+  const lanes = withThisThread({ parallelism: 1, run: (t) => pool.run(t, controller.signal) }, 50);
+  assert.equal(lanes.parallelism, 2);
+  const order: string[] = [];
+  const answer = (name: string, p: Promise<TaskOutcome<ShardResult>>) =>
+    p.then((o) => {
+      order.push(name);
+      if (name === 'runaway') return o;
+      assert.ok(o.ok, JSON.stringify(o));
+      return o;
+    });
+  // The first queued shard goes to the worker, the runaway to this thread, the rest to whichever frees.
+  const first = answer('first', lanes.run(grepShard(root, 'needle', false)));
+  const stuck = answer('runaway', lanes.run(grepShard(runaway, '^(a+)+$', false)));
+  const rest = [1, 2, 3].map((i) => answer(`rest${i}`, lanes.run(grepShard(root, `NEEDLE ${i}`, false))));
+  await Promise.all([first, ...rest]);
+  assert.deepEqual(order.includes('runaway'), false, 'the runaway settled before the others');
+  // Handed to the worker, it runs there until the call is cancelled.
+  controller.abort();
+  const o = await stuck;
+  assert.equal(o.ok, false);
+  assert.equal(!o.ok && o.error.reason, 'cancelled');
+});
