@@ -34,6 +34,11 @@ interface LaneConfig {
   /** Absent: every read tool runs inline on this thread. */
   pool?: ReadPool;
   /**
+   * This thread is one of a search's lanes beside the pool's workers (this_thread_lane.ts), the pool
+   * then having one worker fewer than the runtime's `workers`.
+   */
+  searchHere?: boolean;
+  /**
    * Without a pool: one worker, started on first need, for the search work that must be stoppable
    * (a pattern that could backtrack without end), which nothing can interrupt on this thread.
    */
@@ -116,7 +121,7 @@ export function createLanes(c: LaneConfig): LaneRunner {
         ...(c.gitUser ? { gitUser: c.gitUser } : {}),
       };
       return withDeadline(ctx, (signal) => {
-        if (pool) search.shards = searchLanes(pool, signal);
+        if (pool) search.shards = searchLanes(pool, signal, c.searchHere === true);
         else if (c.standby) {
           const standby = c.standby;
           search.isolated = { parallelism: 1, run: (task) => standby.run(task, signal) };
@@ -175,11 +180,8 @@ function noted(result: ToolResult, note: RecordNote): ToolResult {
   };
 }
 
-/**
- * A search's lanes: the pool's workers, and with two or more this thread in place of one of them,
- * which then never starts for a search (this_thread_lane.ts says why).
- */
-function searchLanes(pool: ReadPool, signal: AbortSignal): ShardRunner {
+/** A search's lanes: the pool's workers, and this thread beside them when the runtime counts it. */
+function searchLanes(pool: ReadPool, signal: AbortSignal, here: boolean): ShardRunner {
   const workers: ShardRunner = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
-  return pool.size < 2 ? workers : withThisThread({ ...workers, parallelism: pool.size - 1 });
+  return here ? withThisThread(workers) : workers;
 }
