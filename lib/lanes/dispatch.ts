@@ -183,5 +183,5 @@ function noted(result: ToolResult, note: RecordNote): ToolResult {
 /** A search's lanes: the pool's workers, and this thread beside them when the runtime counts it. */
 function searchLanes(pool: ReadPool, signal: AbortSignal, here: boolean): ShardRunner {
   const workers: ShardRunner = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
-  return here ? withThisThread(workers) : workers;
+  return here ? withThisThread(workers, signal) : workers;
 }

@@ -36,7 +36,7 @@ interface Queued {
  * `pool` (its own lanes) and this thread, taking queued shards in order as each lane frees up; a
  * shard this thread handed over goes to the pool's lanes before any other.
  */
-export function withThisThread(pool: ShardRunner, sliceMs = SLICE_MS): ShardRunner {
+export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs = SLICE_MS): ShardRunner {
   const queue: Queued[] = [];
   const handed: Queued[] = [];
   let poolBusy = 0;
@@ -56,7 +56,8 @@ export function withThisThread(pool: ShardRunner, sliceMs = SLICE_MS): ShardRunn
     // After this turn: the pool's lanes take their tasks first, and callers' code runs between shards.
     setImmediate(() => {
       const q = queue.shift();
-      const o = q && runHere(q.task, sliceMs);
+      // A call cancelled or past its deadline runs no more shards here; the pool's answer theirs.
+      const o = q && (signal?.aborted ? abortedOutcome(signal) : runHere(q.task, sliceMs));
       if (q && o === undefined) handed.push(q);
       else if (q && o) q.settle(o);
       here = false;
@@ -102,4 +103,13 @@ function outcomeOf(t: ShardTask): TaskOutcome<ShardResult> {
     const message = (e as Error).message;
     return errValue({ reason: message === SHARD_DEADLINE ? 'timeout' : 'failed', message });
   }
+}
+
+/** What a shard not run because its call's signal fired answers, as the pool's tasks do (pool.ts). */
+function abortedOutcome(signal: AbortSignal): TaskOutcome<ShardResult> {
+  const reason = signal.reason as Error | undefined;
+  return errValue({
+    reason: reason?.name === 'TimeoutError' ? 'timeout' : 'cancelled',
+    message: String(reason?.message ?? 'aborted'),
+  });
 }

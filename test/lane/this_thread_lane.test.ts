@@ -102,7 +102,7 @@ test('a runaway shard is handed to a worker after its slice; the shards queued b
   const controller = new AbortController();
   const runaway = tempDir();
   writeFileSync(path.join(runaway, 'a.txt'), `${'a'.repeat(40)}!\n`);
-  const lanes = withThisThread({ parallelism: 1, run: (t) => pool.run(t, controller.signal) }, 50);
+  const lanes = withThisThread({ parallelism: 1, run: (t) => pool.run(t, controller.signal) }, controller.signal, 50);
   assert.equal(lanes.parallelism, 2);
   const order: string[] = [];
   const answer = (name: string, p: Promise<TaskOutcome<ShardResult>>) =>
@@ -123,4 +123,14 @@ test('a runaway shard is handed to a worker after its slice; the shards queued b
   const o = await stuck;
   assert.equal(o.ok, false);
   assert.equal(!o.ok && o.error.reason, 'cancelled');
+});
+
+test('a cancelled call runs no more shards on this thread: they answer cancelled, as the pool’s do', async () => {
+  const pool = createReadPool({ workers: 1 });
+  after(() => pool.close());
+  const controller = new AbortController();
+  const lanes = withThisThread({ parallelism: 1, run: (t) => pool.run(t, controller.signal) }, controller.signal);
+  controller.abort();
+  const outcomes = await Promise.all([1, 2, 3, 4].map((i) => lanes.run(grepShard(root, `NEEDLE ${i}`, false))));
+  for (const o of outcomes) assert.equal(!o.ok && o.error.reason, 'cancelled', JSON.stringify(o));
 });
