@@ -17,7 +17,7 @@ import { runWatched } from '../core/watchdog.ts';
 import type { ShardRunner } from '../search/parallel.ts';
 import { inlineLearning, runShard, SHARD_DEADLINE, type ShardResult, type ShardTask } from '../search/shards.ts';
 
-/** How long one shard may hold this thread before it is handed to a worker. */
+/** How long one shard may hold this thread at first before it stops and is queued again. */
 export const SLICE_MS = 500;
 /**
  * How long past its slice a shard may stay in one file before the watchdog stops it. Stopped there,
@@ -30,20 +30,24 @@ export const WATCHDOG_GRACE_MS = 250;
 interface Queued {
   task: ShardTask;
   settle: (o: TaskOutcome<ShardResult>) => void;
+  /** This thread's slice for it: doubled each time it ran out. */
+  sliceMs: number;
 }
 
 /**
- * `pool` (its own lanes) and this thread, taking queued shards in order as each lane frees up; a
- * shard this thread handed over goes to the pool's lanes before any other.
+ * `pool` (its own lanes) and this thread, taking queued shards in order as each lane frees up. A shard
+ * that used up its slice here goes back to the front of the queue, with twice the slice for when this
+ * thread takes it again (so one too long for any slice here is redone at most twice over); one stuck
+ * in a file goes to the pool's lanes before any other, since only there can it be stopped.
  */
 export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs = SLICE_MS): ShardRunner {
   const queue: Queued[] = [];
-  const handed: Queued[] = [];
+  const stuck: Queued[] = [];
   let poolBusy = 0;
   let here = false;
   const pump = () => {
-    while (poolBusy < pool.parallelism && (handed.length > 0 || queue.length > 0)) {
-      const q = (handed.shift() ?? queue.shift()) as Queued;
+    while (poolBusy < pool.parallelism && (stuck.length > 0 || queue.length > 0)) {
+      const q = (stuck.shift() ?? queue.shift()) as Queued;
       poolBusy++;
       pool.run<ShardResult>(q.task).then((o) => {
         poolBusy--;
@@ -56,19 +60,23 @@ export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs 
     // After this turn: the pool's lanes take their tasks first, and callers' code runs between shards.
     setImmediate(() => {
       const q = queue.shift();
-      // A call cancelled or past its deadline runs no more shards here; the pool's answer theirs.
-      const o = q && (signal?.aborted ? abortedOutcome(signal) : runHere(q.task, sliceMs));
-      if (q && o === undefined) handed.push(q);
-      else if (q && o) q.settle(o);
+      if (q) runQueued(q);
       here = false;
       pump();
     });
+  };
+  const runQueued = (q: Queued) => {
+    // A call cancelled or past its deadline runs no more shards here; the pool's answer theirs.
+    const o = signal?.aborted ? abortedOutcome(signal) : runHere(q.task, q.sliceMs);
+    if (o === 'slice') queue.unshift({ ...q, sliceMs: q.sliceMs * 2 });
+    else if (o === 'stuck') stuck.push(q);
+    else q.settle(o);
   };
   return {
     parallelism: pool.parallelism + 1,
     run<T extends ShardResult>(task: ShardTask): Promise<TaskOutcome<T>> {
       return new Promise((settle) => {
-        queue.push({ task, settle: settle as (o: TaskOutcome<ShardResult>) => void });
+        queue.push({ task, settle: settle as (o: TaskOutcome<ShardResult>) => void, sliceMs });
         pump();
       });
     },
@@ -76,10 +84,11 @@ export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs 
 }
 
 /**
- * One shard on this thread for `sliceMs` at most (less when its deadline comes first): its outcome,
- * or undefined when the slice ran out first (run it elsewhere, from the start).
+ * One shard on this thread for `sliceMs` at most (less when its deadline comes first): its outcome;
+ * 'slice' when it stopped itself at the slice, between files; 'stuck' when the watchdog stopped it in
+ * a file past the grace (what it had open is closed). Either way it is to be run again from the start.
  */
-export function runHere(task: ShardTask, sliceMs: number): TaskOutcome<ShardResult> | undefined {
+export function runHere(task: ShardTask, sliceMs: number): TaskOutcome<ShardResult> | 'slice' | 'stuck' {
   const deadline = task.stopAt ?? Number.POSITIVE_INFINITY;
   const stopAt = Math.min(deadline, Date.now() + sliceMs);
   const t = { ...inlineLearning(task, false), stopAt };
@@ -92,8 +101,9 @@ export function runHere(task: ShardTask, sliceMs: number): TaskOutcome<ShardResu
   }
   if (run.stopped) closeLeft(left);
   else if (run.value.ok || run.value.error.message !== SHARD_DEADLINE) return run.value;
-  // Stopped at its slice, or by the watchdog: the call's own deadline says which answer it is.
-  return Date.now() >= deadline ? errValue({ reason: 'timeout', message: SHARD_DEADLINE }) : undefined;
+  // Stopped at its slice, or by the watchdog: past the call's own deadline, that is the answer.
+  if (Date.now() >= deadline) return errValue({ reason: 'timeout', message: SHARD_DEADLINE });
+  return run.stopped ? 'stuck' : 'slice';
 }
 
 function outcomeOf(t: ShardTask): TaskOutcome<ShardResult> {
