@@ -34,8 +34,8 @@ interface LaneConfig {
   /** Absent: every read tool runs inline on this thread. */
   pool?: ReadPool;
   /**
-   * This thread is one of a search's lanes beside the pool's workers (this_thread_lane.ts), the pool
-   * then having one worker fewer than the runtime's `workers`.
+   * This thread is one of a search's lanes in place of one of the pool's workers (this_thread_lane.ts);
+   * with a pool of two or more only.
    */
   searchHere?: boolean;
   /**
@@ -180,8 +180,8 @@ function noted(result: ToolResult, note: RecordNote): ToolResult {
   };
 }
 
-/** A search's lanes: the pool's workers, and this thread beside them when the runtime counts it. */
+/** A search's lanes: the pool's workers, or all but one of them and this thread. */
 function searchLanes(pool: ReadPool, signal: AbortSignal, here: boolean): ShardRunner {
   const workers: ShardRunner = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
-  return here ? withThisThread(workers, signal) : workers;
+  return here && pool.size >= 2 ? withThisThread({ ...workers, parallelism: pool.size - 1 }, signal) : workers;
 }

@@ -79,11 +79,11 @@ export function startLanes(
   const workers = options.workers ?? defaultWorkers();
   // Workers set up while the heap is held optimise on their own thread (core/heap_hold.ts says why).
   const poolOptions = { activity: heapTrim, onWorkerStart: holdAgain, compileGate: compileOnOwnThread };
-  // With two or more, this thread is one of a search's lanes: a worker fewer, 15–24 MiB less
-  // (lib/lanes/this_thread_lane.ts).
+  const pool = options.workers === 0 ? undefined : createReadPool({ workers, ...poolOptions });
+  // With two or more, this thread is one of a search's lanes in place of a worker: a worker fewer
+  // while serving, 15–24 MiB less (lib/lanes/this_thread_lane.ts). An index build or check still
+  // runs on them all, and then ends them (below): the searches after it start only what they use.
   const searchHere = workers >= 2;
-  const pool =
-    options.workers === 0 ? undefined : createReadPool({ workers: searchHere ? workers - 1 : workers, ...poolOptions });
   // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
   const standby = pool ? undefined : createReadPool({ workers: 1, ...poolOptions });
   const searchSkip = searchSkipOf(o.flags, o.rules, gate, o.mode);
@@ -95,9 +95,12 @@ export function startLanes(
   // memory and garbage while it lived (serving after a build 177–178 against 185–187 MiB, the first
   // searches after it ~100 ms slower in all, on fresh workers).
   const indexPool = pool ?? standby;
-  const index = searchIndexFor(gate.root, options, indexPool, searchSkip?.(gate.root), o.gitUser, () => {
-    heapTrim.sweep();
-    indexPool?.recycle();
+  const index = searchIndexFor(gate.root, options, indexPool, searchSkip?.(gate.root), o.gitUser, {
+    onBuilt: () => {
+      heapTrim.sweep();
+      indexPool?.recycle();
+    },
+    ...(searchHere ? { onChecked: () => indexPool?.recycle() } : {}),
   });
   if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
   const jobs = new JobTable();

@@ -131,8 +131,7 @@ test('pool recycle: a runtime ends the workers that built its index, and serves 
   writeTree(root, files);
   const watch = watchWorkers();
   try {
-    // Three: this thread is one of a search's lanes, so the pool has two workers.
-    const rt = runtimeAt(root, { workers: 3, index: 'build', indexCacheDir: tempDir() });
+    const rt = runtimeAt(root, { workers: 2, index: 'build', indexCacheDir: tempDir() });
     assert.equal((await rt.searchIndex?.build())?.ok, true);
     const served = await rt.call('grep', { pattern: 'v1234 = 1234', output_mode: 'files_with_matches' });
     assert.match(String(served.meta?.index), /served/, served.content);
