@@ -38,11 +38,15 @@ export function runWatched<T>(work: () => T, ms: number): Watched<T> {
   const g = globalThis as unknown as Record<symbol, unknown>;
   if (g[WORK] !== undefined) throw new Error('runWatched is not re-entrant');
   // Set by the work's own `finally`, which a stop skips: a throw of the work is told from a stop by
-  // it, not by the error's code (the work may run a timed script of its own).
+  // it, not by the error's code (the work may run a timed script of its own). And the watchdog may
+  // fire just as the work returns, and Node then throws its timeout all the same: the value kept
+  // here is the answer.
   let ended = false;
+  let returned: { value: T } | undefined;
   g[WORK] = () => {
     try {
-      return work();
+      returned = { value: work() };
+      return returned.value;
     } finally {
       ended = true;
     }
@@ -50,6 +54,7 @@ export function runWatched<T>(work: () => T, ms: number): Watched<T> {
   try {
     return { stopped: false, value: script.runInThisContext({ timeout: Math.max(1, Math.ceil(ms)) }) as T };
   } catch (e) {
+    if (returned) return { stopped: false, value: returned.value };
     if (ended) throw e;
     for (const reset of resets) reset();
     return { stopped: true };
