@@ -60,8 +60,14 @@ export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs 
     // After this turn: the pool's lanes take their tasks first, and callers' code runs between shards.
     setImmediate(() => {
       const q = queue.shift();
-      if (q) runQueued(q);
-      here = false;
+      try {
+        if (q) runQueued(q);
+      } catch (e) {
+        // A bug here must not end the host's process from an immediate, nor leave the shard unsettled.
+        q?.settle(errValue({ reason: 'failed', message: String((e as Error)?.message ?? e) }));
+      } finally {
+        here = false;
+      }
       pump();
     });
   };
