@@ -15,10 +15,11 @@ import { errValue, okValue } from '../core/result.ts';
 import type { TaskOutcome } from '../core/task_outcome.ts';
 import { runWatched } from '../core/watchdog.ts';
 import type { ShardRunner } from '../search/parallel.ts';
+import { heldBy, joinResults, piecesOf, restOf } from '../search/shard_pieces.ts';
 import { inlineLearning, runShard, SHARD_DEADLINE, type ShardResult, type ShardTask } from '../search/shards.ts';
 
-/** How long one shard may hold this thread at first before it stops and is queued again. */
-export const SLICE_MS = 500;
+/** How long this thread runs a shard's pieces before it lets the event loop turn. */
+export const SLICE_MS = 100;
 /**
  * How long past its slice a shard may stay in one file before the watchdog stops it. Stopped there,
  * it is inside that file's search, whose descriptors were opened and tracked well before. Stopped
@@ -30,24 +31,31 @@ export const WATCHDOG_GRACE_MS = 250;
 interface Queued {
   task: ShardTask;
   settle: (o: TaskOutcome<ShardResult>) => void;
-  /** This thread's slice for it: doubled each time it ran out. */
-  sliceMs: number;
+}
+
+/** A task this thread works through piece by piece (shard_pieces.ts), a slice at a time. */
+interface Working {
+  q: Queued;
+  pieces: ShardTask[];
+  next: number;
+  done: ShardResult[];
 }
 
 /**
- * `pool` (its own lanes) and this thread, taking queued shards in order as each lane frees up. A shard
- * that used up its slice here goes back to the front of the queue, with twice the slice for when this
- * thread takes it again (so one too long for any slice here is redone at most twice over); one stuck
- * in a file goes to the pool's lanes before any other, since only there can it be stopped.
+ * `pool` (its own lanes) and this thread, taking queued shards in order as each lane frees up. This
+ * thread runs a shard in pieces, as many as fit a slice, then lets the event loop turn and goes on;
+ * a piece that outruns a whole slice alone, or gets stuck in a file, is handed to the pool's lanes
+ * with the rest of its shard, before any other task, and its answer joined to what this thread found.
  */
 export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs = SLICE_MS): ShardRunner {
   const queue: Queued[] = [];
-  const stuck: Queued[] = [];
+  const handed: Queued[] = [];
   let poolBusy = 0;
   let here = false;
+  let working: Working | undefined;
   const pump = () => {
-    while (poolBusy < pool.parallelism && (stuck.length > 0 || queue.length > 0)) {
-      const q = (stuck.shift() ?? queue.shift()) as Queued;
+    while (poolBusy < pool.parallelism && (handed.length > 0 || queue.length > 0)) {
+      const q = (handed.shift() ?? queue.shift()) as Queued;
       poolBusy++;
       pool.run<ShardResult>(q.task).then((o) => {
         poolBusy--;
@@ -55,38 +63,86 @@ export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs 
         pump();
       });
     }
-    if (here || queue.length === 0) return;
+    if (here || (working === undefined && queue.length === 0)) return;
     here = true;
-    // After this turn: the pool's lanes take their tasks first, and callers' code runs between shards.
-    setImmediate(() => {
-      const q = queue.shift();
-      try {
-        if (q) runQueued(q);
-      } catch (e) {
-        // A bug here must not end the host's process from an immediate, nor leave the shard unsettled.
-        q?.settle(errValue({ reason: 'failed', message: String((e as Error)?.message ?? e) }));
-      } finally {
-        here = false;
-      }
-      pump();
-    });
+    // After this turn: the pool's lanes take their tasks first, and callers' code runs between slices.
+    setImmediate(turn);
   };
-  const runQueued = (q: Queued) => {
-    // A call cancelled or past its deadline runs no more shards here; the pool's answer theirs.
-    const o = signal?.aborted ? abortedOutcome(signal) : runHere(q.task, q.sliceMs);
-    if (o === 'slice') queue.unshift({ ...q, sliceMs: q.sliceMs * 2 });
-    else if (o === 'stuck') stuck.push(q);
-    else q.settle(o);
+  const turn = () => {
+    const w = working ?? startWorking(queue.shift());
+    working = w;
+    try {
+      if (w) working = advance(w, sliceMs, signal, (rest) => handed.push(rest));
+    } catch (e) {
+      // A bug here must not end the host's process from an immediate, nor leave the shard unsettled.
+      working = undefined;
+      w?.q.settle(errValue({ reason: 'failed', message: String((e as Error)?.message ?? e) }));
+    } finally {
+      here = false;
+    }
+    pump();
   };
   return {
     parallelism: pool.parallelism + 1,
     run<T extends ShardResult>(task: ShardTask): Promise<TaskOutcome<T>> {
       return new Promise((settle) => {
-        queue.push({ task, settle: settle as (o: TaskOutcome<ShardResult>) => void, sliceMs });
+        queue.push({ task, settle: settle as (o: TaskOutcome<ShardResult>) => void });
         pump();
       });
     },
   };
+}
+
+const startWorking = (q: Queued | undefined): Working | undefined =>
+  q && { q, pieces: piecesOf(q.task), next: 0, done: [] };
+
+/**
+ * Runs `w`'s pieces for one slice: undefined once its task is settled or handed over (`hand`), else
+ * `w` to go on with at the next turn.
+ */
+function advance(
+  w: Working,
+  sliceMs: number,
+  signal: AbortSignal | undefined,
+  hand: (rest: Queued) => void,
+): Working | undefined {
+  const until = Date.now() + sliceMs;
+  const limit = (w.q.task as { maxResults?: number }).maxResults ?? Number.POSITIVE_INFINITY;
+  let ran = 0;
+  while (w.next < w.pieces.length) {
+    // A call cancelled or past its deadline runs no more here; the pool's tasks answer theirs.
+    if (signal?.aborted) return settled(w, abortedOutcome(signal));
+    const held = w.done.reduce((n, r) => n + heldBy(r), 0);
+    if (held >= limit) return settled(w, okValue(stoppedJoin(w.done)));
+    if (ran > 0 && Date.now() >= until) return w;
+    const o = runHere(
+      { ...(w.pieces[w.next] as ShardTask), maxResults: limit - held } as ShardTask,
+      until - Date.now(),
+    );
+    if (o === 'slice' && ran > 0) return w; // this piece gets a whole slice of its own next turn
+    if (o === 'slice' || o === 'stuck') return handOver(w, limit - held, hand);
+    if (!o.ok) return settled(w, o);
+    w.done.push(o.value);
+    w.next++;
+    ran++;
+  }
+  return settled(w, okValue(joinResults(w.done)));
+}
+
+function settled(w: Working, o: TaskOutcome<ShardResult>): undefined {
+  w.q.settle(o);
+  return undefined;
+}
+
+/** The pieces' results joined, as a shard that stopped at its limit before walking everything. */
+const stoppedJoin = (done: readonly ShardResult[]) => ({ ...joinResults(done), stopped: true });
+
+/** The rest of `w`'s shard to the pool; its answer joined to what this thread found. */
+function handOver(w: Working, left: number, hand: (rest: Queued) => void): undefined {
+  const rest = { ...restOf(w.q.task, w.pieces, w.next), maxResults: left } as ShardTask;
+  const done = w.done;
+  hand({ task: rest, settle: (o) => w.q.settle(o.ok ? okValue(joinResults([...done, o.value])) : o) });
+  return undefined;
 }
 
 /**

@@ -96,15 +96,14 @@ test('a shard past its deadline on this thread answers timeout, not a hand-over'
   assert.equal(o.error.reason, 'timeout');
 });
 
-// A 1 ms slice: every shard here runs out of it at first and is queued again with twice the slice;
-// none may end up waiting on the worker behind the runaway, which runs there until the call ends.
-test('a runaway shard goes to the worker; shards out of their slice here run again, not behind it', async () => {
+// The runaway runs on the worker until the call ends: what is queued behind it must run here.
+test('a runaway shard goes to the worker; the shards queued behind it run here, not behind it', async () => {
   const pool = createReadPool({ workers: 1 });
   after(() => pool.close());
   const controller = new AbortController();
   const runaway = tempDir();
   writeFileSync(path.join(runaway, 'a.txt'), `${'a'.repeat(40)}!\n`);
-  const lanes = withThisThread({ parallelism: 1, run: (t) => pool.run(t, controller.signal) }, controller.signal, 1);
+  const lanes = withThisThread({ parallelism: 1, run: (t) => pool.run(t, controller.signal) }, controller.signal);
   assert.equal(lanes.parallelism, 2);
   const order: string[] = [];
   const answer = (name: string, p: Promise<TaskOutcome<ShardResult>>) =>

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { createReadPool } from '../../lib/lanes/pool.ts';
+import { withThisThread } from '../../lib/lanes/this_thread_lane.ts';
+import { joinResults, piecesOf } from '../../lib/search/shard_pieces.ts';
+import { runShard, type ShardResult, type ShardTask } from '../../lib/search/shards.ts';
+import { tempDir, writeTree } from '../helpers/temp.ts';
+
+const root = tempDir();
+const tree: Record<string, string> = {};
+for (let d = 0; d < 12; d++) {
+  tree[`d${d}/.gitignore`] = 'skip.txt\n';
+  tree[`d${d}/skip.txt`] = 'needle ignored\n';
+  for (let f = 0; f < 9; f++)
+    tree[`d${d}/s${f % 2}/f${f}.txt`] = f % 3 === 0 ? 'none\n' : `needle ${d}\nneedle again\n`;
+}
+tree['d4/bin.dat'] = 'needle\0binary\n';
+writeTree(root, tree);
+const dirs = Array.from({ length: 12 }, (_, d) => `d${d}`);
+const walk = { root, useIgnore: true, hidden: false, maxDepth: Number.POSITIVE_INFINITY, ignoreBase: root };
+const grep = (mode: string, maxResults = Number.POSITIVE_INFINITY): ShardTask =>
+  ({
+    kind: 'grep',
+    pattern: 'needle',
+    ignoreCase: false,
+    fixedStrings: false,
+    multiline: false,
+    before: 0,
+    after: 0,
+    mode,
+    maxResults,
+    root,
+    walk,
+    dirs,
+    files: [],
+  }) as unknown as ShardTask;
+const glob = (maxResults = Number.POSITIVE_INFINITY): ShardTask =>
+  ({
+    kind: 'glob',
+    pattern: '**/*.txt',
+    dot: false,
+    withMtime: false,
+    maxResults,
+    root,
+    walk,
+    dirs,
+    files: [],
+  }) as ShardTask;
+
+/** A result with its listing's names as text, for comparing bytes with strings. */
+const plain = (r: ShardResult) => {
+  const listed =
+    'listed' in r && r.listed ? { ...r.listed, names: Buffer.from(r.listed.names).toString('utf8') } : undefined;
+  return JSON.parse(JSON.stringify({ ...r, ...(listed ? { listed } : {}) }));
+};
+
+test('a shard’s pieces, run one after another and joined, give the whole shard’s result', () => {
+  for (const task of [grep('content'), grep('count'), grep('files_with_matches'), glob()]) {
+    const pieces = piecesOf(task, 1);
+    assert.equal(pieces.length, dirs.length);
+    assert.deepEqual(plain(joinResults(pieces.map(runShard))), plain(runShard(task)), JSON.stringify(task.kind));
+  }
+});
+
+test('this thread, a piece or more a turn, answers as the whole shard, head limits and hand-overs included', async () => {
+  const pool = createReadPool({ workers: 1 });
+  after(() => pool.close());
+  const signal = new AbortController().signal;
+  // A 1 ms slice: the loop turns between pieces, and a piece that outruns it hands the rest to the worker.
+  const lanes = withThisThread({ parallelism: 1, run: (t) => pool.run(t, signal) }, signal, 1);
+  for (const task of [grep('content', 7), grep('files_with_matches', 5), grep('count'), glob(10)]) {
+    const want = plain(runShard(task));
+    // Two at once: the worker takes the first, this thread the second.
+    for (const o of await Promise.all([lanes.run(task), lanes.run(task)])) {
+      assert.ok(o.ok, JSON.stringify(o));
+      const got = plain(o.value);
+      for (const k of ['files', 'paths', 'results', 'stopped', 'listed'])
+        assert.deepEqual(got[k], want[k], `${task.kind} ${(task as { mode?: string }).mode ?? ''} ${k}`);
+    }
+  }
+});
