@@ -16,7 +16,14 @@ import type { TaskOutcome } from '../core/task_outcome.ts';
 import { runWatched } from '../core/watchdog.ts';
 import type { ShardRunner } from '../search/parallel.ts';
 import { heldBy, joinResults, piecesOf, restOf } from '../search/shard_pieces.ts';
-import { inlineLearning, runShard, SHARD_DEADLINE, type ShardResult, type ShardTask } from '../search/shards.ts';
+import {
+  inlineLearning,
+  runShard,
+  SHARD_DEADLINE,
+  type ShardResult,
+  type ShardSession,
+  type ShardTask,
+} from '../search/shards.ts';
 
 /** How long this thread runs a shard's pieces before it lets the event loop turn. */
 export const SLICE_MS = 100;
@@ -37,9 +44,17 @@ interface Queued {
 interface Working {
   q: Queued;
   pieces: ShardTask[];
-  next: number;
-  done: ShardResult[];
+  /**
+   * The results of the pieces run so far, in order, each with how many results all of them up to it
+   * hold: one push records a piece, so a watchdog stop leaves no piece half counted.
+   */
+  done: { result: ShardResult; heldSoFar: number }[];
+  /** What its pieces set up once and share; dropped with `w` after a stop. */
+  session: ShardSession;
 }
+
+/** What a slice of a task's pieces came to. */
+type Step = { settle: TaskOutcome<ShardResult> } | 'more' | 'hand';
 
 /**
  * `pool` (its own lanes) and this thread, taking queued shards in order as each lane frees up. This
@@ -53,11 +68,19 @@ export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs 
   let poolBusy = 0;
   let here = false;
   let working: Working | undefined;
+  // Raised by a worker as it answers one of these shards: this thread's slice ends at the next piece.
+  const answered = new Int32Array(new SharedArrayBuffer(4));
   const pump = () => {
-    while (poolBusy < pool.parallelism && (handed.length > 0 || queue.length > 0)) {
+    for (;;) {
+      // A worker with nothing queued takes the second half of what this thread is working through.
+      const idle = poolBusy < pool.parallelism && handed.length === 0 && queue.length === 0;
+      const split = idle && working ? splitOff(working) : undefined;
+      if (split) handed.push(split);
+      if (poolBusy >= pool.parallelism || (handed.length === 0 && queue.length === 0)) break;
       const q = (handed.shift() ?? queue.shift()) as Queued;
       poolBusy++;
-      pool.run<ShardResult>(q.task).then((o) => {
+      pool.run<ShardResult>({ ...q.task, answered }).then((o) => {
+        Atomics.store(answered, 0, 0);
         poolBusy--;
         q.settle(o);
         pump();
@@ -72,7 +95,7 @@ export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs 
     const w = working ?? startWorking(queue.shift());
     working = w;
     try {
-      if (w) working = advance(w, sliceMs, signal, (rest) => handed.push(rest));
+      if (w) working = advance(w, { sliceMs, answered }, signal, (rest) => handed.push(rest));
     } catch (e) {
       // A bug here must not end the host's process from an immediate, nor leave the shard unsettled.
       working = undefined;
@@ -94,53 +117,112 @@ export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs 
 }
 
 const startWorking = (q: Queued | undefined): Working | undefined =>
-  q && { q, pieces: piecesOf(q.task), next: 0, done: [] };
+  q && { q, pieces: piecesOf(q.task), done: [], session: {} };
 
 /**
- * Runs `w`'s pieces for one slice: undefined once its task is settled or handed over (`hand`), else
- * `w` to go on with at the next turn.
+ * Runs `w`'s pieces for one slice, under one watchdog run (setting one up costs ~0.16 ms, as much as
+ * a small piece): undefined once its task is settled or handed over (`hand`), else `w` to go on with
+ * at the next turn.
  */
 function advance(
   w: Working,
-  sliceMs: number,
+  { sliceMs, answered }: { sliceMs: number; answered: Int32Array },
   signal: AbortSignal | undefined,
   hand: (rest: Queued) => void,
 ): Working | undefined {
+  const deadline = w.q.task.stopAt ?? Number.POSITIVE_INFINITY;
   const until = Date.now() + sliceMs;
-  const limit = (w.q.task as { maxResults?: number }).maxResults ?? Number.POSITIVE_INFINITY;
-  let ran = 0;
-  while (w.next < w.pieces.length) {
-    // A call cancelled or past its deadline runs no more here; the pool's tasks answer theirs.
-    if (signal?.aborted) return settled(w, abortedOutcome(signal));
-    const held = w.done.reduce((n, r) => n + heldBy(r), 0);
-    if (held >= limit) return settled(w, okValue(stoppedJoin(w.done)));
-    if (ran > 0 && Date.now() >= until) return w;
-    const o = runHere(
-      { ...(w.pieces[w.next] as ShardTask), maxResults: limit - held } as ShardTask,
-      until - Date.now(),
-    );
-    if (o === 'slice' && ran > 0) return w; // this piece gets a whole slice of its own next turn
-    if (o === 'slice' || o === 'stuck') return handOver(w, limit - held, hand);
-    if (!o.ok) return settled(w, o);
-    w.done.push(o.value);
-    w.next++;
-    ran++;
+  const left = trackOpens();
+  let run: ReturnType<typeof runWatched<Step>>;
+  try {
+    // The last piece begun before `until` may run a slice of its own past it.
+    const watch = until + sliceMs - Date.now() + WATCHDOG_GRACE_MS;
+    run = runWatched(() => piecesUntil(w, { until, sliceMs, deadline, answered }, signal), watch);
+  } finally {
+    endTracking();
   }
-  return settled(w, okValue(joinResults(w.done)));
-}
-
-function settled(w: Working, o: TaskOutcome<ShardResult>): undefined {
-  w.q.settle(o);
+  if (run.stopped) closeLeft(left);
+  // Stopped in a piece by the watchdog: past the call's own deadline, that is the answer.
+  const step: Step = !run.stopped ? run.value : Date.now() >= deadline ? { settle: timedOut() } : 'hand';
+  if (step === 'more') return w;
+  if (step === 'hand') return handOver(w, hand);
+  w.q.settle(step.settle);
   return undefined;
 }
 
+/**
+ * `w`'s next pieces, begun until `until` or until a worker has answered (`answered`), each stopped
+ * between files if it runs a whole slice: 'more' when pieces are left for the next slice; 'hand' when
+ * one alone outran a slice (what it found is dropped: stopping a piece is not resuming it).
+ */
+function piecesUntil(
+  w: Working,
+  at: { until: number; sliceMs: number; deadline: number; answered: Int32Array },
+  signal: AbortSignal | undefined,
+): Step {
+  const limit = (w.q.task as { maxResults?: number }).maxResults ?? Number.POSITIVE_INFINITY;
+  let ran = 0;
+  while (w.done.length < w.pieces.length) {
+    // A call cancelled or past its deadline runs no more here; the pool's tasks answer theirs.
+    if (signal?.aborted) return { settle: abortedOutcome(signal) };
+    const held = w.done.at(-1)?.heldSoFar ?? 0;
+    if (held >= limit) return { settle: okValue(stoppedJoin(w.done)) };
+    if (ran > 0 && (Date.now() >= at.until || Atomics.load(at.answered, 0) === 1)) return 'more';
+    const piece = { ...inlineLearning(w.pieces[w.done.length] as ShardTask, false), maxResults: limit - held };
+    const o = outcomeOf({ ...piece, stopAt: Math.min(at.deadline, Date.now() + at.sliceMs) } as ShardTask, w.session);
+    if (!o.ok && o.error.message === SHARD_DEADLINE) return Date.now() >= at.deadline ? { settle: timedOut() } : 'hand';
+    if (!o.ok) return { settle: o };
+    w.done.push({ result: o.value, heldSoFar: held + heldBy(o.value) });
+    ran++;
+  }
+  return { settle: okValue(joinResults(w.done.map((d) => d.result))) };
+}
+
+const timedOut = (): TaskOutcome<ShardResult> => errValue({ reason: 'timeout', message: SHARD_DEADLINE });
+
 /** The pieces' results joined, as a shard that stopped at its limit before walking everything. */
-const stoppedJoin = (done: readonly ShardResult[]) => ({ ...joinResults(done), stopped: true });
+const stoppedJoin = (done: Working['done']) => ({ ...joinResults(done.map((d) => d.result)), stopped: true });
+
+/**
+ * The second half of `w`'s pieces not yet run, as a task of its own for an idle worker; `w` keeps
+ * the first half, and its task settles once both halves have answered, joined in order (at the
+ * first failure, with it). Only for a shard without a head limit (one with a limit is met in order,
+ * and its halves could not each know how many results are left): the last shard of a call otherwise
+ * left the worker idle while this thread, a slice at a time, worked through it alone.
+ */
+function splitOff(w: Working): Queued | undefined {
+  const left = w.pieces.length - w.done.length;
+  const limit = (w.q.task as { maxResults?: number }).maxResults ?? Number.POSITIVE_INFINITY;
+  if (left < 2 || Number.isFinite(limit)) return undefined;
+  const mid = w.done.length + Math.ceil(left / 2);
+  const tail = restOf(w.q.task, w.pieces, mid);
+  w.pieces = w.pieces.slice(0, mid);
+  const whole = w.q.settle;
+  let ended = false;
+  const halves: (ShardResult | undefined)[] = [undefined, undefined];
+  const half = (i: 0 | 1) => (o: TaskOutcome<ShardResult>) => {
+    if (ended) return;
+    if (!o.ok) {
+      ended = true;
+      whole(o);
+      return;
+    }
+    halves[i] = o.value;
+    const [first, second] = halves;
+    if (first === undefined || second === undefined) return;
+    ended = true;
+    whole(okValue(joinResults([first, second])));
+  };
+  w.q = { task: w.q.task, settle: half(0) };
+  return { task: tail, settle: half(1) };
+}
 
 /** The rest of `w`'s shard to the pool; its answer joined to what this thread found. */
-function handOver(w: Working, left: number, hand: (rest: Queued) => void): undefined {
-  const rest = { ...restOf(w.q.task, w.pieces, w.next), maxResults: left } as ShardTask;
-  const done = w.done;
+function handOver(w: Working, hand: (rest: Queued) => void): undefined {
+  const held = w.done.at(-1)?.heldSoFar ?? 0;
+  const limit = (w.q.task as { maxResults?: number }).maxResults ?? Number.POSITIVE_INFINITY;
+  const rest = { ...restOf(w.q.task, w.pieces, w.done.length), maxResults: limit - held } as ShardTask;
+  const done = w.done.map((d) => d.result);
   hand({ task: rest, settle: (o) => w.q.settle(o.ok ? okValue(joinResults([...done, o.value])) : o) });
   return undefined;
 }
@@ -164,13 +246,13 @@ export function runHere(task: ShardTask, sliceMs: number): TaskOutcome<ShardResu
   if (run.stopped) closeLeft(left);
   else if (run.value.ok || run.value.error.message !== SHARD_DEADLINE) return run.value;
   // Stopped at its slice, or by the watchdog: past the call's own deadline, that is the answer.
-  if (Date.now() >= deadline) return errValue({ reason: 'timeout', message: SHARD_DEADLINE });
+  if (Date.now() >= deadline) return timedOut();
   return run.stopped ? 'stuck' : 'slice';
 }
 
-function outcomeOf(t: ShardTask): TaskOutcome<ShardResult> {
+function outcomeOf(t: ShardTask, session: ShardSession = {}): TaskOutcome<ShardResult> {
   try {
-    return okValue(runShard(t));
+    return okValue(runShard(t, session));
   } catch (e) {
     const message = (e as Error).message;
     return errValue({ reason: message === SHARD_DEADLINE ? 'timeout' : 'failed', message });

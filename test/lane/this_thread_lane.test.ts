@@ -6,6 +6,7 @@ import type { TaskOutcome } from '../../lib/core/task_outcome.ts';
 import { createReadPool } from '../../lib/lanes/pool.ts';
 import { runHere, withThisThread } from '../../lib/lanes/this_thread_lane.ts';
 import type { ShardResult, ShardTask } from '../../lib/search/shards.ts';
+import { runShard } from '../../lib/search/shards.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 
 /** A grep shard of `pattern` over the whole tree at `root`, ignore files read, every answer wanted. */
@@ -134,4 +135,74 @@ test('a cancelled call runs no more shards on this thread: they answer cancelled
   controller.abort();
   const outcomes = await Promise.all([1, 2, 3, 4].map((i) => lanes.run(grepShard(root, `NEEDLE ${i}`, false))));
   for (const o of outcomes) assert.equal(!o.ok && o.error.reason, 'cancelled', JSON.stringify(o));
+});
+
+/**
+ * A runner standing in for the pool, whose answers come when the test says: the order is the test's.
+ * It raises each task's `answered` flag at once, as a worker does as it answers: this thread then
+ * runs one piece a turn.
+ */
+function heldRunner() {
+  const tasks: ShardTask[] = [];
+  const release: (() => void)[] = [];
+  return {
+    tasks,
+    release,
+    runner: {
+      parallelism: 1,
+      run: <T extends ShardResult>(t: ShardTask) =>
+        new Promise<TaskOutcome<T>>((settle) => {
+          tasks.push(t);
+          if (t.answered) Atomics.store(t.answered, 0, 1);
+          release.push(() => settle({ ok: true, value: runShard(t) as T }));
+        }),
+    },
+  };
+}
+
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+};
+
+test('a worker with nothing queued takes the second half of this thread’s shard; the halves join in order', async () => {
+  const held = heldRunner();
+  const lanes = withThisThread(held.runner, undefined, NO_SLICE);
+  const dirs = Array.from({ length: 40 }, (_, d) => `d${d}`);
+  const tiny = { ...grepShard(root, 'needle', true), dirs: [], files: [] } as ShardTask;
+  const big = { ...grepShard(root, 'needle', true), dirs } as ShardTask;
+  const want = found(runHere(big, NO_SLICE));
+  const first = lanes.run(tiny); // the worker's
+  const second = lanes.run(big); // this thread's, a piece a turn while the worker's answer waits
+  await turns(3);
+  assert.equal(held.tasks.length, 1, 'only the first task went to the worker');
+  held.release.shift()?.();
+  await first;
+  await turns(1);
+  assert.equal(held.tasks.length, 2, 'the idle worker was given half of the rest');
+  const tail = held.tasks[1] as ShardTask;
+  assert.ok(tail.dirs.length >= 1 && tail.dirs.length < 40, JSON.stringify(tail.dirs));
+  assert.deepEqual(tail.dirs, dirs.slice(40 - tail.dirs.length), 'the last directories, in order');
+  // This thread ends its half before the worker answers: the shard waits for both.
+  await turns(200);
+  held.release.shift()?.();
+  assert.equal(found(await second), want);
+});
+
+test('a shard with a head limit is not split: its results are met in order', async () => {
+  const held = heldRunner();
+  const lanes = withThisThread(held.runner, undefined, NO_SLICE);
+  const tiny = { ...grepShard(root, 'needle', true), dirs: [], files: [] } as ShardTask;
+  const dirs = Array.from({ length: 40 }, (_, d) => `d${d}`);
+  const limited = { ...grepShard(root, 'needle', true), dirs, maxResults: 500 } as ShardTask;
+  const first = lanes.run(tiny);
+  const second = lanes.run(limited);
+  await turns(3);
+  held.release.shift()?.();
+  await first;
+  const o = await second;
+  assert.equal(held.tasks.length, 1, 'nothing of the limited shard went to the worker');
+  assert.ok(
+    o.ok && 'results' in o.value && o.value.results === 500 && o.value.stopped,
+    JSON.stringify(o).slice(0, 300),
+  );
 });
