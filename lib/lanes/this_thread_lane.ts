@@ -3,11 +3,13 @@
  * whenever it is free, as a worker does. A worker costs the process 15–24 MiB (its heap and its glibc
  * arena); this thread is already there (docs/benchmarks.md, "Where a worker's memory is").
  * Nothing else runs here while a shard does (not the call's other shards' answers, not a
- * cancellation, not another call), so each shard gets a slice: its own deadline, checked between
- * files, at which it stops whole and is handed to a worker, where the call's deadline and a
- * cancellation reach it. A shard stuck in one file past the slice (a pattern that backtracks without
- * end) is stopped by V8's watchdog (core/watchdog.ts): it runs no `finally` then, so the descriptors it
- * opened are tracked and closed here, and the modules it may have been changing reset themselves.
+ * cancellation, not another call), so it runs a shard in pieces (search/shard_pieces.ts), as many as
+ * begin within a slice, and lets the event loop turn between slices. A piece that runs a whole slice
+ * stops between files and goes, with the rest of its shard, to a worker, where the call's deadline
+ * and a cancellation reach it. A piece stuck in one file (a pattern that backtracks without end) is
+ * stopped by V8's watchdog, one per slice (core/watchdog.ts): it runs no `finally` then, so the
+ * descriptors the slice opened are tracked and closed here, and the modules it may have been changing
+ * reset themselves.
  * Main thread.
  */
 import { closeLeft, endTracking, trackOpens } from '../core/descriptors.ts';
@@ -28,10 +30,11 @@ import {
 /** How long this thread runs a shard's pieces before it lets the event loop turn. */
 export const SLICE_MS = 100;
 /**
- * How long past its slice a shard may stay in one file before the watchdog stops it. Stopped there,
- * it is inside that file's search, whose descriptors were opened and tracked well before. Stopped
- * anywhere else (just after an `open` returned inside Node's own `openSync`, say), a descriptor could
- * be left that nothing tracked: the slice, checked between files, keeps the watchdog for the stuck.
+ * How long past its slice (and the slice its last piece may take) a piece may stay in one file before
+ * the watchdog stops it. Stopped there, it is inside that file's search, whose descriptors were opened
+ * and tracked well before. Stopped anywhere else (just after an `open` returned inside Node's own
+ * `openSync`, say), a descriptor could be left that nothing tracked: the slice, checked between files,
+ * keeps the watchdog for the stuck.
  */
 export const WATCHDOG_GRACE_MS = 250;
 
@@ -58,9 +61,10 @@ type Step = { settle: TaskOutcome<ShardResult> } | 'more' | 'hand';
 
 /**
  * `pool` (its own lanes) and this thread, taking queued shards in order as each lane frees up. This
- * thread runs a shard in pieces, as many as fit a slice, then lets the event loop turn and goes on;
- * a piece that outruns a whole slice alone, or gets stuck in a file, is handed to the pool's lanes
- * with the rest of its shard, before any other task, and its answer joined to what this thread found.
+ * thread runs a shard in pieces, as many as begin within a slice (fewer once a worker has answered),
+ * then lets the event loop turn and goes on; a piece that runs a whole slice, or gets stuck in a file,
+ * is handed to the pool's lanes with the rest of its shard, before any other task, and its answer
+ * joined to what this thread found. A worker with nothing queued takes half of what is left here.
  */
 export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs = SLICE_MS): ShardRunner {
   const queue: Queued[] = [];
