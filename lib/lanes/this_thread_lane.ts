@@ -52,6 +52,8 @@ interface Working {
    * hold: one push records a piece, so a watchdog stop leaves no piece half counted.
    */
   done: { result: ShardResult; heldSoFar: number }[];
+  /** What the piece under way found before each of its pauses, in order (the last says where). */
+  partial: ShardResult[];
   /** What its pieces set up once and share; dropped with `w` after a stop. */
   session: ShardSession;
 }
@@ -121,7 +123,7 @@ export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs 
 }
 
 const startWorking = (q: Queued | undefined): Working | undefined =>
-  q && { q, pieces: piecesOf(q.task), done: [], session: {} };
+  q && { q, pieces: piecesOf(q.task), done: [], partial: [], session: {} };
 
 /**
  * Runs `w`'s pieces for one slice, under one watchdog run (setting one up costs ~0.16 ms, as much as
@@ -139,9 +141,10 @@ function advance(
   const left = trackOpens();
   let run: ReturnType<typeof runWatched<Step>>;
   try {
-    // The last piece begun before `until` may run a slice of its own past it.
-    const watch = until + sliceMs - Date.now() + WATCHDOG_GRACE_MS;
-    run = runWatched(() => piecesUntil(w, { until, sliceMs, deadline, answered }, signal), watch);
+    // A piece pauses at `until` before its next file: only one file (or a long stretch without any)
+    // runs past it.
+    const watch = until - Date.now() + WATCHDOG_GRACE_MS;
+    run = runWatched(() => piecesUntil(w, { until, deadline, answered }, signal), watch);
   } finally {
     endTracking();
   }
@@ -155,13 +158,13 @@ function advance(
 }
 
 /**
- * `w`'s next pieces, begun until `until` or until a worker has answered (`answered`), each stopped
- * between files if it runs a whole slice: 'more' when pieces are left for the next slice; 'hand' when
- * one alone outran a slice (what it found is dropped: stopping a piece is not resuming it).
+ * `w`'s next pieces, run until `until` or until a worker has answered (`answered`): a piece under way
+ * then pauses before its next file and goes on from there in the next slice, what it found kept
+ * (`ShardTask.yieldAt`). 'more' when pieces are left for the next slice.
  */
 function piecesUntil(
   w: Working,
-  at: { until: number; sliceMs: number; deadline: number; answered: Int32Array },
+  at: { until: number; deadline: number; answered: Int32Array },
   signal: AbortSignal | undefined,
 ): Step {
   const limit = (w.q.task as { maxResults?: number }).maxResults ?? Number.POSITIVE_INFINITY;
@@ -169,23 +172,40 @@ function piecesUntil(
   while (w.done.length < w.pieces.length) {
     // A call cancelled or past its deadline runs no more here; the pool's tasks answer theirs.
     if (signal?.aborted) return { settle: abortedOutcome(signal) };
-    const held = w.done.at(-1)?.heldSoFar ?? 0;
-    if (held >= limit) return { settle: okValue(stoppedJoin(w.done)) };
+    const held = heldHere(w);
+    if (held >= limit) return { settle: okValue(stoppedJoin([...w.done.map((d) => d.result), ...w.partial])) };
     if (ran > 0 && (Date.now() >= at.until || Atomics.load(at.answered, 0) === 1)) return 'more';
-    const piece = { ...inlineLearning(w.pieces[w.done.length] as ShardTask, false), maxResults: limit - held };
-    const o = outcomeOf({ ...piece, stopAt: Math.min(at.deadline, Date.now() + at.sliceMs) } as ShardTask, w.session);
-    if (!o.ok && o.error.message === SHARD_DEADLINE) return Date.now() >= at.deadline ? { settle: timedOut() } : 'hand';
+    const piece = w.pieces[w.done.length] as ShardTask;
+    const from = w.partial.at(-1)?.pausedAt;
+    if (from === undefined) w.session.skipsSeen = new Set();
+    const t = {
+      ...inlineLearning(piece, false),
+      maxResults: limit - held,
+      stopAt: at.deadline,
+      yieldAt: at.until,
+      ...(from === undefined ? {} : { walk: { ...piece.walk, from } }),
+    } as ShardTask;
+    const o = outcomeOf(t, w.session);
     if (!o.ok) return { settle: o };
-    w.done.push({ result: o.value, heldSoFar: held + heldBy(o.value) });
     ran++;
+    // One assignment or push each: a watchdog stop leaves no result counted twice (it drops `partial`).
+    if (o.value.pausedAt !== undefined) w.partial = [...w.partial, o.value];
+    else {
+      const whole = w.partial.length > 0 ? joinResults([...w.partial, o.value]) : o.value;
+      w.done.push({ result: whole, heldSoFar: (w.done.at(-1)?.heldSoFar ?? 0) + heldBy(whole) });
+      w.partial = [];
+    }
   }
   return { settle: okValue(joinResults(w.done.map((d) => d.result))) };
 }
 
+/** What `w`'s finished pieces and the paused one hold, as a head limit counts them. */
+const heldHere = (w: Working) => w.partial.reduce((n, r) => n + heldBy(r), w.done.at(-1)?.heldSoFar ?? 0);
+
 const timedOut = (): TaskOutcome<ShardResult> => errValue({ reason: 'timeout', message: SHARD_DEADLINE });
 
 /** The pieces' results joined, as a shard that stopped at its limit before walking everything. */
-const stoppedJoin = (done: Working['done']) => ({ ...joinResults(done.map((d) => d.result)), stopped: true });
+const stoppedJoin = (results: ShardResult[]) => ({ ...joinResults(results), stopped: true });
 
 /**
  * The second half of `w`'s pieces not yet run, as a task of its own for an idle worker; `w` keeps

@@ -40,7 +40,16 @@ interface ShardBase {
    * (lib/lanes/this_thread_lane.ts). Unset on shards the main thread does not share a search with.
    */
   answered?: Int32Array | undefined;
+  /**
+   * When the shard pauses (this thread's lane, a slice at a time): past it, before its next file once
+   * it has visited one, it stops there and answers that file's path as `pausedAt`, to be run again
+   * from there (`walk.from`) and the results joined (shard_pieces.ts).
+   */
+  yieldAt?: number | undefined;
 }
+
+/** Whether a shard that has visited `visited` files is to pause before its next (`yieldAt`). */
+const pausing = (t: ShardBase, visited: number) => t.yieldAt !== undefined && visited > 0 && Date.now() >= t.yieldAt;
 
 /** The message a shard stops with at its deadline; the runners report it as a timeout. */
 export const SHARD_DEADLINE = 'the search reached its deadline';
@@ -65,7 +74,13 @@ interface ShardStats {
   stopped: boolean;
 }
 
-export interface GlobShardResult extends ShardStats {
+/** What every shard may answer about where it paused (see `yieldAt`). */
+interface Paused {
+  /** The path it paused before: walked from there, the shard goes on where it stopped. */
+  pausedAt?: string;
+}
+
+export interface GlobShardResult extends ShardStats, Paused {
   paths: string[];
   mtimes: number[];
   skipped: SkipCounts;
@@ -112,7 +127,7 @@ export interface GrepFileResult {
   matches: number;
 }
 
-export interface GrepShardResult extends ShardStats {
+export interface GrepShardResult extends ShardStats, Paused {
   /** Content mode: the files with matches and their lines. */
   files: GrepFileResult[];
   /**
@@ -161,9 +176,14 @@ export function runGlobShard(t: GlobShard, session: ShardSession = {}): GlobShar
   const count = counter();
   let visited = 0;
   let stopped = false;
+  let pausedAt: string | undefined;
   const visitor: Visitor = {
     file(e, at) {
       checkDeadline(t);
+      if (pausing(t, visited)) {
+        pausedAt = e.rel;
+        return true;
+      }
       visited++;
       if (match(e.rel)) {
         paths.push(e.rel);
@@ -174,13 +194,13 @@ export function runGlobShard(t: GlobShard, session: ShardSession = {}): GlobShar
     },
     skipped: (rel, isDir, reason) => {
       checkDeadline(t); // a tree of skipped entries is walked too
-      if (isDir || wouldMatch(rel)) count.add(reason, isDir);
+      if ((isDir || wouldMatch(rel)) && firstReport(session, rel)) count.add(reason, isDir);
     },
   };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
   const o = { ...t.walk, openFiles: t.withMtime }; // names only, unless the mtimes are wanted
   if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, rulesOf(t, session));
-  return { paths, mtimes, skipped: count.skipped, visited, stopped };
+  return { paths, mtimes, skipped: count.skipped, visited, stopped, ...(pausedAt !== undefined ? { pausedAt } : {}) };
 }
 
 /** The mtime of the entry at `at` (never followed: a symlink's own). */
@@ -239,6 +259,10 @@ export function runGrepShard(t: GrepShard, session: ShardSession = {}): GrepShar
   };
   const visit = (e: Entry, at?: string, fd?: number): boolean => {
     tick();
+    if (pausing(t, out.visited)) {
+      out.pausedAt = e.rel;
+      return true;
+    }
     const learning = out.results >= t.maxResults;
     out.visited++;
     if (e.kind !== 'file' || at === undefined) return false; // symlinks are not followed, as in ripgrep
@@ -267,9 +291,9 @@ export function runGrepShard(t: GrepShard, session: ShardSession = {}): GrepShar
   };
   const visitor: Visitor = {
     file: visit,
-    skipped: (_rel, isDir, reason) => {
+    skipped: (rel, isDir, reason) => {
       tick();
-      count.add(reason, isDir);
+      if (firstReport(session, rel)) count.add(reason, isDir);
     },
     dir: tick,
     unreachable: (e) => out.unreadable.push({ rel: e.rel, error: UNREACHABLE }),
@@ -326,11 +350,27 @@ const UNREACHABLE = 'its directory is gone or was replaced since it was listed';
  */
 export interface ShardSession {
   rules?: IgnoreRules;
+  /**
+   * The entries a piece paused and resumed (`yieldAt`, `walk.from`) has reported skipped so far: a
+   * resumed walk lists the directories it is inside again, and the entries of theirs that the walk
+   * had already passed (reported as a directory is listed, not in path order) are counted once. Set
+   * afresh by the lane as each piece begins.
+   */
+  skipsSeen?: Set<string>;
   glob?: { match: (rel: string) => boolean; wouldMatch: (rel: string) => boolean };
 }
 
 export function runShard(t: ShardTask, session: ShardSession = {}): ShardResult {
   return t.kind === 'glob' ? runGlobShard(t, session) : runGrepShard(t, session);
+}
+
+/** Whether `rel` is reported skipped for the first time in `session`'s piece (always, outside one). */
+function firstReport(session: ShardSession, rel: string): boolean {
+  const seen = session.skipsSeen;
+  if (seen === undefined) return true;
+  if (seen.has(rel)) return false;
+  seen.add(rel);
+  return true;
 }
 
 /** The walk root's ignore rules for `t`, made once per session. */

@@ -13,9 +13,10 @@ import { constants } from 'node:fs';
 import { closeFd, fdPath, openExact } from '../core/descriptors.ts';
 import { DirChain } from './dir_chain.ts';
 import { baseOf, dirOf } from './rel_paths.ts';
-import type { Entry, Visitor, WalkOptions } from './walk.ts';
+import { type Entry, type Visitor, type WalkOptions, walkedBefore } from './walk.ts';
 
-export function visitFiles(o: WalkOptions, files: readonly Entry[], visitor: Visitor): boolean {
+export function visitFiles(o: WalkOptions, all: readonly Entry[], visitor: Visitor): boolean {
+  const files = o.from === undefined ? all : all.filter((f) => !walkedBefore(f.rel, o.from));
   if (!o.openFiles) return files.some((f) => visitor.file(f)); // names from a checked listing: nothing to open
   const chain = new DirChain(o.root);
   try {

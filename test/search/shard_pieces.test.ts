@@ -3,7 +3,7 @@ import { after, test } from 'node:test';
 import { createReadPool } from '../../lib/lanes/pool.ts';
 import { withThisThread } from '../../lib/lanes/this_thread_lane.ts';
 import { joinResults, piecesOf } from '../../lib/search/shard_pieces.ts';
-import { runShard, type ShardResult, type ShardTask } from '../../lib/search/shards.ts';
+import { runShard, type ShardResult, type ShardSession, type ShardTask } from '../../lib/search/shards.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const root = tempDir();
@@ -15,6 +15,13 @@ for (let d = 0; d < 12; d++) {
     tree[`d${d}/s${f % 2}/f${f}.txt`] = f % 3 === 0 ? 'none\n' : `needle ${d}\nneedle again\n`;
 }
 tree['d4/bin.dat'] = 'needle\0binary\n';
+// Files that sort between a directory's subdirectories, a hidden one, and a nested ignore file.
+for (const d of [2, 7]) {
+  tree[`d${d}/a.txt`] = 'needle first\n';
+  tree[`d${d}/t.txt`] = 'needle last\n';
+  tree[`d${d}/.hid.txt`] = 'needle hidden\n';
+  tree[`d${d}/s1/.gitignore`] = 'f5.txt\n';
+}
 writeTree(root, tree);
 const dirs = Array.from({ length: 12 }, (_, d) => `d${d}`);
 const walk = { root, useIgnore: true, hidden: false, maxDepth: Number.POSITIVE_INFINITY, ignoreBase: root };
@@ -81,5 +88,32 @@ test('this thread, a piece or more a turn, answers as the whole shard, head limi
       for (const k of ['files', 'paths', 'results', 'stopped', 'listed'])
         assert.deepEqual(got[k], want[k], `${task.kind} ${(task as { mode?: string }).mode ?? ''} ${k}`);
     }
+  }
+});
+
+/** `p` run as this thread's lane runs it when every slice is over at once: paused before each file. */
+function runPausing(p: ShardTask, session: ShardSession): ShardResult[] {
+  const parts: ShardResult[] = [];
+  let from: string | undefined;
+  session.skipsSeen = new Set();
+  for (;;) {
+    const r = runShard({ ...p, yieldAt: 0, ...(from === undefined ? {} : { walk: { ...p.walk, from } }) }, session);
+    parts.push(r);
+    if (r.pausedAt === undefined) return parts;
+    assert.ok(from === undefined || r.pausedAt > from, `no progress past ${from}`);
+    from = r.pausedAt;
+  }
+}
+
+test('a piece paused before every file and resumed there, joined, gives the whole shard’s result', () => {
+  const loose = ['d1/s0/f2.txt', 'd2/a.txt', 'd2/s1/f1.txt', 'd7/t.txt'].map((rel) => ({ rel, kind: 'file' as const }));
+  const withLoose = (t: ShardTask) => ({ ...t, files: loose }) as ShardTask;
+  for (const task of [grep('content'), grep('count'), grep('files_with_matches'), glob(), withLoose(grep('content'))]) {
+    const pieces = piecesOf(task, 2);
+    const session = {};
+    const parts = pieces.map((p) => runPausing(p, session));
+    assert.ok(parts.flat().length > pieces.length * 3, 'the pieces paused');
+    const joined = joinResults(parts.map((ps) => joinResults(ps)));
+    assert.deepEqual(plain(joined), plain(runShard(task)), `${task.kind} ${(task as { mode?: string }).mode ?? ''}`);
   }
 });
