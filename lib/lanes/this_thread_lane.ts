@@ -3,10 +3,9 @@
  * whenever it is free, as a worker does. A worker costs the process 15–24 MiB (its heap and its glibc
  * arena); this thread is already there (docs/benchmarks.md, "Where a worker's memory is").
  * Nothing else runs here while a shard does (not the call's other shards' answers, not a
- * cancellation, not another call), so it runs a shard in pieces (search/shard_pieces.ts), as many as
- * begin within a slice, and lets the event loop turn between slices. A piece that runs a whole slice
- * stops between files and goes, with the rest of its shard, to a worker, where the call's deadline
- * and a cancellation reach it. A piece stuck in one file (a pattern that backtracks without end) is
+ * cancellation, not another call), so it runs a shard in pieces (search/shard_pieces.ts) for a slice,
+ * and lets the event loop turn between slices: the piece under way at the slice's end pauses before
+ * its next file and resumes there. A piece stuck in one file (a pattern that backtracks without end) is
  * stopped by V8's watchdog, one per slice (core/watchdog.ts): it runs no `finally` then, so the
  * descriptors the slice opened are tracked and closed here, and the modules it may have been changing
  * reset themselves.
@@ -30,8 +29,8 @@ import {
 /** How long this thread runs a shard's pieces before it lets the event loop turn. */
 export const SLICE_MS = 100;
 /**
- * How long past its slice (and the slice its last piece may take) a piece may stay in one file before
- * the watchdog stops it. Stopped there, it is inside that file's search, whose descriptors were opened
+ * How long past its slice a piece may stay in one file (it pauses before the next) before the
+ * watchdog stops it. Stopped there, it is inside that file's search, whose descriptors were opened
  * and tracked well before. Stopped anywhere else (just after an `open` returned inside Node's own
  * `openSync`, say), a descriptor could be left that nothing tracked: the slice, checked between files,
  * keeps the watchdog for the stuck.
@@ -63,9 +62,9 @@ type Step = { settle: TaskOutcome<ShardResult> } | 'more' | 'hand';
 
 /**
  * `pool` (its own lanes) and this thread, taking queued shards in order as each lane frees up. This
- * thread runs a shard in pieces, as many as begin within a slice (fewer once a worker has answered),
- * then lets the event loop turn and goes on; a piece that runs a whole slice, or gets stuck in a file,
- * is handed to the pool's lanes with the rest of its shard, before any other task, and its answer
+ * thread runs a shard in pieces for a slice (less once a worker has answered),
+ * then lets the event loop turn and goes on (a piece under way pauses and resumes); a piece stuck in a
+ * file is handed to the pool's lanes with the rest of its shard, before any other task, and its answer
  * joined to what this thread found. A worker with nothing queued takes half of what is left here.
  */
 export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs = SLICE_MS): ShardRunner {
