@@ -183,5 +183,7 @@ function noted(result: ToolResult, note: RecordNote): ToolResult {
 /** A search's lanes: the pool's workers, or all but one of them and this thread. */
 function searchLanes(pool: ReadPool, signal: AbortSignal, here: boolean): ShardRunner {
   const workers: ShardRunner = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
-  return here && pool.size >= 2 ? withThisThread({ ...workers, parallelism: pool.size - 1 }, signal) : workers;
+  if (!here || pool.size < 2) return workers;
+  // This thread stops its part of the search as the pool's tasks do: at the call's end or the pool's close.
+  return withThisThread({ ...workers, parallelism: pool.size - 1 }, [signal, pool.closing]);
 }

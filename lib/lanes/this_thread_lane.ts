@@ -67,7 +67,14 @@ type Step = { settle: TaskOutcome<ShardResult> } | 'more' | 'hand';
  * file is handed to the pool's lanes with the rest of its shard, before any other task, and its answer
  * joined to what this thread found. A worker with nothing queued takes half of what is left here.
  */
-export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs = SLICE_MS): ShardRunner {
+export function withThisThread(
+  pool: ShardRunner,
+  /** What stops this thread's part: the call's signal, and the pool's close (either may fire). */
+  stops: AbortSignal | readonly AbortSignal[] = [],
+  sliceMs = SLICE_MS,
+): ShardRunner {
+  const signals = Array.isArray(stops) ? stops : [stops as AbortSignal];
+  const stopped = () => signals.find((s) => s.aborted);
   const queue: Queued[] = [];
   const handed: Queued[] = [];
   let poolBusy = 0;
@@ -93,14 +100,13 @@ export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs 
     }
     if (here || (working === undefined && queue.length === 0)) return;
     here = true;
-    // After this turn: the pool's lanes take their tasks first, and callers' code runs between slices.
-    setImmediate(turn);
+    takeTurn(turn);
   };
   const turn = () => {
     const w = working ?? startWorking(queue.shift());
     working = w;
     try {
-      if (w) working = advance(w, { sliceMs, answered }, signal, (rest) => handed.push(rest));
+      if (w) working = advance(w, { sliceMs, answered }, stopped, (rest) => handed.push(rest));
     } catch (e) {
       // A bug here must not end the host's process from an immediate, nor leave the shard unsettled.
       working = undefined;
@@ -121,6 +127,32 @@ export function withThisThread(pool: ShardRunner, signal?: AbortSignal, sliceMs 
   };
 }
 
+/**
+ * The turns of every search's lane on this thread (every call's, every runtime's), one slice for each
+ * turn of the event loop, in the order asked: the pool's lanes take their tasks first, and callers'
+ * code runs between slices. Each call setting up its own ran all theirs in one pass of the loop,
+ * which waited for all their slices (a runaway beside five calls held it 528–845 ms).
+ */
+const turns: (() => void)[] = [];
+let turnAhead = false;
+function takeTurn(turn: () => void): void {
+  turns.push(turn);
+  if (turnAhead) return;
+  turnAhead = true;
+  setImmediate(nextTurn);
+}
+function nextTurn(): void {
+  turnAhead = false;
+  try {
+    turns.shift()?.(); // it settles its own failures
+  } finally {
+    if (turns.length > 0 && !turnAhead) {
+      turnAhead = true;
+      setImmediate(nextTurn);
+    }
+  }
+}
+
 const startWorking = (q: Queued | undefined): Working | undefined =>
   q && { q, pieces: piecesOf(q.task), done: [], partial: [], session: {} };
 
@@ -132,7 +164,7 @@ const startWorking = (q: Queued | undefined): Working | undefined =>
 function advance(
   w: Working,
   { sliceMs, answered }: { sliceMs: number; answered: Int32Array },
-  signal: AbortSignal | undefined,
+  stopped: () => AbortSignal | undefined,
   hand: (rest: Queued) => void,
 ): Working | undefined {
   const deadline = w.q.task.stopAt ?? Number.POSITIVE_INFINITY;
@@ -143,7 +175,7 @@ function advance(
     // A piece pauses at `until` before its next file: only one file (or a long stretch without any)
     // runs past it.
     const watch = until - Date.now() + WATCHDOG_GRACE_MS;
-    run = runWatched(() => piecesUntil(w, { until, deadline, answered }, signal), watch);
+    run = runWatched(() => piecesUntil(w, { until, deadline, answered }, stopped), watch);
   } finally {
     endTracking();
   }
@@ -164,13 +196,14 @@ function advance(
 function piecesUntil(
   w: Working,
   at: { until: number; deadline: number; answered: Int32Array },
-  signal: AbortSignal | undefined,
+  stopped: () => AbortSignal | undefined,
 ): Step {
   const limit = (w.q.task as { maxResults?: number }).maxResults ?? Number.POSITIVE_INFINITY;
   let ran = 0;
   while (w.done.length < w.pieces.length) {
     // A call cancelled or past its deadline runs no more here; the pool's tasks answer theirs.
-    if (signal?.aborted) return { settle: abortedOutcome(signal) };
+    const stop = stopped();
+    if (stop) return { settle: abortedOutcome(stop) };
     const held = heldHere(w);
     if (held >= limit) return { settle: okValue(stoppedJoin([...w.done.map((d) => d.result), ...w.partial])) };
     if (ran > 0 && (Date.now() >= at.until || Atomics.load(at.answered, 0) === 1)) return 'more';

@@ -206,3 +206,45 @@ test('a shard with a head limit is not split: its results are met in order', asy
     JSON.stringify(o).slice(0, 300),
   );
 });
+
+test('the lanes of concurrent calls share this thread a slice per turn of the event loop, not one each', async () => {
+  // Each call's first task is held on its worker (raising the answered flag): this thread then runs
+  // one piece a slice, so a shard of P pieces takes P slices here.
+  const dirs = Array.from({ length: 40 }, (_, d) => `d${d}`);
+  const calls = [heldRunner(), heldRunner(), heldRunner()].map((held) => {
+    const lanes = withThisThread(held.runner, undefined, NO_SLICE);
+    lanes.run({ ...grepShard(root, 'needle', true), dirs: [], files: [] } as ShardTask);
+    return lanes.run({ ...grepShard(root, 'needle', true), dirs } as ShardTask);
+  });
+  let turnsSeen = 0;
+  let ticking = true;
+  const tick = () => {
+    turnsSeen++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const outcomes = await Promise.all(calls);
+  ticking = false;
+  for (const o of outcomes) assert.ok(o.ok, JSON.stringify(o).slice(0, 300));
+  // One slice a turn: 3 × 40 turns at least (each call taking its own turn every time: 40).
+  assert.ok(turnsSeen >= 3 * 40 - 2, `${turnsSeen} turns of the event loop for 120 slices`);
+});
+
+test('a stop signal beside the call’s (the pool closing) ends this thread’s part: cancelled, with why', async () => {
+  const held = heldRunner();
+  const call = new AbortController();
+  const closing = new AbortController();
+  const lanes = withThisThread(held.runner, [call.signal, closing.signal], NO_SLICE);
+  const dirs = Array.from({ length: 40 }, (_, d) => `d${d}`);
+  lanes.run({ ...grepShard(root, 'needle', true), dirs: [], files: [] } as ShardTask);
+  const here = lanes.run({ ...grepShard(root, 'needle', true), dirs } as ShardTask);
+  await turns(3);
+  closing.abort(new Error('the read pool was closed'));
+  const o = await here;
+  assert.ok(!o.ok && o.error.reason === 'cancelled', JSON.stringify(o).slice(0, 300));
+  assert.equal(!o.ok && o.error.message, 'the read pool was closed');
+  const pool = createReadPool({ workers: 1 });
+  assert.equal(pool.closing.aborted, false);
+  await pool.close();
+  assert.equal(pool.closing.aborted, true, 'a pool’s close fires its closing signal');
+});
