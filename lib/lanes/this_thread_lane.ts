@@ -62,10 +62,10 @@ type Step = { settle: TaskOutcome<ShardResult> } | 'more' | 'hand';
 
 /**
  * `pool` (its own lanes) and this thread, taking queued shards in order as each lane frees up. This
- * thread runs a shard in pieces for a slice (less once a worker has answered),
- * then lets the event loop turn and goes on (a piece under way pauses and resumes); a piece stuck in a
- * file is handed to the pool's lanes with the rest of its shard, before any other task, and its answer
- * joined to what this thread found. A worker with nothing queued takes half of what is left here.
+ * thread runs a shard in pieces for a slice (less once a worker has answered), then lets the event
+ * loop turn and goes on (a piece under way pauses and resumes); a piece stuck in a file is handed to
+ * the pool's lanes with the rest of its shard, before any other task, and its answer joined to what
+ * this thread found. A worker with nothing queued takes half of what is left here.
  */
 export function withThisThread(
   pool: ShardRunner,
