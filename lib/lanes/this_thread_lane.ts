@@ -89,7 +89,13 @@ export function withThisThread(
       const split = idle && working ? splitOff(working) : undefined;
       if (split) handed.push(split);
       if (poolBusy >= pool.parallelism || (handed.length === 0 && queue.length === 0)) break;
-      const q = (handed.shift() ?? queue.shift()) as Queued;
+      let q = (handed.shift() ?? queue.shift()) as Queued;
+      // The call's last queued task goes to a worker in halves; the second waits for either lane.
+      const two = handed.length === 0 && queue.length === 0 && !split ? halved(q) : undefined;
+      if (two) {
+        q = two[0];
+        queue.push(two[1]);
+      }
       poolBusy++;
       pool.run<ShardResult>({ ...q.task, answered }).then((o) => {
         Atomics.store(answered, 0, 0);
@@ -248,14 +254,40 @@ const stoppedJoin = (results: ShardResult[]) => ({ ...joinResults(results), stop
  */
 function splitOff(w: Working): Queued | undefined {
   const left = w.pieces.length - w.done.length;
-  const limit = (w.q.task as { maxResults?: number }).maxResults ?? Number.POSITIVE_INFINITY;
-  if (left < 2 || Number.isFinite(limit)) return undefined;
+  if (left < 2 || hasLimit(w.q.task)) return undefined;
   const mid = w.done.length + Math.ceil(left / 2);
   const tail = restOf(w.q.task, w.pieces, mid);
   w.pieces = w.pieces.slice(0, mid);
-  const whole = w.q.settle;
+  const [first, second] = halves(w.q.settle);
+  w.q = { task: w.q.task, settle: first };
+  return { task: tail, settle: second };
+}
+
+/**
+ * The last queued task as two, for a worker to take the first and whichever lane frees first the
+ * second (a shard without a head limit, of two pieces or more): given whole to a worker, this thread
+ * sat idle while the worker worked through the call's last shard alone (1.05 s of six whole-tree
+ * counts with a glob).
+ */
+function halved(q: Queued): [Queued, Queued] | undefined {
+  if (hasLimit(q.task)) return undefined;
+  const pieces = piecesOf(q.task);
+  if (pieces.length < 2) return undefined;
+  const mid = Math.ceil(pieces.length / 2);
+  const [first, second] = halves(q.settle);
+  return [
+    { task: restOf(q.task, pieces.slice(0, mid), 0), settle: first },
+    { task: restOf(q.task, pieces, mid), settle: second },
+  ];
+}
+
+const hasLimit = (t: ShardTask) =>
+  Number.isFinite((t as { maxResults?: number }).maxResults ?? Number.POSITIVE_INFINITY);
+
+/** Settlers of a task's two halves: `whole` gets their results joined in order, or the first failure. */
+function halves(whole: (o: TaskOutcome<ShardResult>) => void): [Queued['settle'], Queued['settle']] {
   let ended = false;
-  const halves: (ShardResult | undefined)[] = [undefined, undefined];
+  const got: (ShardResult | undefined)[] = [undefined, undefined];
   const half = (i: 0 | 1) => (o: TaskOutcome<ShardResult>) => {
     if (ended) return;
     if (!o.ok) {
@@ -263,14 +295,13 @@ function splitOff(w: Working): Queued | undefined {
       whole(o);
       return;
     }
-    halves[i] = o.value;
-    const [first, second] = halves;
+    got[i] = o.value;
+    const [first, second] = got;
     if (first === undefined || second === undefined) return;
     ended = true;
     whole(okValue(joinResults([first, second])));
   };
-  w.q = { task: w.q.task, settle: half(0) };
-  return { task: tail, settle: half(1) };
+  return [half(0), half(1)];
 }
 
 /** The rest of `w`'s shard to the pool; its answer joined to what this thread found. */

@@ -248,3 +248,24 @@ test('a stop signal beside the call’s (the pool closing) ends this thread’s 
   await pool.close();
   assert.equal(pool.closing.aborted, true, 'a pool’s close fires its closing signal');
 });
+
+test('the last queued task goes to the worker in halves: this thread takes the second, the answer is the whole’s', async () => {
+  const held = heldRunner();
+  const lanes = withThisThread(held.runner, undefined, NO_SLICE);
+  const dirs = Array.from({ length: 40 }, (_, d) => `d${d}`);
+  const big = { ...grepShard(root, 'needle', true), dirs } as ShardTask;
+  const want = found(runHere(big, NO_SLICE));
+  const answer = lanes.run(big);
+  assert.equal(held.tasks.length, 1);
+  assert.deepEqual((held.tasks[0] as ShardTask).dirs, dirs.slice(0, 20), 'the worker has the first half');
+  // This thread works through the second half, then waits for the worker's.
+  await turns(100);
+  held.release.shift()?.();
+  assert.equal(found(await answer), want);
+  // A head-limited task goes whole: its results are met in order.
+  const limited = { ...big, maxResults: 500 } as ShardTask;
+  const second = lanes.run(limited);
+  assert.deepEqual((held.tasks[1] as ShardTask).dirs, dirs, 'the limited task went whole');
+  held.release.shift()?.();
+  assert.ok((await second).ok);
+});
