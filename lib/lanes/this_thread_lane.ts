@@ -82,7 +82,8 @@ export function withThisThread(
   let working: Working | undefined;
   // Raised by a worker as it answers one of these shards: this thread's slice ends at the next piece.
   const answered = new Int32Array(new SharedArrayBuffer(4));
-  const pump = () => {
+  /** `freed`: a worker has just answered (a task given now is the call's last only at its tail). */
+  const pump = (freed = false) => {
     for (;;) {
       // A worker with nothing queued takes the second half of what this thread is working through.
       const idle = poolBusy < pool.parallelism && handed.length === 0 && queue.length === 0;
@@ -90,8 +91,8 @@ export function withThisThread(
       if (split) handed.push(split);
       if (poolBusy >= pool.parallelism || (handed.length === 0 && queue.length === 0)) break;
       let q = (handed.shift() ?? queue.shift()) as Queued;
-      // The call's last queued task goes to a worker in halves; the second waits for either lane.
-      const two = handed.length === 0 && queue.length === 0 && !split ? halved(q) : undefined;
+      // The call's last queued task goes to a freed worker in halves; the second waits for either lane.
+      const two = freed && handed.length === 0 && queue.length === 0 && !split ? halved(q) : undefined;
       if (two) {
         q = two[0];
         queue.push(two[1]);
@@ -101,7 +102,7 @@ export function withThisThread(
         Atomics.store(answered, 0, 0);
         poolBusy--;
         q.settle(o);
-        pump();
+        pump(true);
       });
     }
     if (here || (working === undefined && queue.length === 0)) return;

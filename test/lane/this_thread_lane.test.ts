@@ -249,23 +249,35 @@ test('a stop signal beside the call’s (the pool closing) ends this thread’s 
   assert.equal(pool.closing.aborted, true, 'a pool’s close fires its closing signal');
 });
 
-test('the last queued task goes to the worker in halves: this thread takes the second, the answer is the whole’s', async () => {
+test('the last queued task goes to a freed worker in halves: this thread takes the second, answers are the whole’s', async () => {
   const held = heldRunner();
   const lanes = withThisThread(held.runner, undefined, NO_SLICE);
   const dirs = Array.from({ length: 40 }, (_, d) => `d${d}`);
   const big = { ...grepShard(root, 'needle', true), dirs } as ShardTask;
   const want = found(runHere(big, NO_SLICE));
-  const answer = lanes.run(big);
-  assert.equal(held.tasks.length, 1);
-  assert.deepEqual((held.tasks[0] as ShardTask).dirs, dirs.slice(0, 20), 'the worker has the first half');
-  // This thread works through the second half, then waits for the worker's.
+  const tiny = lanes.run({ ...grepShard(root, 'needle', true), dirs: [], files: [] } as ShardTask); // the worker's
+  const mine = lanes.run(big); // this thread's, a piece a turn (the worker's flag is up)
+  const last = lanes.run(big); // queued
+  await turns(3);
+  assert.equal(held.tasks.length, 1, 'the worker still has the first task');
+  held.release.shift()?.();
+  await tiny;
+  assert.equal(held.tasks.length, 2);
+  assert.deepEqual((held.tasks[1] as ShardTask).dirs, dirs.slice(0, 20), 'the freed worker took the first half');
+  assert.equal(found(await mine), want);
+  // This thread has worked through the second half by now; the worker's half is still held.
   await turns(100);
   held.release.shift()?.();
-  assert.equal(found(await answer), want);
+  assert.equal(found(await last), want);
   // A head-limited task goes whole: its results are met in order.
   const limited = { ...big, maxResults: 500 } as ShardTask;
-  const second = lanes.run(limited);
-  assert.deepEqual((held.tasks[1] as ShardTask).dirs, dirs, 'the limited task went whole');
+  const busy = lanes.run({ ...grepShard(root, 'needle', true), dirs: [], files: [] } as ShardTask);
+  const second = lanes.run({ ...big, dirs: dirs.slice(0, 3) } as ShardTask);
+  const third = lanes.run(limited);
+  await turns(3);
   held.release.shift()?.();
-  assert.ok((await second).ok);
+  await busy;
+  assert.deepEqual((held.tasks[3] as ShardTask).dirs, dirs, 'the limited task went whole');
+  held.release.shift()?.();
+  assert.ok((await second).ok && (await third).ok);
 });
