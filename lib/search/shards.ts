@@ -48,8 +48,31 @@ interface ShardBase {
   yieldAt?: number | undefined;
 }
 
-/** Whether a shard that has visited `visited` files is to pause before its next (`yieldAt`). */
-const pausing = (t: ShardBase, visited: number) => t.yieldAt !== undefined && visited > 0 && Date.now() >= t.yieldAt;
+/**
+ * Where a shard run with `yieldAt` pauses: before a file or a directory it comes to (true), once it
+ * has made progress past `walk.from` (a file visited or a directory entered). Directories count: a
+ * long stretch of them without a file (empty, or every file ignored) would otherwise run on to the
+ * watchdog, whose stop can land inside an open and leave its descriptor untracked. It never pauses
+ * at the ancestors of `from`, listed again by a resumed walk, nor between entries that read as one
+ * path (two names not UTF-8 that decode alike): each run gets past where the last paused, and a
+ * resumed walk does not meet again what was visited.
+ */
+function pauser(t: ShardBase): (rel: string) => boolean {
+  const from = t.walk.from;
+  let progress = 0;
+  let last = from;
+  return (rel) => {
+    if (t.yieldAt === undefined) return false;
+    if (from !== undefined && comparePaths(rel, from) < 0) return false;
+    if (progress > 0 && rel !== last && Date.now() >= t.yieldAt) return true;
+    progress++;
+    last = rel;
+    return false;
+  };
+}
+
+/** Thrown by a visitor that pauses before a directory: the walk ends there, the shard answers `pausedAt`. */
+const PAUSED = new Error('the shard paused');
 
 /** The message a shard stops with at its deadline; the runners report it as a timeout. */
 export const SHARD_DEADLINE = 'the search reached its deadline';
@@ -177,10 +200,11 @@ export function runGlobShard(t: GlobShard, session: ShardSession = {}): GlobShar
   let visited = 0;
   let stopped = false;
   let pausedAt: string | undefined;
+  const pause = pauser(t);
   const visitor: Visitor = {
     file(e, at) {
       checkDeadline(t);
-      if (pausing(t, visited)) {
+      if (pause(e.rel)) {
         pausedAt = e.rel;
         return true;
       }
@@ -196,10 +220,19 @@ export function runGlobShard(t: GlobShard, session: ShardSession = {}): GlobShar
       checkDeadline(t); // a tree of skipped entries is walked too
       if ((isDir || wouldMatch(rel)) && firstReport(session, rel)) count.add(reason, isDir);
     },
+    dir: (rel) => {
+      if (!pause(rel)) return;
+      pausedAt = rel;
+      throw PAUSED;
+    },
   };
   const files = [...t.files].sort((a, b) => comparePaths(a.rel, b.rel));
   const o = { ...t.walk, openFiles: t.withMtime }; // names only, unless the mtimes are wanted
-  if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, rulesOf(t, session));
+  try {
+    if (!visitFiles(o, files, visitor)) walk(o, t.dirs, visitor, rulesOf(t, session));
+  } catch (e) {
+    if (e !== PAUSED) throw e;
+  }
   return { paths, mtimes, skipped: count.skipped, visited, stopped, ...(pausedAt !== undefined ? { pausedAt } : {}) };
 }
 
@@ -213,12 +246,6 @@ function mtimeOf(at: string): number {
 }
 
 export function runGrepShard(t: GrepShard, session: ShardSession = {}): GrepShardResult {
-  const pattern = compilePattern(t.pattern, {
-    ignoreCase: t.ignoreCase,
-    fixedStrings: t.fixedStrings,
-    multiline: t.multiline,
-  });
-  if (!pattern.ok) throw new Error(pattern.error);
   const filter = t.filter ? compileFileFilter(t.filter) : undefined;
   const out: GrepShardResult = {
     files: [],
@@ -234,32 +261,18 @@ export function runGrepShard(t: GrepShard, session: ShardSession = {}): GrepShar
   const listing = t.mode === 'content' ? undefined : new ListingWriter(t.mode === 'count');
   const skip = skipperOf(t.prefilter);
   if (skip) out.unindexed = [];
-  const options: SearchOptions = {
-    spec: pattern.value.spec,
-    multiline: t.multiline,
-    before: t.before,
-    after: t.after,
-    firstOnly: t.mode === 'files_with_matches',
-    namesOnly: t.mode === 'files_with_matches',
-    maxLines: Number.POSITIVE_INFINITY,
-    countOnly: t.mode === 'count',
-    invert: t.invert ?? false,
-    onlyMatching: t.onlyMatching ?? false,
-    ...(t.spans ? { spans: true } : {}),
-    ...(t.spans === 'groups' ? { captures: true } : {}),
-    ...(t.binaryAsText ? { binaryAsText: true } : {}),
-    maxCount: t.maxCount ?? Number.POSITIVE_INFINITY,
-  };
+  const options = searchOptionsOf(t);
   // Before each entry: the deadline or, past the results (where only a walk the index learns goes),
   // learnUntil — checked on every file, skipped entry and directory, so no stretch without files
   // (empty or ignored directories) carries a learning walk past it.
+  const pause = pauser(t);
   const tick = () => {
     if (out.results < t.maxResults) checkDeadline(t);
     else if (Date.now() >= (t.learnUntil ?? 0)) throw LEARNED_ENOUGH;
   };
   const visit = (e: Entry, at?: string, fd?: number): boolean => {
     tick();
-    if (pausing(t, out.visited)) {
+    if (pause(e.rel)) {
       out.pausedAt = e.rel;
       return true;
     }
@@ -295,7 +308,12 @@ export function runGrepShard(t: GrepShard, session: ShardSession = {}): GrepShar
       tick();
       if (firstReport(session, rel)) count.add(reason, isDir);
     },
-    dir: tick,
+    dir: (rel) => {
+      tick();
+      if (!pause(rel)) return;
+      out.pausedAt = rel;
+      throw PAUSED;
+    },
     unreachable: (e) => out.unreadable.push({ rel: e.rel, error: UNREACHABLE }),
   };
   if (walkShard(t, visitor, session)) {
@@ -305,6 +323,32 @@ export function runGrepShard(t: GrepShard, session: ShardSession = {}): GrepShar
   out.skipped = count.skipped;
   if (listing) out.listed = listing.done();
   return out;
+}
+
+/** The options every file of grep shard `t` is searched with (its pattern compiled, or kept compiled). */
+function searchOptionsOf(t: GrepShard): SearchOptions {
+  const pattern = compilePattern(t.pattern, {
+    ignoreCase: t.ignoreCase,
+    fixedStrings: t.fixedStrings,
+    multiline: t.multiline,
+  });
+  if (!pattern.ok) throw new Error(pattern.error);
+  return {
+    spec: pattern.value.spec,
+    multiline: t.multiline,
+    before: t.before,
+    after: t.after,
+    firstOnly: t.mode === 'files_with_matches',
+    namesOnly: t.mode === 'files_with_matches',
+    maxLines: Number.POSITIVE_INFINITY,
+    countOnly: t.mode === 'count',
+    invert: t.invert ?? false,
+    onlyMatching: t.onlyMatching ?? false,
+    ...(t.spans ? { spans: true } : {}),
+    ...(t.spans === 'groups' ? { captures: true } : {}),
+    ...(t.binaryAsText ? { binaryAsText: true } : {}),
+    maxCount: t.maxCount ?? Number.POSITIVE_INFINITY,
+  };
 }
 
 /** Thrown by a learning walk's visitor at learnUntil: the walk ends there, as stopped. */
@@ -319,6 +363,7 @@ function walkShard(t: GrepShard, visitor: Visitor, session: ShardSession): boole
     return false;
   } catch (e) {
     if (e === LEARNED_ENOUGH) return true;
+    if (e === PAUSED) return false; // `pausedAt` says where
     throw e;
   }
 }

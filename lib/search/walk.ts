@@ -55,9 +55,9 @@ export interface WalkOptions {
   from?: string;
 }
 
-/** Whether `rel` and everything under it sort before `from`: walked by an earlier run. */
+/** Whether `rel` and everything under it sort before `from`: walked by an earlier run (never the root, ''). */
 export const walkedBefore = (rel: string, from: string | undefined): boolean =>
-  from !== undefined && comparePaths(rel, from) < 0 && !from.startsWith(`${rel}/`);
+  from !== undefined && rel !== '' && comparePaths(rel, from) < 0 && !from.startsWith(`${rel}/`);
 
 export type SkipReason = IgnoreSource | 'hidden' | 'denied';
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { createReadPool } from '../../lib/lanes/pool.ts';
 import { withThisThread } from '../../lib/lanes/this_thread_lane.ts';
@@ -115,5 +116,24 @@ test('a piece paused before every file and resumed there, joined, gives the whol
     assert.ok(parts.flat().length > pieces.length * 3, 'the pieces paused');
     const joined = joinResults(parts.map((ps) => joinResults(ps)));
     assert.deepEqual(plain(joined), plain(runShard(task)), `${task.kind} ${(task as { mode?: string }).mode ?? ''}`);
+  }
+});
+
+test('paused and resumed: a piece of the whole root, a long stretch of empty directories, names that decode alike', () => {
+  const dir = tempDir();
+  const files: Record<string, string> = { 'a.txt': 'needle a\n', 'z.txt': 'needle z\n' };
+  // Sixty directories with no file: a piece pauses before directories too, not only before files.
+  for (let d = 0; d < 60; d++) files[`m/e${String(d).padStart(2, '0')}/.keep/x`] = '';
+  files['m/zz.txt'] = 'needle zz\n';
+  writeTree(dir, files);
+  // Two names that are not UTF-8 and read as the same path (U+FFFD): walked once each, as whole.
+  for (const byte of [0xfe, 0xff])
+    writeFileSync(Buffer.concat([Buffer.from(`${dir}/m/`), Buffer.from([byte]), Buffer.from('.txt')]), 'needle odd\n');
+  const w = { root: dir, useIgnore: true, hidden: false, maxDepth: Number.POSITIVE_INFINITY, ignoreBase: dir };
+  const at = (t: ShardTask) => ({ ...t, root: dir, walk: w, dirs: [''] }) as ShardTask;
+  for (const task of [at(grep('content')), at(grep('count')), at(glob())]) {
+    const parts = runPausing(task, {});
+    assert.ok(parts.length > 60, `it paused before the empty directories too (${parts.length} runs)`);
+    assert.deepEqual(plain(joinResults(parts)), plain(runShard(task)), `${task.kind} from the root`);
   }
 });
