@@ -12,6 +12,7 @@
  * Main thread.
  */
 import { closeLeft, endTracking, trackOpens } from '../core/descriptors.ts';
+import { holdAgain, workersStarting } from '../core/heap_hold.ts';
 import { errValue, okValue } from '../core/result.ts';
 import type { TaskOutcome } from '../core/task_outcome.ts';
 import { runWatched } from '../core/watchdog.ts';
@@ -214,6 +215,7 @@ function piecesUntil(
     const held = heldHere(w);
     if (held >= limit) return { settle: okValue(stoppedJoin([...w.done.map((d) => d.result), ...w.partial])) };
     if (ran > 0 && (Date.now() >= at.until || Atomics.load(at.answered, 0) === 1)) return 'more';
+    if (workersStarting()) holdAgain(); // ~70 µs, only while a worker is being set up
     const piece = w.pieces[w.done.length] as ShardTask;
     const from = w.partial.at(-1)?.pausedAt;
     if (from === undefined) w.session.skipsSeen = new Set();
