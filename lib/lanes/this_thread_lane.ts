@@ -317,29 +317,6 @@ function handOver(w: Working, hand: (rest: Queued) => void): undefined {
   return undefined;
 }
 
-/**
- * One shard on this thread for `sliceMs` at most (less when its deadline comes first): its outcome;
- * 'slice' when it stopped itself at the slice, between files; 'stuck' when the watchdog stopped it in
- * a file past the grace (what it had open is closed). Either way it is to be run again from the start.
- */
-export function runHere(task: ShardTask, sliceMs: number): TaskOutcome<ShardResult> | 'slice' | 'stuck' {
-  const deadline = task.stopAt ?? Number.POSITIVE_INFINITY;
-  const stopAt = Math.min(deadline, Date.now() + sliceMs);
-  const t = { ...inlineLearning(task, false), stopAt };
-  const left = trackOpens();
-  let run: ReturnType<typeof runWatched<TaskOutcome<ShardResult>>>;
-  try {
-    run = runWatched(() => outcomeOf(t), stopAt - Date.now() + WATCHDOG_GRACE_MS);
-  } finally {
-    endTracking();
-  }
-  if (run.stopped) closeLeft(left);
-  else if (run.value.ok || run.value.error.message !== SHARD_DEADLINE) return run.value;
-  // Stopped at its slice, or by the watchdog: past the call's own deadline, that is the answer.
-  if (Date.now() >= deadline) return timedOut();
-  return run.stopped ? 'stuck' : 'slice';
-}
-
 function outcomeOf(t: ShardTask, session: ShardSession = {}): TaskOutcome<ShardResult> {
   try {
     return okValue(runShard(t, session));

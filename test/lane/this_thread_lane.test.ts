@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { errValue, okValue } from '../../lib/core/result.ts';
 import type { TaskOutcome } from '../../lib/core/task_outcome.ts';
 import { createReadPool } from '../../lib/lanes/pool.ts';
-import { runHere, withThisThread } from '../../lib/lanes/this_thread_lane.ts';
+import { withThisThread } from '../../lib/lanes/this_thread_lane.ts';
 import type { ShardResult, ShardTask } from '../../lib/search/shards.ts';
 import { runShard } from '../../lib/search/shards.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
@@ -51,49 +52,96 @@ for (let d = 0; d < 40; d++) {
 }
 writeTree(root, tree);
 
-test('shards stopped at their slice leave no descriptor open and later answers unchanged', () => {
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+};
+
+/** The whole shard, run at once on this thread: what its lanes must answer. */
+const whole = (t: ShardTask) => found({ ok: true, value: runShard(t) });
+
+/** This thread as the only lane: a pool of none, which a hand-over would wait on for ever. */
+const alone = (sliceMs: number) =>
+  withThisThread({ parallelism: 0, run: () => new Promise<never>(() => {}) }, undefined, sliceMs);
+
+/** Runs `work` while counting the turns of the event loop it spans. */
+async function countingTurns<T>(work: Promise<T>): Promise<{ value: T; turns: number }> {
+  let turns = 0;
+  let ticking = true;
+  const tick = () => {
+    turns++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const value = await work;
+  ticking = false;
+  return { value, turns };
+}
+
+test('shards paused at every slice leave no descriptor open and answer as the whole shard', async () => {
   const folded = grepShard(root, 'needle', true);
   const regex = grepShard(root, 'x\\d+ n[e]+dle', false);
   const other = grepShard(root, 'other', true);
-  const want = { folded: found(runHere(folded, NO_SLICE)), regex: found(runHere(regex, NO_SLICE)) };
+  const want = [folded, regex, other].map(whole);
   const fds = openDescriptors();
-  let stops = 0;
-  // Slices from one millisecond up: each shard stops between whichever files it reached by then.
-  for (let slice = 1; slice <= 40; slice++) {
-    for (const task of [folded, other, regex]) {
-      const o = runHere(task, slice);
-      if (o === 'slice') stops++;
-      else assert.ok(typeof o !== 'string' && o.ok, JSON.stringify(o));
-      assert.equal(openDescriptors(), fds, `descriptors left open after a ${slice} ms slice`);
-    }
-    assert.equal(found(runHere(folded, NO_SLICE)), want.folded, `after ${slice} ms slices`);
-    assert.equal(found(runHere(regex, NO_SLICE)), want.regex, `after ${slice} ms slices`);
+  let sliced = 0;
+  // Slices from one millisecond up: each shard pauses at whichever file it reached by then.
+  for (let slice = 1; slice <= 40; slice += 3) {
+    const lane = alone(slice);
+    const { value, turns } = await countingTurns(Promise.all([folded, regex, other].map((t) => lane.run(t))));
+    assert.deepEqual(value.map(found), want, `after ${slice} ms slices`);
+    assert.equal(openDescriptors(), fds, `descriptors left open after ${slice} ms slices`);
+    if (turns > 3) sliced++;
   }
-  assert.ok(stops > 0, 'no shard was stopped: the test proves nothing on this machine');
+  assert.ok(sliced > 0, 'no shard ran in more than one slice: the test proves nothing on this machine');
 });
 
-test('a shard stuck in one file is stopped by the watchdog; what it had open is closed, later answers unchanged', () => {
+test('a shard stuck in one file is stopped by the watchdog and handed over; what it had open is closed', async () => {
   const dir = tempDir();
   const files: Record<string, string> = {};
-  for (let d = 0; d < 5; d++) for (let f = 0; f < 20; f++) files[`d${d}/f${f}.txt`] = `${'a'.repeat(30)}!\naaa\n`;
+  for (let d = 0; d < 5; d++) for (let f = 0; f < 20; f++) files[`d${d}/f${f}.txt`] = 'aaa\nbbb\n';
   files['d3/stuck.txt'] = `${'a'.repeat(40)}!\n`;
   writeTree(dir, files);
-  const pattern = '^(a+)+$';
-  const clean = grepShard(dir, 'aaa', false);
-  const want = found(runHere(clean, NO_SLICE));
+  const dirs = ['d0', 'd1', 'd2', 'd3', 'd4'];
+  const clean = { ...grepShard(dir, 'aaa', false), dirs } as ShardTask;
+  const want = whole(clean);
   const fds = openDescriptors();
   for (let i = 0; i < 3; i++) {
-    assert.equal(runHere(grepShard(dir, pattern, false), 20), 'stuck', 'stopped by the watchdog, for a worker');
+    // The worker holds a first task, so the runaway runs here; what it is handed next it answers
+    // cancelled at once, as a worker would at the call's end.
+    const given: ShardTask[] = [];
+    let free = () => {};
+    const runner = {
+      parallelism: 1,
+      run: <T extends ShardResult>(t: ShardTask) => {
+        given.push(t);
+        if (given.length > 1)
+          return Promise.resolve<TaskOutcome<T>>(errValue({ reason: 'cancelled', message: 'call ended' }));
+        return new Promise<TaskOutcome<T>>((settle) => {
+          free = () => settle(okValue(runShard(t) as T));
+        });
+      },
+    };
+    const lanes = withThisThread(runner, undefined, 20);
+    const busy = lanes.run({ ...clean, dirs: [], files: [] } as ShardTask);
+    // A head limit: the worker, once free, takes no half of it, only what the watchdog hands over.
+    const stuck = lanes.run({ ...grepShard(dir, '^(a+)+$', false), dirs, maxResults: 10_000 } as ShardTask);
+    await turns(1); // this thread has taken it
+    free();
+    await busy;
+    const o = await stuck;
+    assert.equal(!o.ok && o.error.reason, 'cancelled', JSON.stringify(o));
     assert.equal(openDescriptors(), fds, 'descriptors left open by a stopped shard');
-    assert.equal(found(runHere(clean, NO_SLICE)), want);
+    assert.equal(given.length, 2);
+    assert.deepEqual((given[1] as ShardTask).dirs, ['d3', 'd4'], 'the rest of the runaway, from its stuck piece');
+    assert.equal(whole(clean), want, 'later answers unchanged');
   }
 });
 
-test('a shard past its deadline on this thread answers timeout, not a hand-over', () => {
+test('a shard past its deadline on this thread answers timeout, not a hand-over', async () => {
   const runaway = tempDir();
   writeFileSync(path.join(runaway, 'a.txt'), `${'a'.repeat(40)}!\n`);
-  const o = runHere(grepShard(runaway, '^(a+)+$', false, Date.now() + 50), NO_SLICE);
-  assert.ok(typeof o !== 'string' && !o.ok, JSON.stringify(o));
+  const o = await alone(100).run(grepShard(runaway, '^(a+)+$', false, Date.now() + 50));
+  assert.ok(!o.ok, JSON.stringify(o));
   assert.equal(o.error.reason, 'timeout');
 });
 
@@ -160,17 +208,13 @@ function heldRunner() {
   };
 }
 
-const turns = async (n: number) => {
-  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
-};
-
 test('a worker with nothing queued takes the second half of this thread’s shard; the halves join in order', async () => {
   const held = heldRunner();
   const lanes = withThisThread(held.runner, undefined, NO_SLICE);
   const dirs = Array.from({ length: 40 }, (_, d) => `d${d}`);
   const tiny = { ...grepShard(root, 'needle', true), dirs: [], files: [] } as ShardTask;
   const big = { ...grepShard(root, 'needle', true), dirs } as ShardTask;
-  const want = found(runHere(big, NO_SLICE));
+  const want = whole(big);
   const first = lanes.run(tiny); // the worker's
   const second = lanes.run(big); // this thread's, a piece a turn while the worker's answer waits
   await turns(3);
@@ -254,7 +298,7 @@ test('the last queued task goes to a freed worker in halves: this thread takes t
   const lanes = withThisThread(held.runner, undefined, NO_SLICE);
   const dirs = Array.from({ length: 40 }, (_, d) => `d${d}`);
   const big = { ...grepShard(root, 'needle', true), dirs } as ShardTask;
-  const want = found(runHere(big, NO_SLICE));
+  const want = whole(big);
   const tiny = lanes.run({ ...grepShard(root, 'needle', true), dirs: [], files: [] } as ShardTask); // the worker's
   const mine = lanes.run(big); // this thread's, a piece a turn (the worker's flag is up)
   const last = lanes.run(big); // queued
