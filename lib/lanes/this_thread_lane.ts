@@ -222,8 +222,10 @@ function piecesUntil(
     const t = {
       ...inlineLearning(piece, false),
       maxResults: limit - held,
-      stopAt: at.deadline,
+      // An endless deadline is none: a shard reads the clock at each file for one.
+      stopAt: Number.isFinite(at.deadline) ? at.deadline : undefined,
       yieldAt: at.until,
+      yieldOn: at.answered,
       ...(from === undefined ? {} : { walk: { ...piece.walk, from } }),
     } as ShardTask;
     const o = outcomeOf(t, w.session);

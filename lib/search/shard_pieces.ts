@@ -51,10 +51,17 @@ function joinSkipped(all: readonly SkipCounts[]): SkipCounts {
 
 const sum = <T>(rs: readonly T[], f: (r: T) => number | undefined) => rs.reduce((n, r) => n + (f(r) ?? 0), 0);
 
+/** The arrays one after another (`flatMap` over whole-tree globs' path lists took ~5 ms a join). */
+function cat<R, T>(rs: readonly R[], f: (r: R) => readonly T[]): T[] {
+  const out: T[] = [];
+  for (const r of rs) for (const x of f(r)) out.push(x);
+  return out;
+}
+
 function joinGlob(rs: readonly GlobShardResult[]): GlobShardResult {
   return {
-    paths: rs.flatMap((r) => r.paths),
-    mtimes: rs.flatMap((r) => r.mtimes),
+    paths: cat(rs, (r) => r.paths),
+    mtimes: cat(rs, (r) => r.mtimes),
     skipped: joinSkipped(rs.map((r) => r.skipped)),
     visited: sum(rs, (r) => r.visited),
     stopped: rs.some((r) => r.stopped),
@@ -63,7 +70,7 @@ function joinGlob(rs: readonly GlobShardResult[]): GlobShardResult {
 
 function joinGrep(rs: readonly GrepShardResult[]): GrepShardResult {
   const out: GrepShardResult = {
-    files: rs.flatMap((r) => r.files),
+    files: cat(rs, (r) => r.files),
     binary: sum(rs, (r) => r.binary),
     unreadable: rs.flatMap((r) => r.unreadable),
     skipped: joinSkipped(rs.map((r) => r.skipped)),

@@ -52,6 +52,9 @@ for (let d = 0; d < 40; d++) {
 }
 writeTree(root, tree);
 
+/** Turns enough for this thread to go through a whole shard of `root` (~1,600 entries) an entry a turn. */
+const THROUGH_A_SHARD = 4000;
+
 const turns = async (n: number) => {
   for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
 };
@@ -188,7 +191,7 @@ test('a cancelled call runs no more shards on this thread: they answer cancelled
 /**
  * A runner standing in for the pool, whose answers come when the test says: the order is the test's.
  * It raises each task's `answered` flag at once, as a worker does as it answers: this thread then
- * runs one piece a turn.
+ * runs one entry a turn (it pauses before each file and directory while the flag is up).
  */
 function heldRunner() {
   const tasks: ShardTask[] = [];
@@ -216,7 +219,7 @@ test('a worker with nothing queued takes the second half of this thread’s shar
   const big = { ...grepShard(root, 'needle', true), dirs } as ShardTask;
   const want = whole(big);
   const first = lanes.run(tiny); // the worker's
-  const second = lanes.run(big); // this thread's, a piece a turn while the worker's answer waits
+  const second = lanes.run(big); // this thread's, an entry a turn while the worker's answer waits
   await turns(3);
   assert.equal(held.tasks.length, 1, 'only the first task went to the worker');
   held.release.shift()?.();
@@ -227,7 +230,7 @@ test('a worker with nothing queued takes the second half of this thread’s shar
   assert.ok(tail.dirs.length >= 1 && tail.dirs.length < 40, JSON.stringify(tail.dirs));
   assert.deepEqual(tail.dirs, dirs.slice(40 - tail.dirs.length), 'the last directories, in order');
   // This thread ends its half before the worker answers: the shard waits for both.
-  await turns(200);
+  await turns(THROUGH_A_SHARD);
   held.release.shift()?.();
   assert.equal(found(await second), want);
 });
@@ -300,7 +303,7 @@ test('the last queued task goes to a freed worker in halves: this thread takes t
   const big = { ...grepShard(root, 'needle', true), dirs } as ShardTask;
   const want = whole(big);
   const tiny = lanes.run({ ...grepShard(root, 'needle', true), dirs: [], files: [] } as ShardTask); // the worker's
-  const mine = lanes.run(big); // this thread's, a piece a turn (the worker's flag is up)
+  const mine = lanes.run(big); // this thread's, an entry a turn (the worker's flag is up)
   const last = lanes.run(big); // queued
   await turns(3);
   assert.equal(held.tasks.length, 1, 'the worker still has the first task');
@@ -310,7 +313,7 @@ test('the last queued task goes to a freed worker in halves: this thread takes t
   assert.deepEqual((held.tasks[1] as ShardTask).dirs, dirs.slice(0, 20), 'the freed worker took the first half');
   assert.equal(found(await mine), want);
   // This thread has worked through the second half by now; the worker's half is still held.
-  await turns(100);
+  await turns(THROUGH_A_SHARD);
   held.release.shift()?.();
   assert.equal(found(await last), want);
   // A head-limited task goes whole: its results are met in order.
@@ -322,6 +325,7 @@ test('the last queued task goes to a freed worker in halves: this thread takes t
   held.release.shift()?.();
   await busy;
   assert.deepEqual((held.tasks[3] as ShardTask).dirs, dirs, 'the limited task went whole');
+  await turns(THROUGH_A_SHARD); // this thread is through the second, so the freed worker takes none of it
   held.release.shift()?.();
   assert.ok((await second).ok && (await third).ok);
 });

@@ -92,13 +92,20 @@ test('this thread, a piece or more a turn, answers as the whole shard, head limi
   }
 });
 
-/** `p` run as this thread's lane runs it when every slice is over at once: paused before each file. */
-function runPausing(p: ShardTask, session: ShardSession): ShardResult[] {
+/** A worker's answered flag, raised: a shard told to pause on it pauses before each file and directory. */
+const raised = new Int32Array(new SharedArrayBuffer(4)).fill(1);
+
+/**
+ * `p` run as this thread's lane runs it when every slice is over at once: paused before each entry
+ * (`flag`: a worker has answered), or at the clock's next reading (`clock`: the slice is over).
+ */
+function runPausing(p: ShardTask, session: ShardSession, by: 'flag' | 'clock' = 'flag'): ShardResult[] {
   const parts: ShardResult[] = [];
   let from: string | undefined;
   session.skipsSeen = new Set();
+  const pause = by === 'flag' ? { yieldAt: Number.POSITIVE_INFINITY, yieldOn: raised } : { yieldAt: 0 };
   for (;;) {
-    const r = runShard({ ...p, yieldAt: 0, ...(from === undefined ? {} : { walk: { ...p.walk, from } }) }, session);
+    const r = runShard({ ...p, ...pause, ...(from === undefined ? {} : { walk: { ...p.walk, from } }) }, session);
     parts.push(r);
     if (r.pausedAt === undefined) return parts;
     assert.ok(from === undefined || r.pausedAt > from, `no progress past ${from}`);
@@ -135,5 +142,9 @@ test('paused and resumed: a piece of the whole root, a long stretch of empty dir
     const parts = runPausing(task, {});
     assert.ok(parts.length > 60, `it paused before the empty directories too (${parts.length} runs)`);
     assert.deepEqual(plain(joinResults(parts)), plain(runShard(task)), `${task.kind} from the root`);
+    // Paused by the clock, read every few entries: fewer runs, the same answer.
+    const clocked = runPausing(task, {}, 'clock');
+    assert.ok(clocked.length > 3 && clocked.length < parts.length, `paused by the clock: ${clocked.length} runs`);
+    assert.deepEqual(plain(joinResults(clocked)), plain(runShard(task)), `${task.kind}, paused by the clock`);
   }
 });
