@@ -34,10 +34,10 @@ interface LaneConfig {
   /** Absent: every read tool runs inline on this thread. */
   pool?: ReadPool;
   /**
-   * This thread is one of a search's lanes in place of one of the pool's workers (this_thread_lane.ts);
-   * with a pool of two or more only.
+   * Whether this thread is one of a search's lanes in place of one of the pool's workers
+   * (this_thread_lane.ts), asked as each search starts; with a pool of two or more only.
    */
-  searchHere?: boolean;
+  searchHere?: () => boolean;
   /**
    * Without a pool: one worker, started on first need, for the search work that must be stoppable
    * (a pattern that could backtrack without end), which nothing can interrupt on this thread.
@@ -121,7 +121,7 @@ export function createLanes(c: LaneConfig): LaneRunner {
         ...(c.gitUser ? { gitUser: c.gitUser } : {}),
       };
       return withDeadline(ctx, (signal) => {
-        if (pool) search.shards = searchLanes(pool, signal, c.searchHere === true);
+        if (pool) search.shards = searchLanes(pool, signal, c.searchHere?.() === true);
         else if (c.standby) {
           const standby = c.standby;
           search.isolated = { parallelism: 1, run: (task) => standby.run(task, signal) };
