@@ -63,18 +63,18 @@ interface ShardBase {
  * path (two names not UTF-8 that decode alike): each run gets past where the last paused, and a
  * resumed walk does not meet again what was visited.
  */
-function pauser(t: ShardBase): (rel: string) => boolean {
+function pauser(t: ShardBase, clockEvery: number): (rel: string) => boolean {
   const { yieldAt, yieldOn } = t;
   if (yieldAt === undefined) return () => false;
   const from = t.walk.from;
   let progress = 0;
   let last = from;
-  // The clock is read every CLOCK_EVERY entries, not at each: a names-only walk meets an entry in
-  // ~1 µs, and reading the time at each took ~10% of a whole-tree glob.
+  // The clock is read every `clockEvery` entries: a names-only walk meets an entry in ~1 µs, and
+  // reading the time at each took ~10% of a whole-tree glob in pieces.
   let sinceClock = 0;
   const due = () => {
     if (yieldOn !== undefined && Atomics.load(yieldOn, 0) === 1) return true;
-    if (++sinceClock < CLOCK_EVERY) return false;
+    if (++sinceClock < clockEvery) return false;
     sinceClock = 0;
     return Date.now() >= yieldAt;
   };
@@ -87,8 +87,12 @@ function pauser(t: ShardBase): (rel: string) => boolean {
   };
 }
 
-/** Entries a paused shard meets between two readings of the clock (see `pauser`). */
-const CLOCK_EVERY = 16;
+/**
+ * Entries a glob's names-only walk meets between two readings of the clock (see `pauser`); a grep
+ * reads it before each file, as reading a file costs far more, and 16 large ones could outrun the
+ * watchdog's grace past the slice.
+ */
+const NAMES_PER_CLOCK = 16;
 
 /** Thrown by a visitor that pauses before a directory: the walk ends there, the shard answers `pausedAt`. */
 const PAUSED = new Error('the shard paused');
@@ -219,7 +223,7 @@ export function runGlobShard(t: GlobShard, session: ShardSession = {}): GlobShar
   let visited = 0;
   let stopped = false;
   let pausedAt: string | undefined;
-  const pause = pauser(t);
+  const pause = pauser(t, NAMES_PER_CLOCK);
   const visitor: Visitor = {
     file(e, at) {
       checkDeadline(t);
@@ -284,7 +288,7 @@ export function runGrepShard(t: GrepShard, session: ShardSession = {}): GrepShar
   // Before each entry: the deadline or, past the results (where only a walk the index learns goes),
   // learnUntil — checked on every file, skipped entry and directory, so no stretch without files
   // (empty or ignored directories) carries a learning walk past it.
-  const pause = pauser(t);
+  const pause = pauser(t, 1);
   const tick = () => {
     if (out.results < t.maxResults) checkDeadline(t);
     else if (Date.now() >= (t.learnUntil ?? 0)) throw LEARNED_ENOUGH;
