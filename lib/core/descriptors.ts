@@ -50,6 +50,51 @@ export function realPathOf(fd: number): string | undefined {
   }
 }
 
+/**
+ * The descriptors opened here and not yet closed through `closeFd`, while work runs under the
+ * watchdog (core/watchdog.ts): a stop skips the work's `finally`, so whoever ran it closes these.
+ * Undefined otherwise: nothing is tracked outside such a run.
+ */
+let tracked: Set<number> | undefined;
+
+/**
+ * Tracks the descriptors opened from now (by `openExact`, `openIn`, `openTracked`) until
+ * `endTracking`, and returns them: those still open are the ones the work did not close.
+ */
+export function trackOpens(): Set<number> {
+  tracked = new Set();
+  return tracked;
+}
+
+export function endTracking(): void {
+  tracked = undefined;
+}
+
+/** Closes `fd`, opened by one of this module's opens: every close of those goes through here. */
+export function closeFd(fd: number): void {
+  tracked?.delete(fd);
+  closeSync(fd);
+}
+
+/** Closes what a stopped run left open (`trackOpens`'s set); a descriptor already gone is skipped. */
+export function closeLeft(left: Set<number>): void {
+  for (const fd of left) {
+    try {
+      closeSync(fd);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  left.clear();
+}
+
+/** `openSync` whose descriptor is tracked as `openExact`'s are (close it with `closeFd`). */
+export function openTracked(at: string, flags: number): number {
+  const fd = openSync(at, flags);
+  tracked?.add(fd);
+  return fd;
+}
+
 const errnoOf = (e: unknown) => (e as NodeJS.ErrnoException).code ?? String(e);
 
 /**
@@ -60,13 +105,13 @@ const errnoOf = (e: unknown) => (e as NodeJS.ErrnoException).code ?? String(e);
 export function openExact(abs: string, flags: number): Result<number, OpenRefusal> {
   let fd: number;
   try {
-    fd = openSync(abs, flags | constants.O_NOFOLLOW);
+    fd = openTracked(abs, flags | constants.O_NOFOLLOW);
   } catch (e) {
     return errValue({ errno: errnoOf(e) });
   }
   const real = realPathOf(fd);
   if (real === abs) return okValue(fd);
-  closeSync(fd);
+  closeFd(fd);
   return errValue({ errno: 'MOVED', ...(real !== undefined ? { real } : {}) });
 }
 
@@ -91,7 +136,9 @@ export const DIR_ONLY =
  */
 export function openIn(dirFd: number, name: string, flags: number, mode?: number): Result<number, OpenRefusal> {
   try {
-    return okValue(openSync(fdPath(dirFd, name), flags | constants.O_NOFOLLOW, mode));
+    const fd = openSync(fdPath(dirFd, name), flags | constants.O_NOFOLLOW, mode);
+    tracked?.add(fd);
+    return okValue(fd);
   } catch (e) {
     return errValue({ errno: errnoOf(e) });
   }

@@ -187,6 +187,14 @@ export function withHeapHeld<T>(work: () => T): T {
 const ownThread = processCount('mewcode.ownThreadCompiles');
 
 /**
+ * Whether a pool's workers are being set up now (each isolate set-up puts V8's young-generation
+ * growth factor back to 2 until the hold is set again, which the main thread does once the worker is
+ * online): work that runs long on the main thread meanwhile (this thread's search lane) sets the hold
+ * again as it goes, or a scavenge there doubles its young generation for good (seen: 2 → 8 MiB).
+ */
+export const workersStarting = (): boolean => ownThread.get() > 0;
+
+/**
  * Has the isolates set up from now on optimise their hot code on their own thread instead of on V8's
  * compiler threads (`--no-concurrent-recompilation`), until the returned function is called: a read
  * pool calls it as it starts workers, and ends it once they are online (their isolates set up).

@@ -18,12 +18,14 @@ import type { Ledger } from '../files/ledger.ts';
 import type { SearchSkip } from '../policy/read_deny.ts';
 import type { GitUser } from '../search/ignore.ts';
 import type { SearchIndex } from '../search/index/service.ts';
+import type { ShardRunner } from '../search/parallel.ts';
 import type { SkillCatalog } from '../skills/catalog.ts';
 import type { SkillSources } from '../skills/fetch.ts';
 import type { MainContext } from './main_context.ts';
 import type { ReadPool } from './pool.ts';
 import type { ToolTask } from './pool_protocol.ts';
 import type { SearchContext } from './search_context.ts';
+import { withThisThread } from './this_thread_lane.ts';
 import { TodoPlans } from './todo_plans.ts';
 import type { ExecConfig, ShellSeen, WriteContext } from './write_context.ts';
 import { WriteLane } from './write_lane.ts';
@@ -31,6 +33,11 @@ import { WriteLane } from './write_lane.ts';
 interface LaneConfig {
   /** Absent: every read tool runs inline on this thread. */
   pool?: ReadPool;
+  /**
+   * Whether this thread is one of a search's lanes in place of one of the pool's workers
+   * (this_thread_lane.ts), asked as each search starts; with a pool of two or more only.
+   */
+  searchHere?: () => boolean;
   /**
    * Without a pool: one worker, started on first need, for the search work that must be stoppable
    * (a pattern that could backtrack without end), which nothing can interrupt on this thread.
@@ -114,7 +121,7 @@ export function createLanes(c: LaneConfig): LaneRunner {
         ...(c.gitUser ? { gitUser: c.gitUser } : {}),
       };
       return withDeadline(ctx, (signal) => {
-        if (pool) search.shards = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
+        if (pool) search.shards = searchLanes(pool, signal, c.searchHere?.() === true);
         else if (c.standby) {
           const standby = c.standby;
           search.isolated = { parallelism: 1, run: (task) => standby.run(task, signal) };
@@ -171,4 +178,12 @@ function noted(result: ToolResult, note: RecordNote): ToolResult {
     ...result,
     content: `${result.content}\n(Not recorded in the journal: ${note.error}. mewcode undo cannot take this change back.)`,
   };
+}
+
+/** A search's lanes: the pool's workers, or all but one of them and this thread. */
+function searchLanes(pool: ReadPool, signal: AbortSignal, here: boolean): ShardRunner {
+  const workers: ShardRunner = { parallelism: pool.size, run: (task) => pool.run(task, signal) };
+  if (!here || pool.size < 2) return workers;
+  // This thread stops its part of the search as the pool's tasks do: at the call's end or the pool's close.
+  return withThisThread({ ...workers, parallelism: pool.size - 1 }, [signal, pool.closing]);
 }

@@ -67,6 +67,11 @@ export interface ReadPool {
    */
   recycle(): void;
   close(): Promise<void>;
+  /**
+   * Aborted as `close()` begins: work for this pool done elsewhere (this thread's search lane) stops
+   * with it, as the pool's own tasks do.
+   */
+  readonly closing: AbortSignal;
 }
 
 export const defaultWorkers = () => Math.max(1, availableParallelism());
@@ -96,6 +101,7 @@ export function createReadPool(
   // Why a pool was ended under its tasks (a worker failed outside any task).
   const failures = new WeakMap<Piscina, Error>();
   let closed = false;
+  const closing = new AbortController();
   // Piscina is imported on first use: a one-shot that searches inline never pays for loading it.
   const get = async () => {
     if (slot.current) return slot.take(slot.current);
@@ -164,8 +170,10 @@ export function createReadPool(
       }
     },
     recycle: () => slot.recycle(),
+    closing: closing.signal,
     async close() {
       closed = true;
+      closing.abort(new Error('the read pool was closed'));
       await slot.close();
     },
   };

@@ -24,7 +24,13 @@ const neverAborted = new AbortController().signal;
 export async function readLaneTask(task: PoolTask): Promise<PoolResult> {
   if (task.kind === 'index') return movingSegments(runIndexShard(task));
   if (task.kind === 'index-states') return runStatesShard(task);
-  if (task.kind !== 'tool') return movingListing(runShard(task));
+  if (task.kind !== 'tool') {
+    try {
+      return movingListing(runShard(task));
+    } finally {
+      if (task.answered) Atomics.store(task.answered, 0, 1);
+    }
+  }
   const tool: AnyTool | undefined = READ_TOOLS.find((t) => t.name === task.name && t.lane === 'pool');
   if (!tool) return { content: `The worker runs no tool named "${task.name}".`, isError: true, code: 'internal' };
   // Arguments were validated by this tool's schema on the main thread; a pool tool's context is the plain one.

@@ -32,7 +32,7 @@ export function searchIndexFor(
   pool: ReadPool | undefined,
   deny: DenySpec | undefined,
   gitUser?: GitUser,
-  onBuilt?: () => void,
+  hooks: { onBuilt?: () => void; onChecked?: () => void } = {},
 ): SearchIndex | undefined {
   const use = o.index ?? 'build';
   if (use === 'off') return undefined;
@@ -44,6 +44,6 @@ export function searchIndexFor(
     cacheDir: o.indexCacheDir ?? cacheDir(),
     ...(deny ? { deny } : {}),
     ...(gitUser ? { gitUser } : {}),
-    ...(onBuilt ? { onBuilt } : {}),
+    ...hooks,
   });
 }

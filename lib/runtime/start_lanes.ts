@@ -80,6 +80,13 @@ export function startLanes(
   // Workers set up while the heap is held optimise on their own thread (core/heap_hold.ts says why).
   const poolOptions = { activity: heapTrim, onWorkerStart: holdAgain, compileGate: compileOnOwnThread };
   const pool = options.workers === 0 ? undefined : createReadPool({ workers, ...poolOptions });
+  // With two or more, and an index in use, this thread is one of a search's lanes in place of a
+  // worker: a worker fewer while serving, 15–24 MiB less (lib/lanes/this_thread_lane.ts). Searches are
+  // then served from the index and a walk is the exception; without one every search walks, and the
+  // workers alone walk faster (this thread runs its part between the event loop's turns and answers
+  // the call too: 1.12× as long on two cores, bench/compare.ts). An index build or check still runs
+  // on every worker, and then ends them (below): the searches after it start only what they use.
+  const searchHere = workers >= 2 ? () => index?.loaded !== undefined : undefined;
   // Without a pool, one worker started on first need: only a worker can stop a runaway regex.
   const standby = pool ? undefined : createReadPool({ workers: 1, ...poolOptions });
   const searchSkip = searchSkipOf(o.flags, o.rules, gate, o.mode);
@@ -91,9 +98,12 @@ export function startLanes(
   // memory and garbage while it lived (serving after a build 177–178 against 185–187 MiB, the first
   // searches after it ~100 ms slower in all, on fresh workers).
   const indexPool = pool ?? standby;
-  const index = searchIndexFor(gate.root, options, indexPool, searchSkip?.(gate.root), o.gitUser, () => {
-    heapTrim.sweep();
-    indexPool?.recycle();
+  const index = searchIndexFor(gate.root, options, indexPool, searchSkip?.(gate.root), o.gitUser, {
+    onBuilt: () => {
+      heapTrim.sweep();
+      indexPool?.recycle();
+    },
+    ...(searchHere ? { onChecked: () => indexPool?.recycle() } : {}),
   });
   if (index) ledger.onChange = (realPath) => index.noteWrite(realPath);
   const jobs = new JobTable();
@@ -102,7 +112,7 @@ export function startLanes(
   const netProxy = o.sandbox?.proxyNet ? createNetProxy() : undefined;
   const lanes = createLanes({
     shellSeen,
-    ...(pool ? { pool } : {}),
+    ...(pool ? { pool, ...(searchHere ? { searchHere } : {}) } : {}),
     ...(standby ? { standby } : {}),
     readTimeoutMs: options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
     searchSkip,

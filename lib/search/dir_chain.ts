@@ -9,9 +9,8 @@
  * open each level: loose files spread over a tree, as an index's candidates are, cost a third as
  * much to reach). Refused, it is reached level by level as before, which says what is in the way.
  */
-import { closeSync } from 'node:fs';
 import path from 'node:path';
-import { DIR_ONLY, openExact, openExactDir, openIn } from '../core/descriptors.ts';
+import { closeFd, DIR_ONLY, openExact, openExactDir, openIn } from '../core/descriptors.ts';
 
 export class DirChain {
   readonly #root: string;
@@ -68,6 +67,6 @@ export class DirChain {
 
   #pop(): void {
     this.#rels.pop();
-    closeSync(this.#fds.pop() as number);
+    closeFd(this.#fds.pop() as number);
   }
 }

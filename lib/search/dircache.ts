@@ -9,9 +9,11 @@
  * read within RACY_MS of its directory's last change is not kept — the same-timestamp race git calls
  * "racy git": an entry added within the timestamp granularity would not move the mtime.
  */
-import { closeSync, type Dirent, fstatSync, readdirSync, type Stats, statSync } from 'node:fs';
+
+import { type Dirent, fstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
-import { DIR_ONLY, fdPath, openExactDir, openIn } from '../core/descriptors.ts';
+import { closeFd, DIR_ONLY, fdPath, openExactDir, openIn } from '../core/descriptors.ts';
+import { onStopped } from '../core/watchdog.ts';
 import { CompactListings, type DirEntry, type EntryKind } from './compact_listings.ts';
 
 export type { DirEntry, EntryKind } from './compact_listings.ts';
@@ -30,6 +32,9 @@ const MAX_CACHED_DIRS = 250_000;
 // Kept compactly (compact_listings.ts): the whole bench tree's listings are ~22k directories and
 // ~122k entries in each thread that walks it, and an object per entry cost ~16 MiB per thread.
 const cache = new CompactListings();
+// A listing stored by a walk stopped by the watchdog may be half written (its slot, text and key are
+// separate writes): after a stop the cache starts over.
+onStopped(() => cache.clear());
 
 let keepListings = true;
 /**
@@ -96,7 +101,7 @@ export function listDirIfAny(abs: string): DirEntry[] | undefined {
   if (hit) return hit;
   const opened = openListed(abs);
   if (!opened) return undefined;
-  closeSync(opened.fd);
+  closeFd(opened.fd);
   return opened.entries;
 }
 

@@ -10,6 +10,7 @@
  * Memory: the literal's lowercase bytes at [0, LIT_CAP), its masks at [LIT_CAP, 2·LIT_CAP), haystack at HAY.
  */
 
+import { onStopped } from '../core/watchdog.ts';
 import {
   ADD,
   AND,
@@ -234,6 +235,16 @@ export function haystackBuffer(size: number): Buffer {
 /** Which haystack the memory holds now (a haystack whose token is stale copies itself back), and which literal. */
 let current = 0;
 let loadedLiteral: PreparedLiteral | undefined;
+// A load stopped by the watchdog between writing a literal's bytes and naming it loaded would leave
+// the old name over the new bytes (and a later search of the old literal, prepared once and kept,
+// reading them): after a stop nothing is taken as loaded.
+// A stop between growing the memory and taking a new view of it left the old, detached one: the view
+// is taken again (else the next search grew the memory once more).
+onStopped(() => {
+  loadedLiteral = undefined;
+  current++;
+  if (memory) mem = new Uint8Array(memory.buffer);
+});
 
 /** A literal prepared for the search: lowercase bytes, masks, and the two positions compared first. */
 export interface PreparedLiteral {

@@ -15,8 +15,8 @@
  * steer a search under /tmp, as git refuses a repository another user owns. A file over 16 MiB is
  * not read (no ignore file is that large; a symlink to a huge file must not be read whole).
  */
-import { closeSync, constants, fstatSync, readFileSync, realpathSync, type Stats, statSync } from 'node:fs';
-import { openExact } from '../core/descriptors.ts';
+import { constants, fstatSync, readFileSync, realpathSync, type Stats, statSync } from 'node:fs';
+import { closeFd, openExact } from '../core/descriptors.ts';
 import { RACY_MS } from './dircache.ts';
 import { GitignoreRules } from './gitignore.ts';
 
@@ -75,7 +75,7 @@ export function withFile<T>(file: string, o: ReadOptions, use: (fd: number, st: 
   } catch {
     return undefined;
   } finally {
-    closeSync(opened.value);
+    closeFd(opened.value);
   }
 }
 

@@ -5,8 +5,9 @@
  * the regex runs only on candidate lines. Line-oriented like ripgrep: a line matches when the regex
  * matches its text (trailing CR removed); `multiline` lets matches span lines. Runs in workers.
  */
-import { closeSync, constants, openSync, readSync } from 'node:fs';
+import { constants, readSync } from 'node:fs';
 import type { Captures } from '../core/answers.ts';
+import { closeFd, openTracked } from '../core/descriptors.ts';
 import { bomKind, readUtf16 } from './bom.ts';
 import { haystackBuffer } from './fold_wasm.ts';
 import {
@@ -115,7 +116,7 @@ const readBuffer = () => {
 export function searchFile(at: string, o: SearchOptions, given?: number): FileOutcome {
   let fd: number;
   try {
-    fd = given ?? openSync(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = given ?? openTracked(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (e) {
     return { kind: 'unreadable', error: (e as NodeJS.ErrnoException).code ?? String(e) };
   }
@@ -178,7 +179,7 @@ export function searchFile(at: string, o: SearchOptions, given?: number): FileOu
   } catch (e) {
     return { kind: 'unreadable', error: (e as NodeJS.ErrnoException).code ?? String(e) };
   } finally {
-    if (given === undefined) closeSync(fd);
+    if (given === undefined) closeFd(fd);
   }
 }
 

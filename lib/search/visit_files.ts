@@ -9,13 +9,14 @@
  * files opened and read: 20.3 ms through their directories, 14.8 ms opened exactly).
  * When that open is refused for any reason, the directory route runs as always and says why.
  */
-import { closeSync, constants } from 'node:fs';
-import { fdPath, openExact } from '../core/descriptors.ts';
+import { constants } from 'node:fs';
+import { closeFd, fdPath, openExact } from '../core/descriptors.ts';
 import { DirChain } from './dir_chain.ts';
 import { baseOf, dirOf } from './rel_paths.ts';
-import type { Entry, Visitor, WalkOptions } from './walk.ts';
+import { type Entry, type Visitor, type WalkOptions, walkedBefore } from './walk.ts';
 
-export function visitFiles(o: WalkOptions, files: readonly Entry[], visitor: Visitor): boolean {
+export function visitFiles(o: WalkOptions, all: readonly Entry[], visitor: Visitor): boolean {
+  const files = o.from === undefined ? all : all.filter((f) => !walkedBefore(f.rel, o.from));
   if (!o.openFiles) return files.some((f) => visitor.file(f)); // names from a checked listing: nothing to open
   const chain = new DirChain(o.root);
   try {
@@ -37,7 +38,7 @@ export function visitFiles(o: WalkOptions, files: readonly Entry[], visitor: Vis
           try {
             if (visitor.file(f, abs, opened.value)) return true;
           } finally {
-            closeSync(opened.value);
+            closeFd(opened.value);
           }
           continue;
         }

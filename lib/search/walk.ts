@@ -16,8 +16,7 @@
  * only for the very directory it was read from through a checked descriptor); in a process that
  * searches once (`searchOnce`, nothing cached) it walks through descriptors as grep does.
  */
-import { closeSync } from 'node:fs';
-import { fdPath } from '../core/descriptors.ts';
+import { closeFd, fdPath } from '../core/descriptors.ts';
 import { comparePaths } from './compare_paths.ts';
 import { type DenySpec, type DenyTest, denyTest } from './denied.ts';
 import { DirChain } from './dir_chain.ts';
@@ -48,7 +47,17 @@ export interface WalkOptions {
    * it reads every file it gets, so `visitFiles` may hand a file over already open (visit_files.ts).
    */
   openFiles?: boolean | 'read';
+  /**
+   * Resume at this path: every entry that sorts before it (`comparePaths`) was walked by an earlier run
+   * of the same walk, so it is passed over without a word (no skip counted twice). For a walk in
+   * sorted order: one directory, or loose files (a shard's piece, shard_pieces.ts), not both.
+   */
+  from?: string;
 }
+
+/** Whether `rel` and everything under it sort before `from`: walked by an earlier run (never the root, ''). */
+export const walkedBefore = (rel: string, from: string | undefined): boolean =>
+  from !== undefined && rel !== '' && comparePaths(rel, from) < 0 && !from.startsWith(`${rel}/`);
 
 export type SkipReason = IgnoreSource | 'hidden' | 'denied';
 
@@ -79,7 +88,7 @@ export interface Visitor {
 
 /** Walks the given directories (relative to the root, in order). */
 export function walk(o: WalkOptions, dirs: readonly string[], visitor: Visitor, rules = IgnoreRules.of(o)): boolean {
-  const walkable = dirs.filter((dir) => !excludedOnTheWay(o, dir, rules, visitor));
+  const walkable = dirs.filter((dir) => !walkedBefore(dir, o.from) && !excludedOnTheWay(o, dir, rules, visitor));
   if (!o.openFiles) return walkable.some((dir) => walkDir(o, dir, visitor, rules));
   // Each directory is opened through its parent, reached through the chain of its ancestors.
   const chain = new DirChain(o.root);
@@ -114,7 +123,7 @@ interface Shared {
   refs: number;
 }
 const release = (s: Shared | undefined) => {
-  if (s && --s.refs === 0) closeSync(s.fd);
+  if (s && --s.refs === 0) closeFd(s.fd);
 };
 
 function walkDir(
@@ -153,6 +162,7 @@ function walkDir(
         visitor.dir?.(dir); // it may throw (a deadline): the directory's descriptor is closed below
         const ignoreStack = o.useIgnore ? rules.stackFor(dir, dotNames(entries)) : [];
         for (const e of entries) {
+          if (o.from !== undefined && walkedBefore(dir === '' ? e.name : `${dir}/${e.name}`, o.from)) continue;
           const rel = admit(o, dir, e, ignoreStack, denied, visitor);
           if (rel === undefined) continue;
           if (e.kind === 'dir') {
@@ -177,7 +187,7 @@ function walkDir(
         for (let i = subdirs.length - 1; i >= 0; i--)
           stack.push({ dir: subdirs[i] as string, depth: depth + 1, parent: shared });
       } finally {
-        if (fd !== undefined && !handedOver) closeSync(fd);
+        if (fd !== undefined && !handedOver) closeFd(fd);
       }
     }
     return false;

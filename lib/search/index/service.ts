@@ -53,6 +53,8 @@ interface IndexOptions {
   racyMs?: number;
   /** Called when a build is in use (the build's own buffers and tables are dead then). */
   onBuilt?: () => void;
+  /** Called when a loaded index's background check ended, its pool tasks done. */
+  onChecked?: () => void;
 }
 
 const IGNORE_NAMES = new Set<string>(IGNORE_FILES);
@@ -412,6 +414,11 @@ export class SearchIndex {
     this.#rulesUnwatched = rulesOutsideWatches(this.#outsideRules, this.#linkedIgnores);
     for (const [rel, named, lost] of seen?.events ?? []) this.#event(rel, named, lost);
     this.#restoreWalks();
+    try {
+      this.o.onChecked?.();
+    } catch {
+      // The caller's hook failing does not undo a check that ended.
+    }
   }
 
   /** Whether nothing changed the tree's shape since the build, as far as this runtime knows. */
