@@ -8,28 +8,12 @@ import { createReadPool } from '../../lib/lanes/pool.ts';
 import { withThisThread } from '../../lib/lanes/this_thread_lane.ts';
 import type { ShardResult, ShardTask } from '../../lib/search/shards.ts';
 import { runShard } from '../../lib/search/shards.ts';
+import { grepShard as shardOf } from '../helpers/shards.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 
 /** A grep shard of `pattern` over the whole tree at `root`, ignore files read, every answer wanted. */
-function grepShard(root: string, pattern: string, ignoreCase: boolean, stopAt?: number): ShardTask {
-  const walk = { root, useIgnore: true, hidden: false, maxDepth: Number.POSITIVE_INFINITY, ignoreBase: root };
-  return {
-    kind: 'grep',
-    pattern,
-    ignoreCase,
-    fixedStrings: false,
-    multiline: false,
-    before: 0,
-    after: 0,
-    mode: 'content',
-    maxResults: Number.POSITIVE_INFINITY,
-    root,
-    walk,
-    dirs: [''],
-    files: [],
-    ...(stopAt !== undefined ? { stopAt } : {}),
-  } as unknown as ShardTask;
-}
+const grepShard = (root: string, pattern: string, ignoreCase: boolean, stopAt?: number) =>
+  shardOf(root, pattern, { ignoreCase, ...(stopAt !== undefined ? { stopAt } : {}) });
 
 const openDescriptors = () => readdirSync('/proc/self/fd').length;
 const NO_SLICE = 600_000;
@@ -263,15 +247,7 @@ test('the lanes of concurrent calls share this thread a slice per turn of the ev
     lanes.run({ ...grepShard(root, 'needle', true), dirs: [], files: [] } as ShardTask);
     return lanes.run({ ...grepShard(root, 'needle', true), dirs } as ShardTask);
   });
-  let turnsSeen = 0;
-  let ticking = true;
-  const tick = () => {
-    turnsSeen++;
-    if (ticking) setImmediate(tick);
-  };
-  setImmediate(tick);
-  const outcomes = await Promise.all(calls);
-  ticking = false;
+  const { value: outcomes, turns: turnsSeen } = await countingTurns(Promise.all(calls));
   for (const o of outcomes) assert.ok(o.ok, JSON.stringify(o).slice(0, 300));
   // One slice a turn: 3 × 40 turns at least (each call taking its own turn every time: 40).
   assert.ok(turnsSeen >= 3 * 40 - 2, `${turnsSeen} turns of the event loop for 120 slices`);

@@ -14,27 +14,12 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { PoolTask } from '../../lib/lanes/pool_protocol.ts';
 import { countedPool, countingGate, QUICK } from '../helpers/pool.ts';
+import { grepShard as shardOf } from '../helpers/shards.ts';
 import { tempDir } from '../helpers/temp.ts';
 
 /** A grep shard of `pattern` over the tree at `root`, all its answers wanted. */
-function grepShard(root: string, pattern: string, mode: 'count' | 'content'): PoolTask {
-  const walk = { root, useIgnore: false, hidden: false, maxDepth: Number.POSITIVE_INFINITY, ignoreBase: root };
-  return {
-    kind: 'grep',
-    pattern,
-    ignoreCase: false,
-    fixedStrings: false,
-    multiline: false,
-    before: 0,
-    after: 0,
-    mode,
-    maxResults: Number.POSITIVE_INFINITY,
-    root,
-    walk,
-    dirs: [''],
-    files: [],
-  } as unknown as PoolTask;
-}
+const grepShard = (root: string, pattern: string, mode: 'count' | 'content') =>
+  shardOf(root, pattern, { mode, useIgnore: false }) as unknown as PoolTask;
 
 /** A grep shard that backtracks for far longer than the test: it runs until it is aborted. */
 function runaway(): PoolTask {

@@ -4,7 +4,14 @@ import { after, test } from 'node:test';
 import { createReadPool } from '../../lib/lanes/pool.ts';
 import { withThisThread } from '../../lib/lanes/this_thread_lane.ts';
 import { joinResults, piecesOf } from '../../lib/search/shard_pieces.ts';
-import { runShard, type ShardResult, type ShardSession, type ShardTask } from '../../lib/search/shards.ts';
+import {
+  type GrepMode,
+  runShard,
+  type ShardResult,
+  type ShardSession,
+  type ShardTask,
+} from '../../lib/search/shards.ts';
+import { grepShard } from '../helpers/shards.ts';
 import { tempDir, writeTree } from '../helpers/temp.ts';
 
 const root = tempDir();
@@ -27,21 +34,7 @@ writeTree(root, tree);
 const dirs = Array.from({ length: 12 }, (_, d) => `d${d}`);
 const walk = { root, useIgnore: true, hidden: false, maxDepth: Number.POSITIVE_INFINITY, ignoreBase: root };
 const grep = (mode: string, maxResults = Number.POSITIVE_INFINITY): ShardTask =>
-  ({
-    kind: 'grep',
-    pattern: 'needle',
-    ignoreCase: false,
-    fixedStrings: false,
-    multiline: false,
-    before: 0,
-    after: 0,
-    mode,
-    maxResults,
-    root,
-    walk,
-    dirs,
-    files: [],
-  }) as unknown as ShardTask;
+  grepShard(root, 'needle', { mode: mode as GrepMode, maxResults, dirs });
 const glob = (maxResults = Number.POSITIVE_INFINITY): ShardTask =>
   ({
     kind: 'glob',
