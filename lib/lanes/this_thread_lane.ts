@@ -19,6 +19,7 @@ import { runWatched } from '../core/watchdog.ts';
 import type { ShardRunner } from '../search/parallel.ts';
 import { heldBy, joinResults, piecesOf, restOf } from '../search/shard_pieces.ts';
 import {
+  anyRaised,
   inlineLearning,
   runShard,
   SHARD_DEADLINE,
@@ -81,8 +82,9 @@ export function withThisThread(
   let poolBusy = 0;
   let here = false;
   let working: Working | undefined;
-  // Raised by a worker as it answers one of these shards: this thread's slice ends at the next piece.
-  const answered = new Int32Array(new SharedArrayBuffer(4));
+  // Raised by a worker as it answers one of these shards: this thread's piece pauses then.
+  const flags = answerFlags(pool.parallelism);
+  const answered = flags.all;
   /** `freed`: a worker has just answered (a task given now is the call's last only at its tail). */
   const pump = (freed = false) => {
     for (;;) {
@@ -99,8 +101,9 @@ export function withThisThread(
         queue.push(two[1]);
       }
       poolBusy++;
-      pool.run<ShardResult>({ ...q.task, answered }).then((o) => {
-        Atomics.store(answered, 0, 0);
+      const flag = flags.take();
+      pool.run<ShardResult>({ ...q.task, answered: flag.raised }).then((o) => {
+        flag.put();
         poolBusy--;
         q.settle(o);
         pump(true);
@@ -131,6 +134,30 @@ export function withThisThread(
         queue.push({ task, settle: settle as (o: TaskOutcome<ShardResult>) => void });
         pump();
       });
+    },
+  };
+}
+
+/**
+ * The flags the pool's workers raise as they answer (`ShardTask.answered`), one per task in flight,
+ * each a view on one shared buffer: this thread's piece pauses while any is up, and each is put down
+ * as its own answer is taken. One flag for all let the answer taken first put down a raise of
+ * another worker's not yet taken, whose next task then waited out the slice.
+ */
+function answerFlags(inFlight: number) {
+  const all = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, inFlight)));
+  const free = Array.from({ length: all.length }, (_, i) => i);
+  return {
+    all,
+    take() {
+      const slot = free.pop() as number;
+      return {
+        raised: new Int32Array(all.buffer, 4 * slot, 1),
+        put: () => {
+          Atomics.store(all, slot, 0);
+          free.push(slot);
+        },
+      };
     },
   };
 }
@@ -214,7 +241,7 @@ function piecesUntil(
     if (stop) return { settle: abortedOutcome(stop) };
     const held = heldHere(w);
     if (held >= limit) return { settle: okValue(stoppedJoin([...w.done.map((d) => d.result), ...w.partial])) };
-    if (ran > 0 && (Date.now() >= at.until || Atomics.load(at.answered, 0) === 1)) return 'more';
+    if (ran > 0 && (Date.now() >= at.until || anyRaised(at.answered))) return 'more';
     if (workersStarting()) holdAgain(); // ~70 µs, only while a worker is being set up
     const piece = w.pieces[w.done.length] as ShardTask;
     const from = w.partial.at(-1)?.pausedAt;

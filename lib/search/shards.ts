@@ -47,9 +47,9 @@ interface ShardBase {
    */
   yieldAt?: number | undefined;
   /**
-   * With `yieldAt`: the shard also pauses once this reads 1 (the `answered` flag of the shards this
-   * thread shares a search with), so a worker that has answered gets its next shard without waiting
-   * for the slice's end, even from inside a directory with a large tree.
+   * With `yieldAt`: the shard also pauses once any of these reads 1 (the `answered` flags of the
+   * shards this thread shares a search with), so a worker that has answered gets its next shard
+   * without waiting for the slice's end, even from inside a directory with a large tree.
    */
   yieldOn?: Int32Array | undefined;
 }
@@ -73,7 +73,7 @@ function pauser(t: ShardBase, clockEvery: number): (rel: string) => boolean {
   // reading the time at each took ~10% of a whole-tree glob in pieces.
   let sinceClock = 0;
   const due = () => {
-    if (yieldOn !== undefined && Atomics.load(yieldOn, 0) === 1) return true;
+    if (yieldOn !== undefined && anyRaised(yieldOn)) return true;
     if (++sinceClock < clockEvery) return false;
     sinceClock = 0;
     return Date.now() >= yieldAt;
@@ -85,6 +85,12 @@ function pauser(t: ShardBase, clockEvery: number): (rel: string) => boolean {
     last = rel;
     return false;
   };
+}
+
+/** Whether any of `flags` (each an Int32 on shared memory) reads 1. */
+export function anyRaised(flags: Int32Array): boolean {
+  for (let i = 0; i < flags.length; i++) if (Atomics.load(flags, i) === 1) return true;
+  return false;
 }
 
 /**

@@ -177,14 +177,14 @@ test('a cancelled call runs no more shards on this thread: they answer cancelled
  * It raises each task's `answered` flag at once, as a worker does as it answers: this thread then
  * runs one entry a turn (it pauses before each file and directory while the flag is up).
  */
-function heldRunner() {
+function heldRunner(parallelism = 1) {
   const tasks: ShardTask[] = [];
   const release: (() => void)[] = [];
   return {
     tasks,
     release,
     runner: {
-      parallelism: 1,
+      parallelism,
       run: <T extends ShardResult>(t: ShardTask) =>
         new Promise<TaskOutcome<T>>((settle) => {
           tasks.push(t);
@@ -304,4 +304,26 @@ test('the last queued task goes to a freed worker in halves: this thread takes t
   await turns(THROUGH_A_SHARD); // this thread is through the second, so the freed worker takes none of it
   held.release.shift()?.();
   assert.ok((await second).ok && (await third).ok);
+});
+
+test('one worker’s answer taken does not put down another’s raise: this thread still pauses for it', async () => {
+  const held = heldRunner(2);
+  const lanes = withThisThread(held.runner, undefined, NO_SLICE);
+  const tiny = () => ({ ...grepShard(root, 'needle', true), dirs: [], files: [] }) as ShardTask;
+  const first = lanes.run(tiny()); // each worker raises its flag at once, as if answering
+  const second = lanes.run(tiny());
+  // A head limit it never reaches: no half of it goes to a worker.
+  const dirs = Array.from({ length: 40 }, (_, d) => `d${d}`);
+  const mine = { ...grepShard(root, 'needle', true), dirs, maxResults: 1_000_000 } as ShardTask;
+  const here = lanes.run(mine);
+  await turns(3);
+  held.release.shift()?.();
+  await first;
+  // The second worker's flag is still up: this thread pauses before each entry, a turn each. With
+  // the first answer putting it down too, it ran the rest in one slice.
+  const { value, turns: spent } = await countingTurns(here);
+  assert.ok(spent > 100, `this thread ran the rest in ${spent} turns`);
+  assert.equal(found(value), whole(mine));
+  held.release.shift()?.();
+  assert.ok((await second).ok);
 });
